@@ -45,7 +45,7 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
         }
         let rendered = Rendered {
             diag: &diag,
-            source: miette::NamedSource::new(path.to_string(), text),
+            source: miette::NamedSource::new(&path, text),
         };
         if handler.render_report(&mut out, &rendered).is_err() {
             out.push_str(&format!(

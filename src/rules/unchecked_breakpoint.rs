@@ -58,7 +58,7 @@ impl Rule for UncheckedBreakpoint {
                         )
                         .with_related(
                             sink.location(span(next)),
-                            format!("marks success whatever the human decided"),
+                            "marks success whatever the human decided",
                         ),
                     None => sink.diag(
                         call_span,
