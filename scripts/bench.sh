@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# proclint benchmark (kept out of CI; see docs/performance.md).
+#
+#   scripts/bench.sh [--peer] [--scales "1 2 4"] [--runs N] [--peer-runs N]
+#                    [--files N] [--seed N] [--no-build]
+#
+# Builds `cargo build --release`, generates the corpus under
+# benches/corpus-<scale> (scripts/gen_corpus.py; git-ignored), and reports for
+# `proclint check --parse-only` (read + tree-sitter parse only) and the full
+# `proclint check --format json --output /dev/null`: wall time, files/s, MB/s,
+# peak RSS, the full/parse-only ratio, scaling over the scales, and
+# RAYON_NUM_THREADS=1 vs 2. With --peer it also runs the ESLint peer
+# (benches/eslint: one custom rule, `no-unchecked-breakpoint`) over the
+# 1x corpus, prints ESLint time / proclint time, and checks that both tools
+# find the discarded/unread breakpoints the generator planted.
+#
+# Wall times come from hyperfine (mean of --runs runs after one warm-up, so
+# the corpus is in the page cache: these are warm-page-cache, cold-proclint
+# figures); peak RSS from `/usr/bin/time -f %M` (max of 3 runs). The load
+# average is recorded before every measurement: the machine may be shared.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+
+PEER=0
+SCALES="1 2 4"
+RUNS=5
+PEER_RUNS=3
+FILES=3200
+SEED=20240601
+BUILD=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --peer) PEER=1 ;;
+    --scales) SCALES=$2; shift ;;
+    --runs) RUNS=$2; shift ;;
+    --peer-runs) PEER_RUNS=$2; shift ;;
+    --files) FILES=$2; shift ;;
+    --seed) SEED=$2; shift ;;
+    --no-build) BUILD=0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+for tool in hyperfine python3 /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y hyperfine time python3)" >&2; exit 2; }
+done
+
+OUT=$ROOT/target/bench
+mkdir -p "$OUT"
+RESULTS=$OUT/results.tsv
+: >"$RESULTS"
+PROCLINT=$ROOT/target/release/proclint
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+if [ "$BUILD" = 1 ]; then
+  echo "== cargo build --release (load $(load))"
+  cargo build --release
+fi
+[ -x "$PROCLINT" ] || { echo "no $PROCLINT; run without --no-build" >&2; exit 2; }
+
+# gen SCALE: (re)generate benches/corpus-SCALE unless its manifest matches.
+gen() {
+  local scale=$1 dir=benches/corpus-$1
+  if [ -f "$dir/manifest.json" ] && python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+sys.exit(0 if (m["seed"], m["files_per_scale"], m["scale"]) == (int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])) else 1)
+' "$dir/manifest.json" "$SEED" "$FILES" "$scale"; then
+    echo "== corpus $dir (reused)"
+  else
+    echo "== generating $dir ($FILES x $scale files, seed $SEED)"
+    rm -rf "$dir"
+    python3 scripts/gen_corpus.py "$dir" "$FILES" "$scale" --seed="$SEED" >/dev/null
+  fi
+}
+
+# measure NAME SCALE THREADS CMD...: hyperfine wall time + peak RSS.
+measure() {
+  local name=$1 scale=$2 threads=$3
+  shift 3
+  local before
+  before=$(load)
+  echo "-- $name (scale $scale, RAYON_NUM_THREADS=${threads}; load before: $before)"
+  RAYON_NUM_THREADS=$threads hyperfine --style basic --warmup 1 --runs "$RUNS" -i \
+    --export-json "$OUT/$name.json" -- "$(printf '%q ' "$@")" >/dev/null
+  local rss=0 r
+  for _ in 1 2 3; do
+    RAYON_NUM_THREADS=$threads /usr/bin/time -f '%M' -o "$OUT/rss.txt" "$@" >/dev/null 2>&1 || true
+    r=$(tail -1 "$OUT/rss.txt")
+    [ "$r" -gt "$rss" ] && rss=$r
+  done
+  python3 - "$OUT/$name.json" "$name" "$scale" "$threads" "$rss" "$before" >>"$RESULTS" <<'EOF'
+import json, sys
+path, name, scale, threads, rss, before = sys.argv[1:]
+r = json.load(open(path))["results"][0]
+print("\t".join([name, scale, threads, f"{r['mean']:.4f}", f"{r['stddev'] or 0:.4f}",
+                 f"{r['min']:.4f}", rss, before.replace(' ', ',')]))
+EOF
+  tail -1 "$RESULTS" | awk -F'\t' '{printf "   mean %.3fs  sd %.3fs  min %.3fs  peak RSS %d KB\n", $4, $5, $6, $7}'
+}
+
+proclint_modes() {
+  local scale=$1 threads=$2 suffix=$3 dir=benches/corpus-$1
+  measure "parse-$scale$suffix" "$scale" "$threads" \
+    "$PROCLINT" check --no-config --exit-zero --parse-only --format json --output /dev/null "$dir"
+  measure "full-$scale$suffix" "$scale" "$threads" \
+    "$PROCLINT" check --no-config --exit-zero --format json --output /dev/null "$dir"
+}
+
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(load)"
+for s in $SCALES; do gen "$s"; done
+FIRST=${SCALES%% *}
+
+for s in $SCALES; do proclint_modes "$s" 2 ""; done
+proclint_modes "$FIRST" 1 "-t1"
+
+if [ "$PEER" = 1 ]; then
+  ESLINT_DIR=$ROOT/benches/eslint
+  if [ ! -x "$ESLINT_DIR/node_modules/.bin/eslint" ]; then
+    echo "== npm ci (benches/eslint)"
+    (cd "$ESLINT_DIR" && npm ci --no-audit --no-fund)
+  fi
+  ESLINT=$ESLINT_DIR/node_modules/.bin/eslint
+  CORPUS=$ROOT/benches/corpus-$FIRST
+  echo "== ESLint $("$ESLINT" --version) (node $(node --version)) on $CORPUS"
+  RUNS_SAVED=$RUNS
+  RUNS=$PEER_RUNS
+  # ESLint resolves files against its working directory: run it from the corpus.
+  pushd "$CORPUS" >/dev/null
+  measure "eslint-$FIRST" "$FIRST" 2 \
+    "$ESLINT" --no-config-lookup -c "$ESLINT_DIR/eslint.config.js" --format json --output-file /dev/null .
+  measure "eslint-c2-$FIRST" "$FIRST" 2 \
+    "$ESLINT" --no-config-lookup -c "$ESLINT_DIR/eslint.config.js" --concurrency 2 --format json --output-file /dev/null .
+  popd >/dev/null
+  RUNS=$RUNS_SAVED
+  # Sanity check: the findings each tool reports on the same corpus.
+  "$PROCLINT" check --no-config --exit-zero --format json --output "$OUT/proclint-findings.json" "$CORPUS"
+  (cd "$CORPUS" && "$ESLINT" --no-config-lookup -c "$ESLINT_DIR/eslint.config.js" --format json \
+    --output-file "$OUT/eslint-findings.json" . || true)
+fi
+
+python3 - "$RESULTS" "$ROOT/benches" "$OUT" "$PEER" "$FIRST" <<'EOF'
+import json, os, sys
+results, benches, out, peer, first = sys.argv[1:]
+rows = {}
+for line in open(results):
+    name, scale, threads, mean, sd, mn, rss, load = line.rstrip("\n").split("\t")
+    rows[name] = dict(scale=int(scale), threads=int(threads), mean=float(mean), sd=float(sd),
+                      min=float(mn), rss=int(rss), load=load.replace(",", " "))
+man = {}
+for name in os.listdir(benches):
+    if name.startswith("corpus-") and os.path.exists(os.path.join(benches, name, "manifest.json")):
+        m = json.load(open(os.path.join(benches, name, "manifest.json")))
+        man[m["scale"]] = m
+
+def figures(key):
+    r = rows[key]
+    m = man[r["scale"]]
+    pf, pb = m["by_kind"]["process"]["files"], m["by_kind"]["process"]["bytes"]
+    return (f"{r['mean']:.3f} ± {r['sd']:.3f}", f"{pf / r['mean']:,.0f}", f"{pb / 1e6 / r['mean']:.1f}",
+            f"{m['bytes'] / 1e6 / r['mean']:.1f}", f"{r['rss'] / 1024:.1f}", r["load"])
+
+print()
+print("Corpora (files/s and MB/s below count the process modules, which are what gets parsed;")
+print("'all MB/s' counts every byte in the corpus, including skipped ordinary JavaScript):")
+print("| scale | files | MB | process modules | process MB | ordinary JS | SKILL.md | package.json |")
+print("|---|---|---|---|---|---|---|---|")
+for s in sorted(man):
+    m = man[s]; k = m["by_kind"]
+    print(f"| {s}x | {m['files']} | {m['bytes']/1e6:.1f} | {k['process']['files']} | {k['process']['bytes']/1e6:.1f} "
+          f"| {k['ordinary_js']['files']} | {k['skill']['files']} | {k['manifest']['files']} |")
+print()
+print("| run | scale | threads | wall s (mean ± sd) | files/s | MB/s | all MB/s | peak RSS MB | load before |")
+print("|---|---|---|---|---|---|---|---|---|")
+for key, r in rows.items():
+    label = {"parse": "proclint parse-only", "full": "proclint full", "eslint": "ESLint", "eslint-c2": "ESLint --concurrency 2"}[key.rsplit("-", 2 if key.endswith("-t1") else 1)[0]]
+    print(f"| {label} | {r['scale']}x | {r['threads']} | " + " | ".join(figures(key)) + " |")
+print()
+print("full / parse-only (target <= 1.3):")
+for key in rows:
+    if key.startswith("parse-"):
+        full = "full-" + key[len("parse-"):]
+        if full in rows:
+            print(f"  {key[len('parse-'):]}: {rows[full]['mean'] / rows[key]['mean']:.2f}x")
+scales = sorted({r["scale"] for k, r in rows.items() if k.startswith("full-") and r["threads"] == 2})
+if len(scales) > 1:
+    base = rows[f"full-{scales[0]}"]
+    print("scaling (full, 2 threads): time per process module and peak RSS relative to the smallest scale:")
+    for s in scales:
+        r = rows[f"full-{s}"]
+        per = r["mean"] / man[s]["by_kind"]["process"]["files"]
+        per0 = base["mean"] / man[scales[0]]["by_kind"]["process"]["files"]
+        print(f"  {s}x: time {r['mean'] / base['mean']:.2f}x, per-file {per / per0:.2f}x, RSS {r['rss'] / base['rss']:.2f}x")
+if f"full-{first}-t1" in rows:
+    t1, t2 = rows[f"full-{first}-t1"], rows[f"full-{first}"]
+    p1, p2 = rows[f"parse-{first}-t1"], rows[f"parse-{first}"]
+    print(f"threads: full 1->2 speed-up {t1['mean'] / t2['mean']:.2f}x, parse-only {p1['mean'] / p2['mean']:.2f}x")
+if peer == "1":
+    e, e2, p = rows[f"eslint-{first}"], rows[f"eslint-c2-{first}"], rows[f"full-{first}"]
+    print(f"ESLint (single rule) / proclint full (all rules), {first}x corpus (target >= 6):")
+    print(f"  ESLint default (--concurrency off): {e['mean'] / p['mean']:.1f}x")
+    print(f"  ESLint --concurrency 2:             {e2['mean'] / p['mean']:.1f}x")
+    pf = json.load(open(os.path.join(out, "proclint-findings.json")))
+    ef = json.load(open(os.path.join(out, "eslint-findings.json")))
+    ub = [d for d in pf["diagnostics"] if d["rule"] == "unchecked-breakpoint"]
+    disc = [d for d in ub if "is discarded" in d["message"] or "never read" in d["message"]]
+    es = [msg for f in ef for msg in f["messages"] if msg.get("ruleId") == "babysitter/no-unchecked-breakpoint"]
+    fatal = [msg for f in ef for msg in f["messages"] if msg.get("fatal")]
+    parse_err = [d for d in pf["diagnostics"] if d["rule"] in ("parse-error", "internal-error")]
+    exp = man[int(first)]["expected"]
+    print("findings on the same corpus:")
+    print(f"  ESLint no-unchecked-breakpoint:              {len(es)} (planted {exp['eslint_no_unchecked_breakpoint']}; fatal parse errors: {len(fatal)})")
+    print(f"  proclint unchecked-breakpoint, discarded/unread: {len(disc)} (planted {exp['proclint_discarded_or_unread']}: "
+          f"the {exp['proclint_discarded_or_unread'] - exp['eslint_no_unchecked_breakpoint']} extra go through a context passed under another name)")
+    print(f"  proclint unchecked-breakpoint, all shapes:   {len(ub)} (planted {exp['proclint_unchecked_breakpoint']}; parse/internal errors: {len(parse_err)})")
+    ok = (len(es) == exp["eslint_no_unchecked_breakpoint"] and len(disc) == exp["proclint_discarded_or_unread"]
+          and len(ub) == exp["proclint_unchecked_breakpoint"] and not fatal and not parse_err)
+    print("  sanity check:", "OK" if ok else "MISMATCH")
+EOF
