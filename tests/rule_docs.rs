@@ -27,7 +27,11 @@ fn kind_and_name(lang: &str) -> (FileKind, &'static str) {
 fn every_rule_has_a_doc_with_the_fixed_sections() {
     for rule in rules::all() {
         let m = rule.meta();
-        assert!(m.doc.starts_with(&format!("# {}\n", m.id)), "{}: title", m.id);
+        assert!(
+            m.doc.starts_with(&format!("# {}\n", m.id)),
+            "{}: title",
+            m.id
+        );
         for section in ["## What it does", "## Why is this bad?", "## Suppression"] {
             assert!(m.doc.contains(section), "{}: missing {section}", m.id);
         }
@@ -52,20 +56,28 @@ fn doc_examples_trigger_exactly_their_rule() {
             .iter()
             .map(|d| d.rule)
             .collect();
-        assert!(!found.is_empty(), "{}: bad example triggers nothing:\n{bad}", m.id);
+        assert!(
+            !found.is_empty(),
+            "{}: bad example triggers nothing:\n{bad}",
+            m.id
+        );
         assert!(
             found.iter().all(|r| *r == m.id),
             "{}: bad example triggers {found:?}",
             m.id
         );
-        let (lang, good) = example(m.doc, "## Use instead")
-            .unwrap_or_else(|| panic!("{}: no good example", m.id));
+        let (lang, good) =
+            example(m.doc, "## Use instead").unwrap_or_else(|| panic!("{}: no good example", m.id));
         let (kind, name) = kind_and_name(&lang);
         let found: Vec<String> = lint_text(name, kind, good.clone(), &config)
             .iter()
             .map(|d| format!("{}: {}", d.rule, d.message))
             .collect();
-        assert!(found.is_empty(), "{}: good example triggers {found:?}\n{good}", m.id);
+        assert!(
+            found.is_empty(),
+            "{}: good example triggers {found:?}\n{good}",
+            m.id
+        );
         checked += 1;
     }
     assert!(checked >= 2);

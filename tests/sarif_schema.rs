@@ -8,14 +8,19 @@ use common::*;
 fn validate(sarif: &str) {
     let schema_text = std::fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap_or_else(|e| panic!("{e}"));
+    let schema: serde_json::Value =
+        serde_json::from_str(&schema_text).unwrap_or_else(|e| panic!("{e}"));
     let instance: serde_json::Value = serde_json::from_str(sarif).unwrap_or_else(|e| panic!("{e}"));
     let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
     let errors: Vec<String> = validator
         .iter_errors(&instance)
         .map(|e| format!("{} at {}", e, e.instance_path))
         .collect();
-    assert!(errors.is_empty(), "SARIF schema errors:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "SARIF schema errors:\n{}",
+        errors.join("\n")
+    );
 }
 
 #[test]
@@ -28,20 +33,34 @@ fn sarif_validates_with_findings() {
     assert_eq!(run["tool"]["driver"]["name"], "proclint");
     let results = run["results"].as_array().cloned().unwrap_or_default();
     assert!(!results.is_empty());
-    let rules = run["tool"]["driver"]["rules"].as_array().cloned().unwrap_or_default();
+    let rules = run["tool"]["driver"]["rules"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     for r in &results {
         let idx = r["ruleIndex"].as_u64().unwrap_or(u64::MAX) as usize;
         assert_eq!(rules[idx]["id"], r["ruleId"]);
         let loc = &r["locations"][0]["physicalLocation"];
         assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
-        assert!(!loc["artifactLocation"]["uri"].as_str().unwrap_or("/").starts_with('/'));
-        assert!(r.get("partialFingerprints").and_then(|p| p.get("primaryLocationLineHash")).is_none());
+        assert!(!loc["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap_or("/")
+            .starts_with('/'));
+        assert!(r
+            .get("partialFingerprints")
+            .and_then(|p| p.get("primaryLocationLineHash"))
+            .is_none());
     }
 }
 
 #[test]
 fn sarif_validates_when_clean() {
-    let o = proclint(&["check", "fixtures/unchecked-breakpoint/good.js", "--format", "sarif"]);
+    let o = proclint(&[
+        "check",
+        "fixtures/unchecked-breakpoint/good.js",
+        "--format",
+        "sarif",
+    ]);
     assert_eq!(code(&o), 0);
     let out = stdout(&o);
     validate(&out);

@@ -73,7 +73,9 @@ fn per_rule_fixtures() {
                 .unwrap_or(&file)
                 .to_string_lossy()
                 .replace('\\', "/");
-            let o = proclint(&["check", &rel, "--select", &rule, "--format", "concise", "-q"]);
+            let o = proclint(&[
+                "check", &rel, "--select", &rule, "--format", "concise", "-q",
+            ]);
             assert_ne!(code(&o), 2, "{rel}: {}", stderr(&o));
             let name = format!(
                 "{rule}__{}",
