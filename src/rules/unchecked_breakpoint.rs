@@ -24,9 +24,14 @@ static META: RuleMeta = RuleMeta {
 /// describe it but do not decide anything.
 const DECISION_FIELDS: &[&str] = &["approved", "option", "response", "allResponses", "decision"];
 
-const HELP: &str = "bind the result and branch on the decision: \
-`const decision = await ctx.breakpoint(…); if (!decision.approved) { … }` — \
-on rejection feed `decision.feedback` back into the loop or stop the run";
+/// The fix, spelled with the call's own context and variable names.
+fn help(callee: &str, var: &str) -> String {
+    format!(
+        "bind the result and branch on the decision: `const {var} = await {callee}(…); \
+         if (!{var}.approved) {{ … }}` — on rejection feed `{var}.feedback` back into the \
+         loop or stop the run"
+    )
+}
 
 impl Rule for UncheckedBreakpoint {
     fn meta(&self) -> &'static RuleMeta {
@@ -42,6 +47,10 @@ impl Rule for UncheckedBreakpoint {
                 continue;
             }
             let what = describe(m, call.node, call.args.first().copied());
+            let callee = call
+                .callee
+                .utf8_text(m.src().as_bytes())
+                .unwrap_or("ctx.breakpoint");
             let call_span = span(call.node);
             if let Some(stmt) = uses.iter().find_map(|u| match u {
                 Use::Discarded { stmt } => Some(*stmt),
@@ -67,7 +76,7 @@ impl Rule for UncheckedBreakpoint {
                         ),
                     ),
                 };
-                d = d.with_help(HELP);
+                d = d.with_help(help(callee, "decision"));
                 sink.push(d);
                 continue;
             }
@@ -86,7 +95,7 @@ impl Rule for UncheckedBreakpoint {
                         ),
                     )
                     .with_related(sink.location(span(binding.node)), "assigned here")
-                    .with_help(HELP);
+                    .with_help(help(callee, &binding.name));
                 sink.push(d);
                 continue;
             }
@@ -110,7 +119,10 @@ impl Rule for UncheckedBreakpoint {
                     read.join(", ")
                 )
             };
-            sink.push(sink.diag(call_span, message).with_help(HELP));
+            sink.push(
+                sink.diag(call_span, message)
+                    .with_help(help(callee, "decision")),
+            );
         }
     }
 }
