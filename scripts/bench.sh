@@ -2,7 +2,7 @@
 # proclint benchmark (kept out of CI; see docs/performance.md).
 #
 #   scripts/bench.sh [--peer] [--scales "1 2 4"] [--runs N] [--peer-runs N]
-#                    [--files N] [--seed N] [--no-build]
+#                    [--files N] [--seed N] [--no-build] [--profile]
 #
 # Builds `cargo build --release`, generates the corpus under
 # benches/corpus-<scale> (scripts/gen_corpus.py; git-ignored), and reports for
@@ -12,12 +12,17 @@
 # RAYON_NUM_THREADS=1 vs 2. With --peer it also runs the ESLint peer
 # (benches/eslint: one custom rule, `no-unchecked-breakpoint`) over the
 # 1x corpus, prints ESLint time / proclint time, and checks that both tools
-# find the discarded/unread breakpoints the generator planted.
+# find the discarded/unread breakpoints the generator planted. With
+# --profile it also runs both modes under `valgrind --tool=callgrind` on a
+# small corpus (150 files, one thread) and prints the instruction-count ratio
+# full/parse-only, which no machine load disturbs, and the top functions.
 #
 # Wall times come from hyperfine (mean of --runs runs after one warm-up, so
 # the corpus is in the page cache: these are warm-page-cache, cold-proclint
-# figures); peak RSS from `/usr/bin/time -f %M` (max of 3 runs). The load
-# average is recorded before every measurement: the machine may be shared.
+# figures) together with hyperfine's user+sys CPU seconds, which a loaded,
+# shared machine disturbs far less than wall time; peak RSS from
+# `/usr/bin/time -f %M` (max of 3 runs). The load average is recorded before
+# every measurement: the machine may be shared.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,8 +30,9 @@ cd "$ROOT"
 
 PEER=0
 SCALES="1 2 4"
-RUNS=5
-PEER_RUNS=3
+RUNS=3
+PEER_RUNS=2
+PROFILE=0
 FILES=3200
 SEED=20240601
 BUILD=1
@@ -39,7 +45,8 @@ while [ $# -gt 0 ]; do
     --files) FILES=$2; shift ;;
     --seed) SEED=$2; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --profile) PROFILE=1 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
@@ -54,6 +61,7 @@ mkdir -p "$OUT"
 RESULTS=$OUT/results.tsv
 : >"$RESULTS"
 PROCLINT=$ROOT/target/release/proclint
+RSS_RUNS=3
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
@@ -89,7 +97,7 @@ measure() {
   RAYON_NUM_THREADS=$threads hyperfine --style basic --warmup 1 --runs "$RUNS" -i \
     --export-json "$OUT/$name.json" -- "$(printf '%q ' "$@")" >/dev/null
   local rss=0 r
-  for _ in 1 2 3; do
+  for _ in $(seq "$RSS_RUNS"); do
     RAYON_NUM_THREADS=$threads /usr/bin/time -f '%M' -o "$OUT/rss.txt" "$@" >/dev/null 2>&1 || true
     r=$(tail -1 "$OUT/rss.txt")
     [ "$r" -gt "$rss" ] && rss=$r
@@ -99,9 +107,23 @@ import json, sys
 path, name, scale, threads, rss, before = sys.argv[1:]
 r = json.load(open(path))["results"][0]
 print("\t".join([name, scale, threads, f"{r['mean']:.4f}", f"{r['stddev'] or 0:.4f}",
-                 f"{r['min']:.4f}", rss, before.replace(' ', ',')]))
+                 f"{r['min']:.4f}", rss, before.replace(' ', ','), f"{r['user'] + r['system']:.4f}"]))
 EOF
-  tail -1 "$RESULTS" | awk -F'\t' '{printf "   mean %.3fs  sd %.3fs  min %.3fs  peak RSS %d KB\n", $4, $5, $6, $7}'
+  tail -1 "$RESULTS" | awk -F'\t' '{printf "   mean %.3fs  sd %.3fs  min %.3fs  cpu %.3fs  peak RSS %d KB\n", $4, $5, $6, $9, $7}'
+}
+
+# rss_only NAME SCALE CMD...: peak RSS only (max of 3 runs).
+rss_only() {
+  local name=$1 scale=$2
+  shift 2
+  local rss=0 r
+  for _ in 1 2 3; do
+    RAYON_NUM_THREADS=2 /usr/bin/time -f '%M' -o "$OUT/rss.txt" "$@" >/dev/null 2>&1 || true
+    r=$(tail -1 "$OUT/rss.txt")
+    [ "$r" -gt "$rss" ] && rss=$r
+  done
+  printf '%s\t%s\t%s\n' "$name" "$scale" "$rss" >>"$OUT/rss-only.tsv"
+  echo "-- $name (scale $scale): peak RSS $rss KB"
 }
 
 proclint_modes() {
@@ -118,6 +140,14 @@ FIRST=${SCALES%% *}
 
 for s in $SCALES; do proclint_modes "$s" 2 ""; done
 proclint_modes "$FIRST" 1 "-t1"
+# Memory with the findings taken out: the same full pipeline (read, parse,
+# model, rules, suppressions) with the only finding-producing rule off, so
+# what remains is the engine's own footprint, not the stored diagnostics.
+: >"$OUT/rss-only.tsv"
+for s in $SCALES; do
+  rss_only "full-nofindings" "$s" \
+    "$PROCLINT" check --no-config --exit-zero --ignore unchecked-breakpoint --format json --output /dev/null "benches/corpus-$s"
+done
 
 if [ "$PEER" = 1 ]; then
   ESLINT_DIR=$ROOT/benches/eslint
@@ -130,6 +160,7 @@ if [ "$PEER" = 1 ]; then
   echo "== ESLint $("$ESLINT" --version) (node $(node --version)) on $CORPUS"
   RUNS_SAVED=$RUNS
   RUNS=$PEER_RUNS
+  RSS_RUNS=1
   # ESLint resolves files against its working directory: run it from the corpus.
   pushd "$CORPUS" >/dev/null
   measure "eslint-$FIRST" "$FIRST" 2 \
@@ -138,10 +169,33 @@ if [ "$PEER" = 1 ]; then
     "$ESLINT" --no-config-lookup -c "$ESLINT_DIR/eslint.config.js" --concurrency 2 --format json --output-file /dev/null .
   popd >/dev/null
   RUNS=$RUNS_SAVED
+  RSS_RUNS=3
   # Sanity check: the findings each tool reports on the same corpus.
   "$PROCLINT" check --no-config --exit-zero --format json --output "$OUT/proclint-findings.json" "$CORPUS"
   (cd "$CORPUS" && "$ESLINT" --no-config-lookup -c "$ESLINT_DIR/eslint.config.js" --format json \
     --output-file "$OUT/eslint-findings.json" . || true)
+fi
+
+if [ "$PROFILE" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "--profile needs valgrind (apt-get install -y valgrind)" >&2; exit 2; }
+  PDIR=$OUT/profile
+  rm -rf "$PDIR"
+  mkdir -p "$PDIR"
+  python3 scripts/gen_corpus.py "$PDIR/corpus" 150 1 --seed="$SEED" >/dev/null
+  for mode in parse full; do
+    flag=""
+    [ "$mode" = parse ] && flag=--parse-only
+    echo "== callgrind: $mode (load $(load))"
+    (cd "$PDIR" && RAYON_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$PDIR/$mode.out" \
+      "$PROCLINT" check --no-config --exit-zero $flag --format json --output /dev/null corpus 2>"$PDIR/$mode.log")
+  done
+  pi=$(grep -o 'Collected : [0-9]*' "$PDIR/parse.log" | grep -o '[0-9]*$')
+  fi=$(grep -o 'Collected : [0-9]*' "$PDIR/full.log" | grep -o '[0-9]*$')
+  python3 -c "import sys; p, f = int(sys.argv[1]), int(sys.argv[2]); print(f'instructions: parse-only {p:,}, full {f:,}, ratio {f / p:.3f}')" "$pi" "$fi"
+  echo "top inclusive costs of the full run (callgrind_annotate --inclusive=yes $PDIR/full.out):"
+  callgrind_annotate --inclusive=yes "$PDIR/full.out" 2>/dev/null \
+    | grep -E 'proclint::(lint::lint_source|js::|rules::|suppress::|report::)|ts_parser_parse \[|Node::(kind|parent|walk)|child_by_field_name|ts_tree_cursor_(new|goto)|ts_tree_delete' \
+    | grep -v "'2" | head -25 | sed -E 's#/[^ ]*/(src|binding_rust)/#\1/#' | cut -c1-150
 fi
 
 python3 - "$RESULTS" "$ROOT/benches" "$OUT" "$PEER" "$FIRST" <<'EOF'
@@ -149,9 +203,9 @@ import json, os, sys
 results, benches, out, peer, first = sys.argv[1:]
 rows = {}
 for line in open(results):
-    name, scale, threads, mean, sd, mn, rss, load = line.rstrip("\n").split("\t")
+    name, scale, threads, mean, sd, mn, rss, load, cpu = line.rstrip("\n").split("\t")
     rows[name] = dict(scale=int(scale), threads=int(threads), mean=float(mean), sd=float(sd),
-                      min=float(mn), rss=int(rss), load=load.replace(",", " "))
+                      min=float(mn), rss=int(rss), load=load.replace(",", " "), cpu=float(cpu))
 man = {}
 for name in os.listdir(benches):
     if name.startswith("corpus-") and os.path.exists(os.path.join(benches, name, "manifest.json")):
@@ -162,7 +216,7 @@ def figures(key):
     r = rows[key]
     m = man[r["scale"]]
     pf, pb = m["by_kind"]["process"]["files"], m["by_kind"]["process"]["bytes"]
-    return (f"{r['mean']:.3f} ± {r['sd']:.3f}", f"{pf / r['mean']:,.0f}", f"{pb / 1e6 / r['mean']:.1f}",
+    return (f"{r['mean']:.3f} ± {r['sd']:.3f}", f"{r['min']:.3f}", f"{r['cpu']:.3f}", f"{pf / r['mean']:,.0f}", f"{pb / 1e6 / r['mean']:.1f}",
             f"{m['bytes'] / 1e6 / r['mean']:.1f}", f"{r['rss'] / 1024:.1f}", r["load"])
 
 print()
@@ -175,18 +229,25 @@ for s in sorted(man):
     print(f"| {s}x | {m['files']} | {m['bytes']/1e6:.1f} | {k['process']['files']} | {k['process']['bytes']/1e6:.1f} "
           f"| {k['ordinary_js']['files']} | {k['skill']['files']} | {k['manifest']['files']} |")
 print()
-print("| run | scale | threads | wall s (mean ± sd) | files/s | MB/s | all MB/s | peak RSS MB | load before |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| run | scale | threads | wall s (mean ± sd) | wall s (min) | CPU s (user+sys) | files/s | MB/s | all MB/s | peak RSS MB | load before |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for key, r in rows.items():
     label = {"parse": "proclint parse-only", "full": "proclint full", "eslint": "ESLint", "eslint-c2": "ESLint --concurrency 2"}[key.rsplit("-", 2 if key.endswith("-t1") else 1)[0]]
     print(f"| {label} | {r['scale']}x | {r['threads']} | " + " | ".join(figures(key)) + " |")
 print()
-print("full / parse-only (target <= 1.3):")
+print("full / parse-only (target <= 1.3): wall mean, wall min, CPU (user+sys)")
 for key in rows:
     if key.startswith("parse-"):
         full = "full-" + key[len("parse-"):]
         if full in rows:
-            print(f"  {key[len('parse-'):]}: {rows[full]['mean'] / rows[key]['mean']:.2f}x")
+            f, p = rows[full], rows[key]
+            print(f"  {key[len('parse-'):]}: {f['mean'] / p['mean']:.2f}x, {f['min'] / p['min']:.2f}x, {f['cpu'] / p['cpu']:.2f}x")
+ro = os.path.join(out, "rss-only.tsv")
+if os.path.exists(ro):
+    print("peak RSS, full check with unchecked-breakpoint off (no stored findings):")
+    for line in open(ro):
+        name, scale, rss = line.split()
+        print(f"  {scale}x: {int(rss) / 1024:.1f} MB")
 scales = sorted({r["scale"] for k, r in rows.items() if k.startswith("full-") and r["threads"] == 2})
 if len(scales) > 1:
     base = rows[f"full-{scales[0]}"]
@@ -195,16 +256,18 @@ if len(scales) > 1:
         r = rows[f"full-{s}"]
         per = r["mean"] / man[s]["by_kind"]["process"]["files"]
         per0 = base["mean"] / man[scales[0]]["by_kind"]["process"]["files"]
-        print(f"  {s}x: time {r['mean'] / base['mean']:.2f}x, per-file {per / per0:.2f}x, RSS {r['rss'] / base['rss']:.2f}x")
+        print(f"  {s}x: wall {r['mean'] / base['mean']:.2f}x, CPU {r['cpu'] / base['cpu']:.2f}x, "
+              f"wall per file {per / per0:.2f}x, RSS {r['rss'] / base['rss']:.2f}x")
 if f"full-{first}-t1" in rows:
     t1, t2 = rows[f"full-{first}-t1"], rows[f"full-{first}"]
     p1, p2 = rows[f"parse-{first}-t1"], rows[f"parse-{first}"]
-    print(f"threads: full 1->2 speed-up {t1['mean'] / t2['mean']:.2f}x, parse-only {p1['mean'] / p2['mean']:.2f}x")
+    print(f"threads: full 1->2 speed-up {t1['mean'] / t2['mean']:.2f}x (min {t1['min'] / t2['min']:.2f}x), "
+          f"parse-only {p1['mean'] / p2['mean']:.2f}x (min {p1['min'] / p2['min']:.2f}x)")
 if peer == "1":
     e, e2, p = rows[f"eslint-{first}"], rows[f"eslint-c2-{first}"], rows[f"full-{first}"]
     print(f"ESLint (single rule) / proclint full (all rules), {first}x corpus (target >= 6):")
-    print(f"  ESLint default (--concurrency off): {e['mean'] / p['mean']:.1f}x")
-    print(f"  ESLint --concurrency 2:             {e2['mean'] / p['mean']:.1f}x")
+    print(f"  ESLint default (--concurrency off): wall {e['mean'] / p['mean']:.1f}x, CPU {e['cpu'] / p['cpu']:.1f}x")
+    print(f"  ESLint --concurrency 2:             wall {e2['mean'] / p['mean']:.1f}x, CPU {e2['cpu'] / p['cpu']:.1f}x")
     pf = json.load(open(os.path.join(out, "proclint-findings.json")))
     ef = json.load(open(os.path.join(out, "eslint-findings.json")))
     ub = [d for d in pf["diagnostics"] if d["rule"] == "unchecked-breakpoint"]
