@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod discover;
 pub mod js;
 pub mod lint;
+pub mod project;
 pub mod report;
 pub mod rules;
 pub mod source;
