@@ -86,8 +86,20 @@ pub struct InvocationSummary {
     pub reads: ReadSet,
     /// Strings of each property of the args object literal.
     pub args: Vec<(String, StringSet)>,
-    /// Set when the call repeats and has no invocation key: (why, where).
-    pub unkeyed_repeat: Option<(String, Location)>,
+    /// `ctx.task(fixTask, …)` as written, for messages.
+    pub call_text: String,
+    /// Set when the call repeats and has no invocation key.
+    pub unkeyed_repeat: Option<RepeatInfo>,
+}
+
+/// Why a call repeats, for messages: "the `while (!passed)` loop".
+#[derive(Debug, Clone)]
+pub struct RepeatInfo {
+    pub what: String,
+    /// The loop header, batch call or self-call.
+    pub location: Location,
+    /// A variable that differs per repetition (`round`, `item`), if any.
+    pub variable: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -146,8 +146,13 @@ impl<'m, 't> Tracker<'m, 't> {
         }
     }
 
-    fn forward(&mut self, kind: ForwardKind, node: Node<'t>) {
-        self.out.forwards.push(Forward { kind, node });
+    /// Records that the value escapes. A field of it escaping (`acc`
+    /// non-empty) is a read of that field, already recorded, not a
+    /// wholesale forward.
+    fn forward(&mut self, acc: &[String], kind: ForwardKind, node: Node<'t>) {
+        if acc.is_empty() {
+            self.out.forwards.push(Forward { kind, node });
+        }
     }
 
     fn expr(&mut self, expr: Node<'t>, wrap: Vec<Seg>, acc: Vec<String>, depth: usize) {
@@ -201,10 +206,12 @@ impl<'m, 't> Tracker<'m, 't> {
                                 w.push(Seg::Field(text(p, m.src()).to_string()));
                                 self.binding(b, w, acc, depth + 1);
                             }
-                            _ => self.forward(ForwardKind::Unknown(m.text(left).into()), left),
+                            _ => {
+                                self.forward(&acc, ForwardKind::Unknown(m.text(left).into()), left)
+                            }
                         }
                     }
-                    _ => self.forward(ForwardKind::Unknown(m.text(left).into()), left),
+                    _ => self.forward(&acc, ForwardKind::Unknown(m.text(left).into()), left),
                 }
             }
             "member_expression" if parent.child_by_field_name("object") == Some(node) => {
@@ -251,7 +258,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 match outer.kind() {
                     // `{ ...value }` keeps its fields; `[...value]` its elements.
                     "object" | "array" => self.expr(outer, wrap, acc, depth + 1),
-                    _ => self.forward(ForwardKind::Unknown("spread".into()), parent),
+                    _ => self.forward(&acc, ForwardKind::Unknown("spread".into()), parent),
                 }
             }
             "for_in_statement" if parent.child_by_field_name("right") == Some(node) => {
@@ -267,7 +274,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 }
             }
             "template_substitution" => {
-                self.forward(ForwardKind::Unknown("template string".into()), parent)
+                self.forward(&acc, ForwardKind::Unknown("template string".into()), parent)
             }
             // Tests, comparisons, statements: no field is read.
             _ => {}
@@ -368,11 +375,11 @@ impl<'m, 't> Tracker<'m, 't> {
                             .first()
                             .map(|a| m.text(*a).to_string())
                             .unwrap_or_default();
-                        self.forward(ForwardKind::Task(target), call);
+                        self.forward(&acc, ForwardKind::Task(target), call);
                     }
-                    EffectKind::Breakpoint => self.forward(ForwardKind::Breakpoint, call),
+                    EffectKind::Breakpoint => self.forward(&acc, ForwardKind::Breakpoint, call),
                     EffectKind::Log => {}
-                    _ => self.forward(ForwardKind::Unknown(effect.method.clone()), call),
+                    _ => self.forward(&acc, ForwardKind::Unknown(effect.method.clone()), call),
                 }
                 return;
             }
@@ -433,7 +440,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 return;
             }
         }
-        self.forward(ForwardKind::Unknown(m.text(callee).to_string()), call);
+        self.forward(&acc, ForwardKind::Unknown(m.text(callee).to_string()), call);
     }
 
     /// The value is returned from the function `at` belongs to.
@@ -486,7 +493,7 @@ impl<'m, 't> Tracker<'m, 't> {
             if export.value.and_then(|v| m.function_of_expr(v)) == Some(f) {
                 followed = true;
                 if m.is_process_export(&export.name) {
-                    self.forward(ForwardKind::ProcessOutput, at);
+                    self.forward(&acc, ForwardKind::ProcessOutput, at);
                 } else {
                     self.out.pending.push(Pending {
                         source: String::new(),
@@ -506,7 +513,7 @@ impl<'m, 't> Tracker<'m, 't> {
             }
         }
         if !followed {
-            self.forward(ForwardKind::Unknown("a callback".into()), at);
+            self.forward(&acc, ForwardKind::Unknown("a callback".into()), at);
         }
     }
 
@@ -568,14 +575,12 @@ impl<'m, 't> Tracker<'m, 't> {
                     }
                 }
             }
-            "array_pattern" => {
-                if wrap.last() == Some(&Seg::Elem) {
-                    wrap.pop();
-                    let mut c = pattern.walk();
-                    let children: Vec<Node<'t>> = pattern.named_children(&mut c).collect();
-                    for child in children {
-                        self.pattern(child, wrap.clone(), acc.clone(), depth + 1);
-                    }
+            "array_pattern" if wrap.last() == Some(&Seg::Elem) => {
+                wrap.pop();
+                let mut c = pattern.walk();
+                let children: Vec<Node<'t>> = pattern.named_children(&mut c).collect();
+                for child in children {
+                    self.pattern(child, wrap.clone(), acc.clone(), depth + 1);
                 }
             }
             _ => {}

@@ -14,7 +14,7 @@ use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
     ExportKind, ExportSummary, ForwardKind, ImportSummary, ImportedCall, InvocationSummary,
-    ModuleSummary, PendingFlow, ReadSet, StringLit, StringSet, TaskRef, TaskSummary,
+    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
 };
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
@@ -168,8 +168,14 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     } else {
         None
     };
+    let call_text = format!(
+        "{}({}, …)",
+        m.text(c.callee),
+        c.args.first().map(|a| m.text(*a)).unwrap_or("")
+    );
     InvocationSummary {
         target,
+        call_text,
         location: loc(m, c.node),
         bound,
         reads: read_set(m, &reads_of(m, c.node)),
@@ -193,13 +199,19 @@ pub fn invocation_key(m: &JsModel, call: usize) -> Option<Option<String>> {
     Some(string_value(unparen(v), m.src()))
 }
 
-/// "the `while (!passed)` loop" and the place to point at.
-pub fn describe_repeat(m: &JsModel, r: &Repeat) -> (String, crate::diagnostic::Location) {
+/// "the `while (!passed)` loop", the place to point at, and a variable that
+/// differs per repetition.
+pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
     let via = match r {
         Repeat::Via { via, .. } => Some(*via),
         _ => None,
     };
-    let (what, at) = match r.root() {
+    let callee_of = |call: &Node, default: &'static str| -> String {
+        call.child_by_field_name("function")
+            .map(|f| m.text(f).to_string())
+            .unwrap_or_else(|| default.to_string())
+    };
+    let (what, location, variable) = match r.root() {
         Repeat::Loop(l) => {
             let lp = &m.loops[*l];
             let header = m
@@ -209,34 +221,61 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> (String, crate::diagnostic::L
                 .trim_end_matches('{')
                 .trim();
             let header: String = header.chars().take(60).collect();
-            (format!("the `{header}` loop"), m.file.location(lp.header()))
+            (
+                format!("the `{header}` loop"),
+                m.file.location(lp.header()),
+                loop_variable(m, lp.node),
+            )
         }
         Repeat::Callback(call) => {
-            let callee = call
-                .child_by_field_name("function")
-                .map(|f| m.text(f))
-                .unwrap_or("a batch");
-            (format!("the `{callee}` callback"), loc(m, *call))
+            let variable = call
+                .child_by_field_name("arguments")
+                .and_then(|a| {
+                    let mut c = a.walk();
+                    let f = a.named_children(&mut c).find_map(|n| m.function_of_node(n));
+                    f
+                })
+                .and_then(|f| m.functions[f].param_bindings.first().copied().flatten())
+                .map(|b| m.scopes.get(b).name.clone());
+            (
+                format!("the `{}` callback", callee_of(call, "batch")),
+                loc(m, *call),
+                variable,
+            )
         }
-        Repeat::Recursive(call) => {
-            let callee = call
-                .child_by_field_name("function")
-                .map(|f| m.text(f))
-                .unwrap_or("its function");
-            (format!("the recursive call to `{callee}`"), loc(m, *call))
-        }
-        Repeat::Via { .. } => ("a repeated call".to_string(), loc(m, m.tree.root_node())),
+        Repeat::Recursive(call) => (
+            format!("the recursive call to `{}`", callee_of(call, "itself")),
+            loc(m, *call),
+            None,
+        ),
+        Repeat::Via { .. } => (
+            "a repeated call".to_string(),
+            loc(m, m.tree.root_node()),
+            None,
+        ),
     };
-    match via {
-        Some(v) => {
-            let callee = v
-                .child_by_field_name("function")
-                .map(|f| m.text(f))
-                .unwrap_or("a helper");
-            (format!("{what} (through `{callee}(…)`)"), at)
-        }
-        None => (what, at),
+    let what = match via {
+        Some(v) => format!("{what}, through `{}(…)`", callee_of(&v, "a helper")),
+        None => what,
+    };
+    RepeatInfo {
+        what,
+        location,
+        variable,
     }
+}
+
+/// `round` in `for (let round = 1; …)`, `item` in `for (const item of …)`.
+fn loop_variable(m: &JsModel, node: Node) -> Option<String> {
+    let target = match node.kind() {
+        "for_statement" => node
+            .child_by_field_name("initializer")
+            .and_then(|i| i.named_child(0))
+            .and_then(|d| d.child_by_field_name("name").or(Some(d))),
+        "for_in_statement" => node.child_by_field_name("left"),
+        _ => None,
+    }?;
+    (target.kind() == "identifier").then(|| m.text(target).to_string())
 }
 
 fn exports(m: &JsModel) -> Vec<ExportSummary> {

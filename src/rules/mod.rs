@@ -11,7 +11,11 @@ use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
+pub mod git_in_agent_task;
+pub mod missing_labels;
+pub mod missing_stable_key;
 pub mod unchecked_breakpoint;
+pub mod unused_output_field;
 
 /// The process-quality criteria a retrospective grades.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -205,11 +209,15 @@ impl ProjectSink {
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &builtin::DepthLimit,
+        &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &builtin::IoError,
+        &missing_labels::MissingLabels,
+        &missing_stable_key::MissingStableKey,
         &builtin::ParseError,
         &builtin::SkippedFile,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,
     ];
     RULES
