@@ -4,6 +4,7 @@
 //! retrospectives report. Everything here is pure data; nothing panics on
 //! malformed input — problems surface as [`IntegrityIssue`] values.
 
+pub mod command;
 pub mod convergence;
 pub mod fingerprint;
 pub mod integrity;

@@ -164,7 +164,7 @@ const HEADERS: [&str; 9] = [
     "CREATED",
     "STATUS",
     "EVENTS",
-    "EFFECTS ok/err/pend",
+    "EFFECTS req (ok/err/pend)",
     "BREAKPOINTS a/r/p",
     "WALL",
     "INTEGRITY",
