@@ -133,12 +133,17 @@ pub fn convergence(run: &Run, stall_rounds: usize) -> Vec<LoopTrajectory> {
     let ended = run.terminal_event().is_some();
     groups
         .into_iter()
-        .map(|(_, members)| trajectory(run, &members, stall_rounds, ended))
+        .filter_map(|(_, members)| trajectory(run, &members, stall_rounds, ended))
         .collect()
 }
 
-fn trajectory(run: &Run, members: &[&Effect], stall_rounds: usize, ended: bool) -> LoopTrajectory {
-    let first = members[0];
+fn trajectory(
+    run: &Run,
+    members: &[&Effect],
+    stall_rounds: usize,
+    ended: bool,
+) -> Option<LoopTrajectory> {
+    let first = *members.first()?;
     let task_id = first.task_id.as_str();
     let member_ids: BTreeSet<&str> = members.iter().map(|e| e.effect_id.as_str()).collect();
     let between = |lo: u64, hi: u64| {
@@ -183,7 +188,7 @@ fn trajectory(run: &Run, members: &[&Effect], stall_rounds: usize, ended: bool) 
 
     let rounds = build_rounds(inputs);
     let (class, reason) = classify(&rounds, stall_rounds, moved_on_to.as_deref(), ended);
-    LoopTrajectory {
+    Some(LoopTrajectory {
         task_id: task_id.to_string(),
         label: first.label.clone(),
         title: first.title.clone(),
@@ -191,7 +196,7 @@ fn trajectory(run: &Run, members: &[&Effect], stall_rounds: usize, ended: bool) 
         fix_task_ids: fix_task_ids.into_iter().collect(),
         class,
         reason,
-    }
+    })
 }
 
 /// A check that resolved with an error is a failing round whose one finding

@@ -633,6 +633,67 @@ mod tests {
     }
 
     #[test]
+    fn garbage_everywhere_never_panics() {
+        let tmp = match tempfile::tempdir() {
+            Ok(t) => t,
+            Err(e) => panic!("tempdir: {e}"),
+        };
+        let dir = tmp.path().join(".a5c/runs/bad");
+        let put = |rel: &str, text: &[u8]| {
+            let p = dir.join(rel);
+            fs::create_dir_all(p.parent().unwrap_or(&dir)).ok();
+            fs::write(p, text).ok();
+        };
+        fs::create_dir_all(dir.join("run.json")).ok(); // a directory where a file belongs
+        put("inputs.json", b"{");
+        put("journal/000001.01KF0000000000000000000001.json", b"null");
+        put("journal/000002.01KF0000000000000000000002.json", b"[]");
+        put(
+            "journal/000003.01KF0000000000000000000003.json",
+            br#"{"type":5,"recordedAt":"yesterday","data":[1]}"#,
+        );
+        put(
+            "journal/000004.01KF0000000000000000000004.json",
+            b"\xff\xfe not utf8",
+        );
+        put("journal/000005.01KF0000000000000000000005.json", br#"{"type":"EFFECT_RESOLVED","recordedAt":"2026-01-01T00:00:00Z","data":{"effectId":7,"resultRef":"../../x"}}"#);
+        put("journal/000006.01KF0000000000000000000006.json", br#"{"type":"EFFECT_REQUESTED","recordedAt":"2026-01-01T00:00:00Z","data":{"effectId":"e","taskDefRef":"/etc/passwd"}}"#);
+        put("journal/000007.01KF0000000000000000000007.json", br#"{"type":"EFFECT_RESOLVED","recordedAt":"2026-01-01T00:00:01Z","data":{"effectId":"e","status":"maybe","resultRef":"../../../etc/passwd"}}"#);
+        put("journal/notes.json", b"{}");
+        put("journal/000008.tmp", b"ignored");
+        let found = discover_runs(tmp.path());
+        assert_eq!(found.len(), 1);
+        let run = load_run(&found[0].path, tmp.path());
+        assert_eq!(run.run_id, "bad");
+        assert_eq!(run.integrity.verified, 0);
+        assert_eq!(run.effects.len(), 1);
+        assert_eq!(run.effects[0].task_id, "(unknown task)");
+        let messages: Vec<&str> = run
+            .integrity
+            .issues
+            .iter()
+            .map(|i| i.message.as_str())
+            .collect();
+        for needle in [
+            "run.json unreadable",
+            "inputs.json unreadable",
+            "not NNNNNN.<ULID>.json",
+            "event is not a JSON object",
+            "recordedAt `yesterday`",
+            "not valid UTF-8",
+            "without an effectId",
+            "taskDefRef `/etc/passwd` points outside the run directory",
+            "status is \"maybe\"",
+            "points outside the run directory",
+        ] {
+            assert!(
+                messages.iter().any(|m| m.contains(needle)),
+                "{needle}: {messages:#?}"
+            );
+        }
+    }
+
+    #[test]
     fn missing_directory_loads_as_empty_run_with_issues() {
         let run = load_run(
             Path::new("/nonexistent/proclint/run"),

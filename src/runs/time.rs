@@ -10,15 +10,15 @@
 pub fn parse_iso8601_ms(s: &str) -> Option<i64> {
     let b = s.trim().as_bytes();
     let year = digits(b, 0, 4)?;
-    expect(b, 4, b'-')?;
+    byte_is(b, 4, b'-')?;
     let month = digits(b, 5, 2)?;
-    expect(b, 7, b'-')?;
+    byte_is(b, 7, b'-')?;
     let day = digits(b, 8, 2)?;
     if !matches!(b.get(10), Some(b'T') | Some(b't') | Some(b' ')) {
         return None;
     }
     let hour = digits(b, 11, 2)?;
-    expect(b, 13, b':')?;
+    byte_is(b, 13, b':')?;
     let minute = digits(b, 14, 2)?;
     let mut i = 16;
     let mut second = 0;
@@ -82,7 +82,7 @@ fn digits(b: &[u8], at: usize, len: usize) -> Option<i64> {
     })
 }
 
-fn expect(b: &[u8], at: usize, want: u8) -> Option<()> {
+fn byte_is(b: &[u8], at: usize, want: u8) -> Option<()> {
     (b.get(at) == Some(&want)).then_some(())
 }
 
