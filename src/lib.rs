@@ -14,6 +14,7 @@ pub mod lint;
 pub mod project;
 pub mod report;
 pub mod rules;
+pub mod runs;
 pub mod source;
 pub mod suppress;
 
