@@ -1,2 +1,31 @@
+//! proclint: a static linter for babysitter agent processes.
+//!
+//! Pipeline: [`discover`] → per file in parallel ([`lint`]): parse
+//! ([`js::parse`]), build the process model ([`js::model`]), run every rule
+//! ([`rules`]), apply suppressions ([`suppress`]) → sort → [`report`].
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod diagnostic;
+pub mod discover;
+pub mod js;
+pub mod lint;
 pub mod manifest;
 pub mod markdown;
+pub mod report;
+pub mod rules;
+pub mod source;
+pub mod suppress;
+
+/// `proclint 0.1.0 (7 rules)`.
+pub fn version_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| {
+        format!(
+            "{} ({} rules)",
+            env!("CARGO_PKG_VERSION"),
+            rules::all().len()
+        )
+    })
+}

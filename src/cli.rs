@@ -1,0 +1,107 @@
+//! Command-line definitions (clap derive). No logic here.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::diagnostic::Severity;
+use crate::report::Format;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "proclint",
+    version = crate::version_line(),
+    about = "A fast, precise linter for babysitter agent processes, SKILL.md files and SDK pins",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint process modules, SKILL.md files and package.json manifests.
+    Check(CheckArgs),
+    /// List every rule with its area and default severity.
+    Rules(RulesArgs),
+    /// Print a rule's documentation.
+    Explain {
+        /// Rule id, e.g. `unchecked-breakpoint`.
+        rule: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or directories to lint (default: the current directory).
+    pub paths: Vec<PathBuf>,
+
+    /// Output format (default: pretty on a terminal, concise otherwise).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Colour in pretty output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = Severity::Warning)]
+    pub fail_on: Severity,
+
+    /// Exit 0 even when there are findings (errors in proclint still exit 2).
+    #[arg(long)]
+    pub exit_zero: bool,
+
+    /// Use this config file instead of searching for proclint.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore every proclint.toml.
+    #[arg(long)]
+    pub no_config: bool,
+
+    /// Run only these rules (comma-separated; overrides config).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub select: Vec<String>,
+
+    /// Turn these rules off (comma-separated; overrides config).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub ignore: Vec<String>,
+
+    /// Print only the findings, no summary line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+
+    /// Print the number of findings per rule after the report.
+    #[arg(long)]
+    pub statistics: bool,
+
+    /// Stop after parsing (for benchmarking the parser floor).
+    #[arg(long, hide = true)]
+    pub parse_only: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    pub format: RulesFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Table,
+    Json,
+}

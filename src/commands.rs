@@ -1,0 +1,256 @@
+//! Subcommand handlers: configuration, running the engine, exit codes.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use crate::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesFormat};
+use crate::config::{Config, RuleLevel};
+use crate::diagnostic::Severity;
+use crate::lint::{self, Stage};
+use crate::report::{self, Format};
+use crate::rules;
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FINDINGS: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+
+pub fn run(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Check(args) => check(args),
+        Command::Rules(args) => list_rules(&args),
+        Command::Explain { rule } => explain(&rule),
+    }
+}
+
+/// Loads the effective configuration: file (found or given), then CLI
+/// overrides.
+pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
+    let mut config = if args.no_config {
+        Config::default()
+    } else {
+        let path = match &args.config {
+            Some(p) => Some(p.clone()),
+            None => std::env::current_dir()
+                .ok()
+                .and_then(|d| Config::discover(&d)),
+        };
+        match path {
+            Some(p) => match Config::load(&p) {
+                Ok(c) => c,
+                Err(e) => {
+                    report_config_error(e);
+                    return Err(EXIT_ERROR);
+                }
+            },
+            None => Config::default(),
+        }
+    };
+    // A found config's root is absolute; walked paths are relative to cwd.
+    if let (Ok(cwd), true) = (std::env::current_dir(), config.root.is_absolute()) {
+        if let Ok(rel) = config.root.strip_prefix(&cwd) {
+            config.root = if rel.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                rel.to_path_buf()
+            };
+        }
+    }
+    for id in args.select.iter().chain(&args.ignore) {
+        if rules::meta(id).is_none() {
+            let hint = crate::config::closest_rule(id)
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default();
+            eprintln!("error: unknown rule `{id}`{hint}");
+            return Err(EXIT_ERROR);
+        }
+    }
+    if !args.select.is_empty() {
+        config.select = Some(args.select.clone());
+    }
+    for id in &args.ignore {
+        config.set_level(id, RuleLevel::Off);
+    }
+    Ok(config)
+}
+
+fn report_config_error(e: crate::config::ConfigError) {
+    if std::io::stderr().is_terminal() {
+        eprintln!("{:?}", miette::Report::new(e));
+    } else {
+        eprintln!("error: {}", e.one_line());
+    }
+}
+
+fn check(args: CheckArgs) -> i32 {
+    let config = match load_config(&args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    for p in &paths {
+        if std::fs::symlink_metadata(p).is_err() {
+            eprintln!("error: {}: no such file or directory", p.display());
+            return EXIT_ERROR;
+        }
+    }
+    let stage = if args.parse_only {
+        Stage::ParseOnly
+    } else {
+        Stage::Full
+    };
+    let outcome = match rayon::ThreadPoolBuilder::new()
+        // Deeply nested files recurse in the model builder; give workers
+        // room well beyond MAX_DEPTH.
+        .stack_size(64 * 1024 * 1024)
+        .build()
+    {
+        Ok(pool) => pool.install(|| lint::run(&paths, &config, stage)),
+        Err(_) => lint::run(&paths, &config, stage),
+    };
+    let stdout_tty = args.output.is_none() && std::io::stdout().is_terminal();
+    let format = args.format.unwrap_or(if stdout_tty {
+        Format::Pretty
+    } else {
+        Format::Concise
+    });
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => stdout_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let options = report::Options {
+        color,
+        quiet: args.quiet,
+    };
+    let mut text = report::render(format, &outcome, &options);
+    if args.statistics {
+        text.push_str(&statistics(&outcome));
+    }
+    let written = match &args.output {
+        Some(path) => write_atomic(path, text.as_bytes()),
+        None => std::io::stdout().write_all(text.as_bytes()),
+    };
+    if let Err(e) = written {
+        eprintln!("error: cannot write the report: {e}");
+        return EXIT_ERROR;
+    }
+    exit_code(&outcome, args.fail_on, args.exit_zero)
+}
+
+pub fn exit_code(outcome: &lint::Outcome, fail_on: Severity, exit_zero: bool) -> i32 {
+    if outcome
+        .diagnostics
+        .iter()
+        .any(|d| d.rule == "internal-error")
+    {
+        return EXIT_ERROR;
+    }
+    if !exit_zero && outcome.diagnostics.iter().any(|d| d.severity >= fail_on) {
+        return EXIT_FINDINGS;
+    }
+    EXIT_OK
+}
+
+fn statistics(outcome: &lint::Outcome) -> String {
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    for d in &outcome.diagnostics {
+        *counts.entry(d.rule).or_default() += 1;
+    }
+    let mut out = String::new();
+    for (rule, n) in counts {
+        out.push_str(&format!("{n:>5}  {rule}\n"));
+    }
+    out
+}
+
+/// Writes through a temporary file in the same directory and renames it, so
+/// an interrupted run never leaves a truncated report.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let tmp = dir.join(format!(".{name}.proclint-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn list_rules(args: &RulesArgs) -> i32 {
+    let all = rules::all();
+    match args.format {
+        RulesFormat::Json => {
+            let list: Vec<_> = all
+                .iter()
+                .map(|r| {
+                    let m = r.meta();
+                    serde_json::json!({
+                        "id": m.id,
+                        "area": m.area.name(),
+                        "severity": m.severity.as_str(),
+                        "summary": m.summary,
+                        "builtin": m.builtin,
+                    })
+                })
+                .collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&list).unwrap_or_default()
+            );
+        }
+        RulesFormat::Table => {
+            let w_id = all.iter().map(|r| r.meta().id.len()).max().unwrap_or(4);
+            let w_area = all
+                .iter()
+                .map(|r| r.meta().area.name().len())
+                .max()
+                .unwrap_or(4);
+            println!(
+                "{:<w_id$}  {:<w_area$}  {:<8}  SUMMARY",
+                "RULE", "AREA", "DEFAULT"
+            );
+            for r in all {
+                let m = r.meta();
+                println!(
+                    "{:<w_id$}  {:<w_area$}  {:<8}  {}",
+                    m.id,
+                    m.area.name(),
+                    m.severity.as_str(),
+                    m.summary
+                );
+            }
+        }
+    }
+    EXIT_OK
+}
+
+fn explain(id: &str) -> i32 {
+    match rules::meta(id) {
+        Some(m) => {
+            print!("{}", m.doc);
+            EXIT_OK
+        }
+        None => {
+            let hint = crate::config::closest_rule(id)
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default();
+            eprintln!("error: unknown rule `{id}`{hint}; `proclint rules` lists them");
+            EXIT_ERROR
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! `proclint.toml`: rule severities, include/exclude globs, context names.
+//!
+//! Every error (bad TOML, unknown key, unknown rule id, bad severity, bad
+//! glob) points at its place in the file and exits with code 2.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::diagnostic::Severity;
+use crate::rules;
+
+pub const FILE_NAME: &str = "proclint.toml";
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleLevel {
+    Off,
+    On(Option<Severity>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file this came from, if any.
+    pub path: Option<PathBuf>,
+    /// Directory globs are relative to.
+    pub root: PathBuf,
+    rules: BTreeMap<String, RuleLevel>,
+    /// Per-rule option tables (`[rules.<id>]` keys other than `severity`).
+    pub rule_options: BTreeMap<String, toml::Table>,
+    exclude: GlobSet,
+    include: Option<GlobSet>,
+    pub context_names: Vec<String>,
+    pub max_file_size: u64,
+    /// `--select`: only these rules run (built-in notes always do).
+    pub select: Option<Vec<String>>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            path: None,
+            root: PathBuf::from("."),
+            rules: BTreeMap::new(),
+            rule_options: BTreeMap::new(),
+            exclude: GlobSet::empty(),
+            include: None,
+            context_names: vec!["ctx".into(), "context".into()],
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            select: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawConfig {
+    exclude: Option<Vec<Spanned<String>>>,
+    include: Option<Vec<Spanned<String>>>,
+    context_names: Option<Vec<String>>,
+    max_file_size: Option<u64>,
+    rules: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+}
+
+/// A configuration error with its place in the file.
+#[derive(Debug)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub text: String,
+    pub span: Option<Range<usize>>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid configuration {}: {}",
+            self.path.display(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl miette::Diagnostic for ConfigError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new("config-error"))
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.text)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let span = self.span.clone()?;
+        let start = span.start.min(self.text.len());
+        let len = span.end.min(self.text.len()).saturating_sub(start);
+        Some(Box::new(std::iter::once(
+            miette::LabeledSpan::new_primary_with_span(Some("here".into()), (start, len)),
+        )))
+    }
+}
+
+impl ConfigError {
+    /// `path:line:col: message`, for non-graphical output.
+    pub fn one_line(&self) -> String {
+        match &self.span {
+            Some(s) => {
+                let idx = crate::source::LineIndex::new(&self.text);
+                let p = idx.pos(&self.text, s.start);
+                format!(
+                    "{}:{}:{}: {}",
+                    self.path.display(),
+                    p.line,
+                    p.column,
+                    self.message
+                )
+            }
+            None => format!("{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl Config {
+    /// Finds `proclint.toml` walking up from `start`.
+    pub fn discover(start: &Path) -> Option<PathBuf> {
+        let mut dir = Some(start);
+        while let Some(d) = dir {
+            let candidate = d.join(FILE_NAME);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+            dir = d.parent();
+        }
+        None
+    }
+
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: path.to_path_buf(),
+            text: String::new(),
+            span: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        let root = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        Config::parse(&text, path, root)
+    }
+
+    pub fn parse(text: &str, path: &Path, root: PathBuf) -> Result<Config, ConfigError> {
+        let err = |span: Option<Range<usize>>, message: String| ConfigError {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            span,
+            message,
+        };
+        let raw: RawConfig =
+            toml::from_str(text).map_err(|e| err(e.span(), e.message().to_string()))?;
+        let mut config = Config {
+            path: Some(path.to_path_buf()),
+            root,
+            ..Config::default()
+        };
+        if let Some(names) = raw.context_names {
+            config.context_names = names;
+        }
+        if let Some(size) = raw.max_file_size {
+            config.max_file_size = size;
+        }
+        if let Some(globs) = raw.exclude {
+            config.exclude = build_globs(&globs).map_err(|(s, m)| err(Some(s), m))?;
+        }
+        if let Some(globs) = raw.include {
+            config.include = Some(build_globs(&globs).map_err(|(s, m)| err(Some(s), m))?);
+        }
+        for (id, value) in raw.rules.unwrap_or_default() {
+            let id_span = id.span();
+            let id = id.into_inner();
+            let Some(meta) = rules::meta(&id) else {
+                let hint = closest_rule(&id)
+                    .map(|c| format!(" (did you mean `{c}`?)"))
+                    .unwrap_or_default();
+                return Err(err(Some(id_span), format!("unknown rule `{id}`{hint}")));
+            };
+            let value_span = value.span();
+            let level = match value.into_inner() {
+                toml::Value::String(s) => {
+                    parse_level(&s).ok_or_else(|| err(Some(value_span.clone()), bad_level(&s)))?
+                }
+                toml::Value::Table(mut t) => {
+                    let level = match t.remove("severity") {
+                        Some(toml::Value::String(s)) => parse_level(&s)
+                            .ok_or_else(|| err(Some(value_span.clone()), bad_level(&s)))?,
+                        Some(_) => {
+                            return Err(err(Some(value_span), "`severity` must be a string".into()))
+                        }
+                        None => RuleLevel::On(None),
+                    };
+                    if let Some(unknown) = t.keys().find(|k| !meta.options.contains(&k.as_str())) {
+                        let known = if meta.options.is_empty() {
+                            "it takes only `severity`".to_string()
+                        } else {
+                            format!("known: severity, {}", meta.options.join(", "))
+                        };
+                        return Err(err(
+                            Some(value_span),
+                            format!("unknown option `{unknown}` for rule `{id}` ({known})"),
+                        ));
+                    }
+                    config.rule_options.insert(id.clone(), t);
+                    level
+                }
+                _ => {
+                    return Err(err(
+                        Some(value_span),
+                        "expected a severity string or a table".into(),
+                    ))
+                }
+            };
+            config.rules.insert(id, level);
+        }
+        Ok(config)
+    }
+
+    pub fn is_enabled(&self, id: &str) -> bool {
+        if let Some(select) = &self.select {
+            let builtin = rules::meta(id).is_some_and(|m| m.builtin);
+            if !builtin && !select.iter().any(|s| s == id) {
+                return false;
+            }
+        }
+        !matches!(self.rules.get(id), Some(RuleLevel::Off))
+    }
+
+    pub fn severity_override(&self, id: &str) -> Option<Severity> {
+        match self.rules.get(id) {
+            Some(RuleLevel::On(s)) => *s,
+            _ => None,
+        }
+    }
+
+    /// Effective severity of a rule's default findings.
+    pub fn severity_of(&self, id: &str) -> Option<Severity> {
+        self.severity_override(id)
+            .or_else(|| rules::meta(id).map(|m| m.severity))
+    }
+
+    pub fn set_level(&mut self, id: &str, level: RuleLevel) {
+        self.rules.insert(id.to_string(), level);
+    }
+
+    /// Whether a walked path is excluded (globs match the path relative to
+    /// the config's directory, or as given when it lies outside it).
+    pub fn excludes(&self, path: &Path) -> bool {
+        let rel = self.relative(path);
+        if self.exclude.is_match(&rel) {
+            return true;
+        }
+        match &self.include {
+            Some(inc) => !inc.is_match(&rel),
+            None => false,
+        }
+    }
+
+    pub fn excludes_dir(&self, path: &Path) -> bool {
+        self.exclude.is_match(self.relative(path))
+    }
+
+    fn relative(&self, path: &Path) -> PathBuf {
+        let stripped = path.strip_prefix("./").unwrap_or(path);
+        let root = self.root.strip_prefix("./").unwrap_or(&self.root);
+        if root.as_os_str().is_empty() || root == Path::new(".") {
+            return stripped.to_path_buf();
+        }
+        stripped
+            .strip_prefix(root)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| stripped.to_path_buf())
+    }
+}
+
+fn parse_level(s: &str) -> Option<RuleLevel> {
+    if s == "off" {
+        return Some(RuleLevel::Off);
+    }
+    Severity::parse(s).map(|sev| RuleLevel::On(Some(sev)))
+}
+
+fn bad_level(s: &str) -> String {
+    format!("invalid severity `{s}` (expected off, info, warning or error)")
+}
+
+fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (Range<usize>, String)> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        let glob = Glob::new(g.get_ref())
+            .map_err(|e| (g.span(), format!("invalid glob: {}", e.kind())))?;
+        b.add(glob);
+        // `dir/**` should also exclude the directory itself while walking.
+        if let Some(dir) = g.get_ref().strip_suffix("/**") {
+            if let Ok(glob) = Glob::new(dir) {
+                b.add(glob);
+            }
+        }
+    }
+    b.build().map_err(|e| (0..0, e.to_string()))
+}
+
+/// The registered rule id nearest to a misspelling.
+pub fn closest_rule(id: &str) -> Option<&'static str> {
+    rules::all()
+        .iter()
+        .map(|r| r.meta().id)
+        .map(|c| (edit_distance(id, c), c))
+        .filter(|(d, c)| *d <= c.len() / 3 + 1)
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over chars.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("proclint.toml"), PathBuf::from("."))
+    }
+
+    #[test]
+    fn severities_and_off() {
+        let c = parse("[rules]\nunchecked-breakpoint = \"warning\"\n").unwrap_or_default();
+        assert_eq!(
+            c.severity_of("unchecked-breakpoint"),
+            Some(Severity::Warning)
+        );
+        let c = parse("[rules]\nunchecked-breakpoint = \"off\"\n").unwrap_or_default();
+        assert!(!c.is_enabled("unchecked-breakpoint"));
+    }
+
+    #[test]
+    fn unknown_rule_points_at_key() {
+        let text = "[rules]\nunchecked-breakpiont = \"error\"\n";
+        let e = parse(text).err();
+        let e = e.as_ref();
+        assert_eq!(
+            e.map(|e| e.message.as_str()),
+            Some("unknown rule `unchecked-breakpiont` (did you mean `unchecked-breakpoint`?)")
+        );
+        assert_eq!(
+            e.map(|e| e.one_line()),
+            Some("proclint.toml:2:1: unknown rule `unchecked-breakpiont` (did you mean `unchecked-breakpoint`?)".into())
+        );
+    }
+
+    #[test]
+    fn unknown_key_and_bad_values() {
+        assert!(parse("colour = true\n").is_err());
+        assert!(parse("[rules]\nunchecked-breakpoint = \"loud\"\n").is_err());
+        assert!(parse("exclude = [\"[\"]\n").is_err());
+        assert!(
+            parse("[rules]\nunchecked-breakpoint = { severity = \"error\", x = 1 }\n").is_err()
+        );
+        assert!(parse("not toml").is_err());
+    }
+
+    #[test]
+    fn excludes_relative_to_root() {
+        let c = Config::parse(
+            "exclude = [\"vendor/**\"]\n",
+            Path::new("proj/proclint.toml"),
+            PathBuf::from("proj"),
+        )
+        .unwrap_or_default();
+        assert!(c.excludes(Path::new("proj/vendor/a.js")));
+        assert!(c.excludes_dir(Path::new("proj/vendor")));
+        assert!(!c.excludes(Path::new("proj/src/a.js")));
+    }
+}

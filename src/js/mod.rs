@@ -1,0 +1,13 @@
+//! JavaScript front end: tree-sitter parse → scopes → [`model::JsModel`].
+//!
+//! Everything rules need to know about a process module is computed here once
+//! per file; rules query the model instead of walking syntax themselves.
+
+pub mod flow;
+pub mod model;
+pub mod objects;
+pub mod parse;
+pub mod scope;
+pub mod syntax;
+
+pub use model::{EffectKind, JsModel, ModelOptions};

@@ -1,0 +1,1397 @@
+//! The process model of one module, built in a single walk of the syntax
+//! tree and then queried by every rule.
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::{Node, Tree};
+
+use super::scope::{BindingId, BindingKind, FnId, ScopeId, ScopeKind, Scopes};
+use super::syntax::{self, span, string_value, text, unparen};
+use crate::source::{SourceFile, Span};
+
+/// Nesting beyond this is not analysed (the rest of the file still is);
+/// keeps the recursive walk far from the thread's stack limit.
+pub const MAX_DEPTH: usize = 1500;
+
+pub const SDK_PACKAGES: &[&str] = &["@a5c-ai/babysitter-sdk", "@a5c-ai/babysitter"];
+
+#[derive(Debug, Clone)]
+pub struct ModelOptions {
+    /// Parameter names treated as a process context.
+    pub context_names: Vec<String>,
+}
+
+impl Default for ModelOptions {
+    fn default() -> Self {
+        ModelOptions {
+            context_names: vec!["ctx".into(), "context".into()],
+        }
+    }
+}
+
+pub type CallId = usize;
+pub type LoopId = usize;
+
+#[derive(Debug)]
+pub struct Function<'t> {
+    pub node: Node<'t>,
+    pub name: Option<String>,
+    /// Parameter pattern nodes, by position.
+    pub params: Vec<Node<'t>>,
+    /// Binding of each parameter when it is a plain identifier.
+    pub param_bindings: Vec<Option<BindingId>>,
+    pub scope: ScopeId,
+    pub parent: Option<FnId>,
+    pub is_async: bool,
+}
+
+#[derive(Debug)]
+pub struct Call<'t> {
+    pub node: Node<'t>,
+    pub callee: Node<'t>,
+    pub args: Vec<Node<'t>>,
+    /// Innermost enclosing function.
+    pub func: Option<FnId>,
+    /// Lexically enclosing loops, outermost first (across function bounds).
+    pub loops: Vec<LoopId>,
+    pub scope: ScopeId,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopKind {
+    For,
+    ForIn,
+    ForOf,
+    While,
+    DoWhile,
+}
+
+#[derive(Debug)]
+pub struct Loop<'t> {
+    pub node: Node<'t>,
+    pub kind: LoopKind,
+    pub condition: Option<Node<'t>>,
+    pub body: Option<Node<'t>>,
+    pub func: Option<FnId>,
+}
+
+impl Loop<'_> {
+    /// The loop header: from the keyword to the start of the body.
+    pub fn header(&self) -> Span {
+        let end = match self.kind {
+            LoopKind::DoWhile => self.node.start_byte() + 2,
+            _ => self
+                .body
+                .map(|b| b.start_byte())
+                .unwrap_or(self.node.end_byte()),
+        };
+        Span::new(self.node.start_byte(), end)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Imported {
+    Named(String),
+    Default,
+    Namespace,
+}
+
+#[derive(Debug, Clone)]
+pub struct Import {
+    pub local: BindingId,
+    pub source: String,
+    pub imported: Imported,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Export<'t> {
+    pub name: String,
+    /// The exported value: an identifier, a function or another expression.
+    pub value: Option<Node<'t>>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EffectKind {
+    Task,
+    Breakpoint,
+    ParallelAll,
+    ParallelMap,
+    SleepUntil,
+    Halt,
+    Log,
+    Now,
+    /// Any other method on the context (`ctx.orchestratorTask`, typos…).
+    Other,
+}
+
+impl EffectKind {
+    /// Methods that dispatch an effect (and may throw the SDK's pending signal).
+    pub fn dispatches(self) -> bool {
+        matches!(
+            self,
+            EffectKind::Task
+                | EffectKind::Breakpoint
+                | EffectKind::ParallelAll
+                | EffectKind::ParallelMap
+                | EffectKind::SleepUntil
+        )
+    }
+}
+
+#[derive(Debug)]
+pub struct Effect {
+    pub call: CallId,
+    pub kind: EffectKind,
+    /// `task`, `breakpoint`, `parallel.map`, …
+    pub method: String,
+}
+
+#[derive(Debug)]
+pub struct TaskDef<'t> {
+    pub call: CallId,
+    /// The literal task id, when it is one.
+    pub id: Option<String>,
+    /// The id argument (or the whole call when there is none).
+    pub id_node: Node<'t>,
+    pub factory: Option<FnId>,
+    /// Object literals the definition is built from (every `return {…}` of
+    /// the factory, or the single-object form).
+    pub objects: Vec<Node<'t>>,
+    /// Variable the definition is assigned to.
+    pub binding: Option<BindingId>,
+}
+
+/// How the first argument of a `ctx.task` call resolves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskTarget {
+    Local(usize),
+    Imported { source: String, name: String },
+    Unknown,
+}
+
+pub struct JsModel<'t> {
+    pub file: &'t SourceFile,
+    pub tree: &'t Tree,
+    pub scopes: Scopes<'t>,
+    pub functions: Vec<Function<'t>>,
+    pub calls: Vec<Call<'t>>,
+    pub loops: Vec<Loop<'t>>,
+    pub imports: Vec<Import>,
+    pub exports: Vec<Export<'t>>,
+    pub task_defs: Vec<TaskDef<'t>>,
+    pub effects: Vec<Effect>,
+    /// Bindings that hold the process context.
+    pub contexts: HashSet<BindingId>,
+    /// Bindings that hold a task-build context (second factory parameter).
+    pub task_contexts: HashSet<BindingId>,
+    /// Calls on a task-build context (`taskCtx.task(…)` is a mistake).
+    pub task_context_calls: Vec<CallId>,
+    /// First syntax error, if any.
+    pub syntax_errors: Vec<Span>,
+    /// Set when nesting exceeded [`MAX_DEPTH`].
+    pub depth_limited: Option<Span>,
+    fn_by_node: HashMap<usize, FnId>,
+    call_by_node: HashMap<usize, CallId>,
+    context_names: Vec<String>,
+}
+
+impl<'t> JsModel<'t> {
+    pub fn build(file: &'t SourceFile, tree: &'t Tree, options: &ModelOptions) -> JsModel<'t> {
+        let mut b = Builder {
+            src: &file.text,
+            scopes: Scopes::default(),
+            functions: Vec::new(),
+            calls: Vec::new(),
+            loops: Vec::new(),
+            imports: Vec::new(),
+            exports: Vec::new(),
+            refs: Vec::new(),
+            fn_stack: Vec::new(),
+            loop_stack: Vec::new(),
+            depth_limited: None,
+            fn_by_node: HashMap::new(),
+        };
+        let root = tree.root_node();
+        let program = b.scopes.new_scope(ScopeKind::Program, None);
+        b.visit_children(root, program, 0);
+        b.resolve();
+        let mut syntax_errors = Vec::new();
+        if root.has_error() {
+            collect_errors(root, &mut syntax_errors);
+        }
+        let call_by_node = b
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.node.id(), i))
+            .collect();
+        let mut m = JsModel {
+            file,
+            tree,
+            scopes: b.scopes,
+            functions: b.functions,
+            calls: b.calls,
+            loops: b.loops,
+            imports: b.imports,
+            exports: b.exports,
+            task_defs: Vec::new(),
+            effects: Vec::new(),
+            contexts: HashSet::new(),
+            task_contexts: HashSet::new(),
+            task_context_calls: Vec::new(),
+            syntax_errors,
+            depth_limited: b.depth_limited,
+            fn_by_node: b.fn_by_node,
+            call_by_node,
+            context_names: options.context_names.clone(),
+        };
+        m.find_task_defs();
+        m.find_contexts();
+        m.find_effects();
+        m
+    }
+
+    pub fn src(&self) -> &'t str {
+        &self.file.text
+    }
+
+    pub fn text(&self, node: Node) -> &'t str {
+        text(node, &self.file.text)
+    }
+
+    pub fn function_of_node(&self, node: Node) -> Option<FnId> {
+        self.fn_by_node.get(&node.id()).copied()
+    }
+
+    pub fn call_of_node(&self, node: Node) -> Option<CallId> {
+        self.call_by_node.get(&node.id()).copied()
+    }
+
+    /// The function an expression denotes: a function literal, or an
+    /// identifier bound to a function declaration or a const function.
+    pub fn function_of_expr(&self, node: Node) -> Option<FnId> {
+        let node = unparen(node);
+        if let Some(f) = self.function_of_node(node) {
+            return Some(f);
+        }
+        if node.kind() == "identifier" {
+            let b = self.scopes.get(self.scopes.binding_of(node)?);
+            if let Some(f) = b.function {
+                return Some(f);
+            }
+            if b.kind != BindingKind::Param {
+                return b.init.and_then(|init| self.function_of_node(unparen(init)));
+            }
+        }
+        None
+    }
+
+    /// The binding an identifier expression resolves to.
+    pub fn binding_of_expr(&self, node: Node) -> Option<BindingId> {
+        let node = unparen(node);
+        if node.kind() == "identifier" || node.kind() == "shorthand_property_identifier" {
+            self.scopes.binding_of(node)
+        } else {
+            None
+        }
+    }
+
+    /// Whether an expression denotes the process context.
+    pub fn is_context_expr(&self, node: Node) -> bool {
+        let node = unparen(node);
+        if node.kind() != "identifier" {
+            return false;
+        }
+        match self.scopes.binding_of(node) {
+            Some(b) => self.contexts.contains(&b),
+            // A free `ctx` (script-style processes) is still a context.
+            None => self.context_names.iter().any(|n| n == self.text(node)),
+        }
+    }
+
+    pub fn import_of(&self, binding: BindingId) -> Option<&Import> {
+        self.imports.iter().find(|i| i.local == binding)
+    }
+
+    /// Resolves the first argument of a `ctx.task` call.
+    pub fn task_target(&self, node: Node) -> TaskTarget {
+        let node = unparen(node);
+        match node.kind() {
+            "identifier" => {
+                let Some(b) = self.scopes.binding_of(node) else {
+                    return TaskTarget::Unknown;
+                };
+                if let Some(i) = self.task_defs.iter().position(|t| t.binding == Some(b)) {
+                    return TaskTarget::Local(i);
+                }
+                if let Some(imp) = self.import_of(b) {
+                    if let Imported::Named(name) = &imp.imported {
+                        return TaskTarget::Imported {
+                            source: imp.source.clone(),
+                            name: name.clone(),
+                        };
+                    }
+                }
+                TaskTarget::Unknown
+            }
+            "member_expression" => {
+                // `tasks.reviewTask` with `import * as tasks from './tasks.js'`.
+                let (Some(obj), Some(prop)) = (
+                    node.child_by_field_name("object"),
+                    node.child_by_field_name("property"),
+                ) else {
+                    return TaskTarget::Unknown;
+                };
+                let Some(b) = self.binding_of_expr(obj) else {
+                    return TaskTarget::Unknown;
+                };
+                match self.import_of(b) {
+                    Some(imp) if imp.imported != Imported::Named(String::new()) => {
+                        if matches!(imp.imported, Imported::Namespace | Imported::Default) {
+                            TaskTarget::Imported {
+                                source: imp.source.clone(),
+                                name: self.text(prop).to_string(),
+                            }
+                        } else {
+                            TaskTarget::Unknown
+                        }
+                    }
+                    _ => TaskTarget::Unknown,
+                }
+            }
+            "call_expression" => {
+                // `ctx.task(defineTask(...), …)`
+                match self.call_of_node(node) {
+                    Some(c) => self
+                        .task_defs
+                        .iter()
+                        .position(|t| t.call == c)
+                        .map(TaskTarget::Local)
+                        .unwrap_or(TaskTarget::Unknown),
+                    None => TaskTarget::Unknown,
+                }
+            }
+            _ => TaskTarget::Unknown,
+        }
+    }
+
+    /// Effects of a kind, in source order.
+    pub fn effects_of(&self, kind: EffectKind) -> impl Iterator<Item = &Effect> {
+        self.effects.iter().filter(move |e| e.kind == kind)
+    }
+
+    pub fn is_sdk_import(&self, binding: BindingId, name: &str) -> bool {
+        self.import_of(binding).is_some_and(|i| {
+            SDK_PACKAGES.iter().any(|p| i.source.starts_with(p))
+                && i.imported == Imported::Named(name.to_string())
+        })
+    }
+
+    fn find_task_defs(&mut self) {
+        for (ci, call) in self.calls.iter().enumerate() {
+            let callee = unparen(call.callee);
+            let is_define = match callee.kind() {
+                "identifier" => self.text(callee) == "defineTask",
+                "member_expression" => callee
+                    .child_by_field_name("property")
+                    .is_some_and(|p| self.text(p) == "defineTask"),
+                _ => false,
+            };
+            if !is_define {
+                continue;
+            }
+            let first = call.args.first().copied();
+            let mut factory = None;
+            let mut objects = Vec::new();
+            let mut id = None;
+            let id_node;
+            match first.map(unparen) {
+                Some(obj) if obj.kind() == "object" => {
+                    // Single-object form: defineTask({ id, kind, … }).
+                    objects.push(obj);
+                    id_node = crate::js::objects::property(self, obj, "id").unwrap_or(obj);
+                    id = string_value(id_node, self.src());
+                }
+                Some(first) => {
+                    id_node = first;
+                    id = string_value(first, self.src());
+                    if let Some(f) = call.args.get(1).and_then(|a| self.function_of_expr(*a)) {
+                        factory = Some(f);
+                        objects = self.returned_objects(f);
+                    }
+                }
+                None => id_node = call.node,
+            }
+            let binding = declared_binding(&self.scopes, call.node);
+            self.task_defs.push(TaskDef {
+                call: ci,
+                id,
+                id_node,
+                factory,
+                objects,
+                binding,
+            });
+        }
+    }
+
+    /// Object literals a function returns (arrow expression bodies and
+    /// `return {…}` statements that belong to the function itself).
+    pub fn returned_objects(&self, f: FnId) -> Vec<Node<'t>> {
+        let mut out = Vec::new();
+        let node = self.functions[f].node;
+        let Some(body) = node.child_by_field_name("body") else {
+            return out;
+        };
+        if body.kind() != "statement_block" {
+            if let Some(o) = self.object_of_expr(body) {
+                out.push(o);
+            }
+            return out;
+        }
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "return_statement" {
+                if let Some(o) = n.named_child(0).and_then(|v| self.object_of_expr(v)) {
+                    out.push(o);
+                }
+                continue;
+            }
+            let mut cursor = n.walk();
+            for child in n.named_children(&mut cursor) {
+                if !syntax::is_function(child) {
+                    stack.push(child);
+                }
+            }
+        }
+        out.sort_by_key(|n| n.start_byte());
+        out
+    }
+
+    /// An object literal an expression evaluates to: the literal itself or a
+    /// `const` bound to one.
+    pub fn object_of_expr(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let node = unparen(node);
+        match node.kind() {
+            "object" => Some(node),
+            "identifier" => {
+                let b = self.scopes.get(self.scopes.binding_of(node)?);
+                if b.kind == BindingKind::Const && b.writes.is_empty() {
+                    let init = unparen(b.init?);
+                    (init.kind() == "object").then_some(init)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn find_contexts(&mut self) {
+        // Factory parameters: the second is the task-build context.
+        let factories: HashSet<FnId> = self.task_defs.iter().filter_map(|t| t.factory).collect();
+        for &f in &factories {
+            for (i, b) in self.functions[f].param_bindings.iter().enumerate() {
+                if let (1, Some(b)) = (i, b) {
+                    self.task_contexts.insert(*b);
+                }
+            }
+        }
+        let exported_process: HashSet<FnId> = self
+            .exports
+            .iter()
+            .filter(|e| e.name == "process" || e.name == "default")
+            .filter_map(|e| e.value.and_then(|v| self.function_of_expr(v)))
+            .collect();
+        for (fi, f) in self.functions.iter().enumerate() {
+            if factories.contains(&fi) {
+                continue;
+            }
+            for (i, b) in f.param_bindings.iter().enumerate() {
+                let Some(b) = *b else { continue };
+                let named = self
+                    .context_names
+                    .iter()
+                    .any(|n| n == &self.scopes.get(b).name);
+                let process_param = i == 1
+                    && exported_process.contains(&fi)
+                    && (f.name.as_deref() == Some("process") || f.params.len() >= 2);
+                if named || process_param {
+                    self.contexts.insert(b);
+                }
+            }
+        }
+        // Propagate: aliases and parameters that receive a context argument.
+        loop {
+            let mut added = Vec::new();
+            for (bi, b) in self.scopes.bindings.iter().enumerate() {
+                if self.contexts.contains(&bi) || self.task_contexts.contains(&bi) {
+                    continue;
+                }
+                if matches!(
+                    b.kind,
+                    BindingKind::Const | BindingKind::Let | BindingKind::Var
+                ) && b.init.is_some_and(|i| self.is_context_expr(i))
+                {
+                    added.push(bi);
+                }
+            }
+            for call in &self.calls {
+                let Some(f) = self.function_of_expr(call.callee) else {
+                    continue;
+                };
+                if factories.contains(&f) {
+                    continue;
+                }
+                for (i, arg) in call.args.iter().enumerate() {
+                    if !self.is_context_expr(*arg) {
+                        continue;
+                    }
+                    if let Some(Some(p)) = self.functions[f].param_bindings.get(i) {
+                        if !self.contexts.contains(p) {
+                            added.push(*p);
+                        }
+                    }
+                }
+            }
+            if added.is_empty() {
+                break;
+            }
+            self.contexts.extend(added);
+        }
+    }
+
+    fn find_effects(&mut self) {
+        for (ci, call) in self.calls.iter().enumerate() {
+            let callee = unparen(call.callee);
+            if callee.kind() != "member_expression" {
+                continue;
+            }
+            let (Some(obj), Some(prop)) = (
+                callee.child_by_field_name("object"),
+                callee.child_by_field_name("property"),
+            ) else {
+                continue;
+            };
+            let method = self.text(prop);
+            let obj = unparen(obj);
+            let (root, path) = if obj.kind() == "member_expression" {
+                let (Some(inner), Some(inner_prop)) = (
+                    obj.child_by_field_name("object"),
+                    obj.child_by_field_name("property"),
+                ) else {
+                    continue;
+                };
+                (
+                    unparen(inner),
+                    format!("{}.{}", self.text(inner_prop), method),
+                )
+            } else {
+                (obj, method.to_string())
+            };
+            if root.kind() != "identifier" {
+                continue;
+            }
+            if let Some(b) = self.scopes.binding_of(root) {
+                if self.task_contexts.contains(&b) {
+                    self.task_context_calls.push(ci);
+                    continue;
+                }
+            }
+            if !self.is_context_expr(root) {
+                continue;
+            }
+            let kind = match path.as_str() {
+                "task" => EffectKind::Task,
+                "breakpoint" => EffectKind::Breakpoint,
+                "parallel.all" => EffectKind::ParallelAll,
+                "parallel.map" => EffectKind::ParallelMap,
+                "sleepUntil" => EffectKind::SleepUntil,
+                "halt" => EffectKind::Halt,
+                "log" => EffectKind::Log,
+                "now" => EffectKind::Now,
+                _ => EffectKind::Other,
+            };
+            self.effects.push(Effect {
+                call: ci,
+                kind,
+                method: path,
+            });
+        }
+    }
+}
+
+/// The variable a call's value is declared into (`const x = call(…)`,
+/// `export const x = call(…)`).
+fn declared_binding(scopes: &Scopes, call: Node) -> Option<BindingId> {
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression" | "await_expression" => n = p,
+            "variable_declarator" => {
+                let name = p.child_by_field_name("name")?;
+                return if name.kind() == "identifier" {
+                    scopes.binding_of(name)
+                } else {
+                    None
+                };
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn collect_errors(root: Node, out: &mut Vec<Span>) {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if !n.has_error() {
+            continue;
+        }
+        if n.is_error() || n.is_missing() {
+            out.push(span(n));
+            continue;
+        }
+        let mut cursor = n.walk();
+        for child in n.children(&mut cursor) {
+            stack.push(child);
+        }
+    }
+    out.sort();
+}
+
+struct Ref<'t> {
+    node: Node<'t>,
+    scope: ScopeId,
+    read: bool,
+    write: bool,
+}
+
+struct Builder<'s, 't> {
+    src: &'s str,
+    scopes: Scopes<'t>,
+    functions: Vec<Function<'t>>,
+    calls: Vec<Call<'t>>,
+    loops: Vec<Loop<'t>>,
+    imports: Vec<Import>,
+    exports: Vec<Export<'t>>,
+    refs: Vec<Ref<'t>>,
+    fn_stack: Vec<FnId>,
+    loop_stack: Vec<LoopId>,
+    depth_limited: Option<Span>,
+    fn_by_node: HashMap<usize, FnId>,
+}
+
+impl<'t> Builder<'_, 't> {
+    fn visit_children(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        for child in children {
+            self.visit(child, scope, depth + 1);
+        }
+    }
+
+    fn visit_field(&mut self, node: Node<'t>, field: &str, scope: ScopeId, depth: usize) {
+        if let Some(child) = node.child_by_field_name(field) {
+            self.visit(child, scope, depth + 1);
+        }
+    }
+
+    fn reference(&mut self, node: Node<'t>, scope: ScopeId, read: bool, write: bool) {
+        self.refs.push(Ref {
+            node,
+            scope,
+            read,
+            write,
+        });
+    }
+
+    fn visit(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) {
+        if depth > MAX_DEPTH {
+            if self.depth_limited.is_none() {
+                self.depth_limited = Some(span(node));
+            }
+            return;
+        }
+        match node.kind() {
+            "identifier" | "shorthand_property_identifier" => {
+                self.reference(node, scope, true, false)
+            }
+            "function_declaration" | "generator_function_declaration" => {
+                let f = self.enter_function(node, scope, depth);
+                if let Some(name) = node.child_by_field_name("name") {
+                    let b = self.scopes.declare(
+                        scope,
+                        text(name, self.src),
+                        BindingKind::Function,
+                        name,
+                    );
+                    self.scopes.bindings[b].function = Some(f);
+                }
+            }
+            "function_expression"
+            | "function"
+            | "generator_function"
+            | "arrow_function"
+            | "method_definition" => {
+                self.enter_function(node, scope, depth);
+            }
+            "class_declaration" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    self.scopes
+                        .declare(scope, text(name, self.src), BindingKind::Class, name);
+                }
+                self.visit_field(node, "body", scope, depth);
+                if let Some(h) = node.named_child(1).filter(|c| c.kind() == "class_heritage") {
+                    self.visit(h, scope, depth + 1);
+                }
+            }
+            "lexical_declaration" | "variable_declaration" => {
+                let kind = match node.child(0).map(|c| text(c, self.src)) {
+                    Some("const") => BindingKind::Const,
+                    Some("let") => BindingKind::Let,
+                    _ => BindingKind::Var,
+                };
+                let mut cursor = node.walk();
+                let decls: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for d in decls {
+                    if d.kind() != "variable_declarator" {
+                        continue;
+                    }
+                    let value = d.child_by_field_name("value");
+                    if let Some(name) = d.child_by_field_name("name") {
+                        self.declare_pattern(name, kind, scope, value, depth);
+                        if let Some(v) = value {
+                            self.record_require(name, v);
+                        }
+                    }
+                    if let Some(v) = value {
+                        self.visit(v, scope, depth + 1);
+                    }
+                }
+            }
+            "import_statement" => self.record_import(node, scope),
+            "export_statement" => self.record_export(node, scope, depth),
+            "statement_block" => {
+                let inner = self.scopes.new_scope(ScopeKind::Block, Some(scope));
+                self.visit_children(node, inner, depth);
+            }
+            "class_body" => {
+                let inner = self.scopes.new_scope(ScopeKind::Block, Some(scope));
+                self.visit_children(node, inner, depth);
+            }
+            "for_statement" => {
+                let inner = self.scopes.new_scope(ScopeKind::Block, Some(scope));
+                self.visit_field(node, "initializer", inner, depth);
+                self.visit_field(node, "condition", inner, depth);
+                self.visit_field(node, "increment", inner, depth);
+                let condition = node
+                    .child_by_field_name("condition")
+                    .filter(|c| c.kind() != ";" && c.kind() != "empty_statement")
+                    .map(|c| {
+                        if c.kind() == "expression_statement" {
+                            c.named_child(0).unwrap_or(c)
+                        } else {
+                            c
+                        }
+                    });
+                self.enter_loop(node, LoopKind::For, condition, inner, depth);
+            }
+            "for_in_statement" => {
+                let inner = self.scopes.new_scope(ScopeKind::Block, Some(scope));
+                let declared = node.child_by_field_name("kind").map(|k| text(k, self.src));
+                if let Some(left) = node.child_by_field_name("left") {
+                    match declared {
+                        Some(k) => {
+                            let kind = match k {
+                                "const" => BindingKind::Const,
+                                "let" => BindingKind::Let,
+                                _ => BindingKind::Var,
+                            };
+                            self.declare_pattern(left, kind, inner, None, depth);
+                        }
+                        None => self.assign_target(left, inner, depth, false),
+                    }
+                }
+                self.visit_field(node, "right", scope, depth);
+                let of = node
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| text(o, self.src) == "of");
+                let kind = if of { LoopKind::ForOf } else { LoopKind::ForIn };
+                self.enter_loop(node, kind, None, inner, depth);
+            }
+            "while_statement" => {
+                self.visit_field(node, "condition", scope, depth);
+                let cond = node.child_by_field_name("condition");
+                self.enter_loop(node, LoopKind::While, cond, scope, depth);
+            }
+            "do_statement" => {
+                self.visit_field(node, "condition", scope, depth);
+                let cond = node.child_by_field_name("condition");
+                self.enter_loop(node, LoopKind::DoWhile, cond, scope, depth);
+            }
+            "catch_clause" => {
+                let inner = self.scopes.new_scope(ScopeKind::Block, Some(scope));
+                if let Some(p) = node.child_by_field_name("parameter") {
+                    self.declare_pattern(p, BindingKind::CatchParam, inner, None, depth);
+                }
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.visit_children(body, inner, depth + 1);
+                }
+            }
+            "assignment_expression" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    self.assign_target(left, scope, depth, false);
+                    self.record_commonjs_export(left, node.child_by_field_name("right"));
+                }
+                self.visit_field(node, "right", scope, depth);
+            }
+            "augmented_assignment_expression" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    self.assign_target(left, scope, depth, true);
+                }
+                self.visit_field(node, "right", scope, depth);
+            }
+            "update_expression" => {
+                if let Some(arg) = node.child_by_field_name("argument") {
+                    self.assign_target(arg, scope, depth, true);
+                }
+            }
+            "call_expression" => {
+                let callee = node.child_by_field_name("function");
+                let args: Vec<Node<'t>> = node
+                    .child_by_field_name("arguments")
+                    .map(|a| {
+                        let mut c = a.walk();
+                        a.named_children(&mut c)
+                            .filter(|n| n.kind() != "comment")
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Some(callee) = callee {
+                    self.calls.push(Call {
+                        node,
+                        callee,
+                        args,
+                        func: self.fn_stack.last().copied(),
+                        loops: self.loop_stack.clone(),
+                        scope,
+                    });
+                }
+                self.visit_children(node, scope, depth);
+            }
+            _ => self.visit_children(node, scope, depth),
+        }
+    }
+
+    fn enter_loop(
+        &mut self,
+        node: Node<'t>,
+        kind: LoopKind,
+        condition: Option<Node<'t>>,
+        scope: ScopeId,
+        depth: usize,
+    ) {
+        let body = node.child_by_field_name("body");
+        self.loops.push(Loop {
+            node,
+            kind,
+            condition,
+            body,
+            func: self.fn_stack.last().copied(),
+        });
+        self.loop_stack.push(self.loops.len() - 1);
+        if let Some(body) = body {
+            self.visit(body, scope, depth + 1);
+        }
+        self.loop_stack.pop();
+    }
+
+    fn enter_function(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) -> FnId {
+        let fscope = self.scopes.new_scope(ScopeKind::Function, Some(scope));
+        let fid = self.functions.len();
+        let name = function_name(node, self.src);
+        let is_async = {
+            let mut c = node.walk();
+            let found = node
+                .children(&mut c)
+                .any(|ch| !ch.is_named() && text(ch, self.src) == "async");
+            found
+        };
+        self.functions.push(Function {
+            node,
+            name,
+            params: Vec::new(),
+            param_bindings: Vec::new(),
+            scope: fscope,
+            parent: self.fn_stack.last().copied(),
+            is_async,
+        });
+        self.fn_by_node.insert(node.id(), fid);
+        if node.kind() == "function_expression" {
+            if let Some(n) = node.child_by_field_name("name") {
+                self.scopes
+                    .declare(fscope, text(n, self.src), BindingKind::Function, n);
+            }
+        }
+        if node.kind() == "method_definition" {
+            // Computed keys are expressions of the enclosing scope.
+            if let Some(k) = node.child_by_field_name("name") {
+                if k.kind() == "computed_property_name" {
+                    self.visit(k, scope, depth + 1);
+                }
+            }
+        }
+        let params: Vec<Node<'t>> = if let Some(p) = node.child_by_field_name("parameters") {
+            let mut c = p.walk();
+            p.named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .collect()
+        } else if let Some(p) = node.child_by_field_name("parameter") {
+            vec![p]
+        } else {
+            Vec::new()
+        };
+        let mut bindings = Vec::with_capacity(params.len());
+        for (i, p) in params.iter().enumerate() {
+            let before = self.scopes.bindings.len();
+            self.declare_pattern(*p, BindingKind::Param, fscope, None, depth);
+            for b in &mut self.scopes.bindings[before..] {
+                b.param = Some((fid, i));
+            }
+            let simple = match p.kind() {
+                "identifier" => self.scopes.binding_of(*p),
+                "assignment_pattern" => p
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "identifier")
+                    .and_then(|l| self.scopes.binding_of(l)),
+                _ => None,
+            };
+            bindings.push(simple);
+        }
+        self.functions[fid].params = params;
+        self.functions[fid].param_bindings = bindings;
+        self.fn_stack.push(fid);
+        if let Some(body) = node.child_by_field_name("body") {
+            if body.kind() == "statement_block" {
+                // Parameters and body share the function scope.
+                self.visit_children(body, fscope, depth + 1);
+            } else {
+                self.visit(body, fscope, depth + 1);
+            }
+        }
+        self.fn_stack.pop();
+        fid
+    }
+
+    /// Declares every identifier a binding pattern introduces and visits
+    /// the expressions inside it (defaults, computed keys).
+    fn declare_pattern(
+        &mut self,
+        node: Node<'t>,
+        kind: BindingKind,
+        scope: ScopeId,
+        init: Option<Node<'t>>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match node.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                let b = self.scopes.declare(scope, text(node, self.src), kind, node);
+                if init.is_some() {
+                    self.scopes.bindings[b].init = init;
+                }
+                // Re-declared `var x = …` adds a write.
+                if self.scopes.bindings[b].node.id() != node.id() {
+                    self.scopes.bindings[b].writes.push(node);
+                }
+            }
+            "object_pattern" | "array_pattern" => {
+                let mut c = node.walk();
+                let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
+                for child in children {
+                    match child.kind() {
+                        "pair_pattern" => {
+                            if let Some(k) = child.child_by_field_name("key") {
+                                if k.kind() == "computed_property_name" {
+                                    self.visit(k, scope, depth + 1);
+                                }
+                            }
+                            if let Some(v) = child.child_by_field_name("value") {
+                                self.declare_pattern(v, kind, scope, None, depth + 1);
+                            }
+                        }
+                        "object_assignment_pattern" => {
+                            if let Some(l) = child.child_by_field_name("left") {
+                                self.declare_pattern(l, kind, scope, None, depth + 1);
+                            }
+                            self.visit_field(child, "right", scope, depth);
+                        }
+                        "comment" => {}
+                        _ => self.declare_pattern(child, kind, scope, None, depth + 1),
+                    }
+                }
+            }
+            "assignment_pattern" => {
+                if let Some(l) = node.child_by_field_name("left") {
+                    self.declare_pattern(l, kind, scope, None, depth + 1);
+                }
+                self.visit_field(node, "right", scope, depth);
+            }
+            "rest_pattern" => {
+                if let Some(inner) = node.named_child(0) {
+                    self.declare_pattern(inner, kind, scope, None, depth + 1);
+                }
+            }
+            _ => self.visit(node, scope, depth + 1),
+        }
+    }
+
+    /// Records references in an assignment target.
+    fn assign_target(&mut self, node: Node<'t>, scope: ScopeId, depth: usize, also_read: bool) {
+        match node.kind() {
+            "identifier" => self.reference(node, scope, also_read, true),
+            "parenthesized_expression" => {
+                if let Some(inner) = node.named_child(0) {
+                    self.assign_target(inner, scope, depth + 1, also_read);
+                }
+            }
+            "object_pattern" | "array_pattern" => {
+                let mut c = node.walk();
+                let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
+                for child in children {
+                    match child.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            self.reference(child, scope, false, true)
+                        }
+                        "pair_pattern" => {
+                            if let Some(v) = child.child_by_field_name("value") {
+                                self.assign_target(v, scope, depth + 1, false);
+                            }
+                        }
+                        "object_assignment_pattern" | "assignment_pattern" => {
+                            if let Some(l) = child.child_by_field_name("left") {
+                                self.assign_target(l, scope, depth + 1, false);
+                            }
+                            self.visit_field(child, "right", scope, depth);
+                        }
+                        "rest_pattern" => {
+                            if let Some(inner) = child.named_child(0) {
+                                self.assign_target(inner, scope, depth + 1, false);
+                            }
+                        }
+                        _ => self.assign_target(child, scope, depth + 1, false),
+                    }
+                }
+            }
+            // Member targets read their object.
+            _ => self.visit(node, scope, depth + 1),
+        }
+    }
+
+    fn record_import(&mut self, node: Node<'t>, scope: ScopeId) {
+        let Some(source) = node
+            .child_by_field_name("source")
+            .and_then(|s| string_value(s, self.src))
+        else {
+            return;
+        };
+        let mut c = node.walk();
+        let clause = node
+            .named_children(&mut c)
+            .find(|n| n.kind() == "import_clause");
+        let Some(clause) = clause else { return };
+        let mut c = clause.walk();
+        let parts: Vec<Node<'t>> = clause.named_children(&mut c).collect();
+        for part in parts {
+            match part.kind() {
+                "identifier" => self.add_import(part, scope, &source, Imported::Default),
+                "namespace_import" => {
+                    if let Some(id) = part.named_child(0) {
+                        self.add_import(id, scope, &source, Imported::Namespace);
+                    }
+                }
+                "named_imports" => {
+                    let mut c = part.walk();
+                    let specs: Vec<Node<'t>> = part.named_children(&mut c).collect();
+                    for spec in specs {
+                        if spec.kind() != "import_specifier" {
+                            continue;
+                        }
+                        let Some(name) = spec.child_by_field_name("name") else {
+                            continue;
+                        };
+                        let imported = syntax::key_name(name, self.src)
+                            .unwrap_or_else(|| text(name, self.src).to_string());
+                        let local = spec.child_by_field_name("alias").unwrap_or(name);
+                        let imported = if imported == "default" {
+                            Imported::Default
+                        } else {
+                            Imported::Named(imported)
+                        };
+                        self.add_import(local, scope, &source, imported);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn add_import(&mut self, local: Node<'t>, scope: ScopeId, source: &str, imported: Imported) {
+        let b = self
+            .scopes
+            .declare(scope, text(local, self.src), BindingKind::Import, local);
+        self.imports.push(Import {
+            local: b,
+            source: source.to_string(),
+            imported,
+            span: span(local),
+        });
+    }
+
+    /// `const { a, b: c } = require('x')` and `const x = require('x')`.
+    fn record_require(&mut self, name: Node<'t>, value: Node<'t>) {
+        let value = unparen(value);
+        if value.kind() != "call_expression" {
+            return;
+        }
+        let is_require = value
+            .child_by_field_name("function")
+            .is_some_and(|f| text(f, self.src) == "require");
+        if !is_require {
+            return;
+        }
+        let Some(source) = value
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .and_then(|s| string_value(s, self.src))
+        else {
+            return;
+        };
+        let add = |this: &mut Self, local: Node<'t>, imported: Imported| {
+            if let Some(b) = this.scopes.binding_of(local) {
+                this.imports.push(Import {
+                    local: b,
+                    source: source.clone(),
+                    imported,
+                    span: span(local),
+                });
+            }
+        };
+        match name.kind() {
+            "identifier" => add(self, name, Imported::Namespace),
+            "object_pattern" => {
+                let mut c = name.walk();
+                let children: Vec<Node<'t>> = name.named_children(&mut c).collect();
+                for child in children {
+                    match child.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            let n = text(child, self.src).to_string();
+                            add(self, child, Imported::Named(n));
+                        }
+                        "pair_pattern" => {
+                            let key = child
+                                .child_by_field_name("key")
+                                .and_then(|k| syntax::key_name(k, self.src));
+                            let val = child
+                                .child_by_field_name("value")
+                                .filter(|v| v.kind() == "identifier");
+                            if let (Some(k), Some(v)) = (key, val) {
+                                add(self, v, Imported::Named(k));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn record_export(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) {
+        let is_default = {
+            let mut c = node.walk();
+            let found = node
+                .children(&mut c)
+                .any(|ch| !ch.is_named() && text(ch, self.src) == "default");
+            found
+        };
+        if let Some(decl) = node.child_by_field_name("declaration") {
+            match decl.kind() {
+                "function_declaration" | "generator_function_declaration" | "class_declaration" => {
+                    if let Some(name) = decl.child_by_field_name("name") {
+                        self.exports.push(Export {
+                            name: text(name, self.src).to_string(),
+                            value: Some(decl),
+                            span: span(name),
+                        });
+                    }
+                    if is_default {
+                        self.exports.push(Export {
+                            name: "default".into(),
+                            value: Some(decl),
+                            span: span(decl),
+                        });
+                    }
+                }
+                "lexical_declaration" | "variable_declaration" => {
+                    let mut c = decl.walk();
+                    for d in decl.named_children(&mut c) {
+                        if let Some(name) = d.child_by_field_name("name") {
+                            if name.kind() == "identifier" {
+                                self.exports.push(Export {
+                                    name: text(name, self.src).to_string(),
+                                    value: Some(name),
+                                    span: span(name),
+                                });
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            self.visit(decl, scope, depth + 1);
+            return;
+        }
+        if let Some(value) = node.child_by_field_name("value") {
+            self.exports.push(Export {
+                name: "default".into(),
+                value: Some(value),
+                span: span(value),
+            });
+            self.visit(value, scope, depth + 1);
+            return;
+        }
+        let mut c = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
+        for child in children {
+            if child.kind() != "export_clause" {
+                continue;
+            }
+            let mut c2 = child.walk();
+            let specs: Vec<Node<'t>> = child.named_children(&mut c2).collect();
+            for spec in specs {
+                let Some(name) = spec.child_by_field_name("name") else {
+                    continue;
+                };
+                let alias = spec.child_by_field_name("alias").unwrap_or(name);
+                let exported = syntax::key_name(alias, self.src)
+                    .unwrap_or_else(|| text(alias, self.src).to_string());
+                // Re-exports (`export { x } from './y.js'`) name no local.
+                let local = node.child_by_field_name("source").is_none();
+                self.exports.push(Export {
+                    name: exported,
+                    value: local.then_some(name),
+                    span: span(alias),
+                });
+                if local && name.kind() == "identifier" {
+                    self.reference(name, scope, true, false);
+                }
+            }
+        }
+    }
+
+    /// `module.exports = {…}`, `module.exports.x = …`, `exports.x = …`.
+    fn record_commonjs_export(&mut self, left: Node<'t>, right: Option<Node<'t>>) {
+        let target = text(left, self.src);
+        let Some(right) = right else { return };
+        let right = unparen(right);
+        if target == "module.exports" {
+            if right.kind() == "object" {
+                let mut c = right.walk();
+                for p in right.named_children(&mut c) {
+                    match p.kind() {
+                        "shorthand_property_identifier" => self.exports.push(Export {
+                            name: text(p, self.src).to_string(),
+                            value: Some(p),
+                            span: span(p),
+                        }),
+                        "pair" => {
+                            let key = p
+                                .child_by_field_name("key")
+                                .and_then(|k| syntax::key_name(k, self.src));
+                            if let Some(k) = key {
+                                self.exports.push(Export {
+                                    name: k,
+                                    value: p.child_by_field_name("value"),
+                                    span: span(p),
+                                });
+                            }
+                        }
+                        "method_definition" => {
+                            if let Some(n) = p.child_by_field_name("name") {
+                                self.exports.push(Export {
+                                    name: text(n, self.src).to_string(),
+                                    value: Some(p),
+                                    span: span(n),
+                                });
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            } else {
+                self.exports.push(Export {
+                    name: "default".into(),
+                    value: Some(right),
+                    span: span(right),
+                });
+            }
+        } else if let Some(name) = target
+            .strip_prefix("module.exports.")
+            .or_else(|| target.strip_prefix("exports."))
+        {
+            if name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            {
+                self.exports.push(Export {
+                    name: name.to_string(),
+                    value: Some(right),
+                    span: span(left),
+                });
+            }
+        }
+    }
+
+    fn resolve(&mut self) {
+        for r in std::mem::take(&mut self.refs) {
+            let name = text(r.node, self.src);
+            let Some(b) = self.scopes.lookup(r.scope, name) else {
+                continue;
+            };
+            self.scopes.resolved.insert(r.node.id(), b);
+            let binding = &mut self.scopes.bindings[b];
+            if r.read {
+                binding.reads.push(r.node);
+            }
+            if r.write {
+                binding.writes.push(r.node);
+            }
+        }
+    }
+}
+
+/// A function's name: its own, or the variable/property it is assigned to.
+fn function_name(node: Node, src: &str) -> Option<String> {
+    if let Some(n) = node.child_by_field_name("name") {
+        return syntax::key_name(n, src).or_else(|| Some(text(n, src).to_string()));
+    }
+    let parent = node.parent()?;
+    match parent.kind() {
+        "variable_declarator" => parent
+            .child_by_field_name("name")
+            .filter(|n| n.kind() == "identifier")
+            .map(|n| text(n, src).to_string()),
+        "pair" => parent
+            .child_by_field_name("key")
+            .and_then(|k| syntax::key_name(k, src)),
+        "assignment_expression" => parent
+            .child_by_field_name("left")
+            .map(|l| text(l, src).to_string()),
+        _ => None,
+    }
+}

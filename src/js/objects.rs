@@ -1,0 +1,114 @@
+//! Object-literal queries with spread resolution (`{ ...base, kind: 'agent' }`).
+
+use tree_sitter::Node;
+
+use super::model::JsModel;
+use super::syntax::{key_name, unparen};
+
+/// Bounds spread chains (`...a` where `a` spreads `b` …).
+const MAX_SPREAD_DEPTH: usize = 4;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Prop<'t> {
+    pub key: Node<'t>,
+    /// The value; for shorthand `{ labels }` the identifier itself.
+    pub value: Node<'t>,
+}
+
+/// Own and spread-in properties of an object literal, in source order;
+/// later properties override earlier ones, as in JavaScript.
+pub fn properties<'t>(m: &JsModel<'t>, obj: Node<'t>) -> Vec<(String, Prop<'t>)> {
+    let mut out = Vec::new();
+    collect(m, obj, 0, &mut out);
+    out
+}
+
+fn collect<'t>(m: &JsModel<'t>, obj: Node<'t>, depth: usize, out: &mut Vec<(String, Prop<'t>)>) {
+    if depth > MAX_SPREAD_DEPTH {
+        return;
+    }
+    let mut cursor = obj.walk();
+    for child in obj.named_children(&mut cursor) {
+        match child.kind() {
+            "pair" => {
+                let (Some(k), Some(v)) = (
+                    child.child_by_field_name("key"),
+                    child.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                if let Some(name) = key_name(k, m.src()) {
+                    push(out, name, Prop { key: k, value: v });
+                }
+            }
+            "shorthand_property_identifier" => {
+                push(
+                    out,
+                    m.text(child).to_string(),
+                    Prop {
+                        key: child,
+                        value: child,
+                    },
+                );
+            }
+            "method_definition" => {
+                if let Some(k) = child.child_by_field_name("name") {
+                    if let Some(name) = key_name(k, m.src()) {
+                        push(
+                            out,
+                            name,
+                            Prop {
+                                key: k,
+                                value: child,
+                            },
+                        );
+                    }
+                }
+            }
+            "spread_element" => {
+                if let Some(inner) = child.named_child(0).and_then(|e| m.object_of_expr(e)) {
+                    collect(m, inner, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn push<'t>(out: &mut Vec<(String, Prop<'t>)>, name: String, prop: Prop<'t>) {
+    out.retain(|(n, _)| n != &name);
+    out.push((name, prop));
+}
+
+/// The value of one property (after spreads), if present.
+pub fn property<'t>(m: &JsModel<'t>, obj: Node<'t>, name: &str) -> Option<Node<'t>> {
+    properties(m, obj)
+        .into_iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, p)| p.value)
+}
+
+/// Follows a dotted path through nested object literals
+/// (`agent.outputSchema.properties`), resolving const objects on the way.
+pub fn path<'t>(m: &JsModel<'t>, obj: Node<'t>, dotted: &[&str]) -> Option<Node<'t>> {
+    let mut cur = obj;
+    for (i, seg) in dotted.iter().enumerate() {
+        let v = property(m, cur, seg)?;
+        if i + 1 == dotted.len() {
+            return Some(v);
+        }
+        cur = m.object_of_expr(unparen(v))?;
+    }
+    None
+}
+
+/// Whether a spread in the object could not be resolved (so a missing
+/// property may in fact be present).
+pub fn has_opaque_spread(m: &JsModel, obj: Node) -> bool {
+    let mut cursor = obj.walk();
+    let found = obj.named_children(&mut cursor).any(|c| {
+        c.kind() == "spread_element" && c.named_child(0).and_then(|e| m.object_of_expr(e)).is_none()
+    });
+    found
+}

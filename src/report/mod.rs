@@ -1,0 +1,55 @@
+//! Output formats. Each takes the finished, sorted [`Outcome`] and returns
+//! the whole report as a string, so `--output` can write it atomically.
+
+use crate::lint::Outcome;
+
+pub mod concise;
+pub mod github;
+pub mod json;
+pub mod pretty;
+pub mod sarif;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Pretty,
+    Concise,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub color: bool,
+    /// Print only findings (no summary line).
+    pub quiet: bool,
+}
+
+pub fn render(format: Format, outcome: &Outcome, options: &Options) -> String {
+    match format {
+        Format::Pretty => pretty::render(outcome, options),
+        Format::Concise => concise::render(outcome, options),
+        Format::Json => json::render(outcome),
+        Format::Sarif => sarif::render(outcome),
+        Format::Github => github::render(outcome),
+    }
+}
+
+/// "3 errors, 1 warning and 2 infos in 4 files".
+pub fn summary_line(outcome: &Outcome) -> String {
+    use crate::diagnostic::Severity::*;
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("{n} {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
+    format!(
+        "{}, {} and {} in {}",
+        plural(outcome.count(Error), "error"),
+        plural(outcome.count(Warning), "warning"),
+        plural(outcome.count(Info), "info"),
+        plural(outcome.files.len(), "file"),
+    )
+}

@@ -1,0 +1,177 @@
+//! The rule registry. Each rule lives in its own file and declares its
+//! metadata and its checks; the engine hands every rule the models built
+//! once per file.
+
+use std::fmt;
+
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::js::JsModel;
+use crate::source::{SourceFile, Span};
+
+pub mod builtin;
+pub mod unchecked_breakpoint;
+
+/// The process-quality criteria a retrospective grades.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Area {
+    RuntimeCorrectness,
+    Determinism,
+    EffectGranularity,
+    Idempotency,
+    BreakpointDiscipline,
+    ErrorSurfacing,
+    Labels,
+    ReUse,
+    SkillHygiene,
+    Dependencies,
+    /// proclint's own notes (parse errors, suppressions).
+    Tooling,
+}
+
+impl Area {
+    pub const GRADED: [Area; 10] = [
+        Area::RuntimeCorrectness,
+        Area::Determinism,
+        Area::EffectGranularity,
+        Area::Idempotency,
+        Area::BreakpointDiscipline,
+        Area::ErrorSurfacing,
+        Area::Labels,
+        Area::ReUse,
+        Area::SkillHygiene,
+        Area::Dependencies,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Area::RuntimeCorrectness => "Runtime correctness",
+            Area::Determinism => "Determinism",
+            Area::EffectGranularity => "Effect granularity",
+            Area::Idempotency => "Idempotency",
+            Area::BreakpointDiscipline => "Breakpoint discipline",
+            Area::ErrorSurfacing => "Error surfacing",
+            Area::Labels => "Labels",
+            Area::ReUse => "Re-use",
+            Area::SkillHygiene => "Skill hygiene",
+            Area::Dependencies => "Dependencies",
+            Area::Tooling => "Tooling",
+        }
+    }
+}
+
+impl fmt::Display for Area {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Static description of a rule.
+#[derive(Debug)]
+pub struct RuleMeta {
+    /// Kebab-case id that reads as the bad pattern.
+    pub id: &'static str,
+    /// One sentence, used as the SARIF short description.
+    pub summary: &'static str,
+    pub severity: Severity,
+    pub area: Area,
+    /// The Markdown doc, compiled in from `rules/<id>.md`.
+    pub doc: &'static str,
+    /// Built-in notes produced by the engine rather than a check.
+    pub builtin: bool,
+    /// Option keys accepted in `[rules.<id>]` besides `severity`.
+    pub options: &'static [&'static str],
+}
+
+/// What a rule sees of one process module.
+pub struct JsContext<'a, 't> {
+    pub model: &'a JsModel<'t>,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+/// Collects one rule's diagnostics for one file.
+pub struct Sink<'a> {
+    meta: &'static RuleMeta,
+    severity: Severity,
+    /// Set when the config overrides the rule's severity: the override then
+    /// also replaces severities the rule picks per finding.
+    overridden: bool,
+    file: &'a SourceFile,
+    pub out: Vec<Diagnostic>,
+}
+
+impl<'a> Sink<'a> {
+    pub fn new(meta: &'static RuleMeta, config: &Config, file: &'a SourceFile) -> Self {
+        let over = config.severity_override(meta.id);
+        Sink {
+            meta,
+            severity: over.unwrap_or(meta.severity),
+            overridden: over.is_some(),
+            file,
+            out: Vec::new(),
+        }
+    }
+
+    /// A diagnostic at the rule's effective severity.
+    pub fn diag(&self, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(
+            self.meta.id,
+            self.severity,
+            self.file.location(span),
+            message,
+        )
+    }
+
+    /// A diagnostic at a severity the rule chose for this finding.
+    pub fn diag_at(
+        &self,
+        severity: Severity,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let severity = if self.overridden {
+            self.severity
+        } else {
+            severity
+        };
+        Diagnostic::new(self.meta.id, severity, self.file.location(span), message)
+    }
+
+    pub fn location(&self, span: Span) -> crate::diagnostic::Location {
+        self.file.location(span)
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.out.push(d);
+    }
+}
+
+pub trait Rule: Sync + Send {
+    fn meta(&self) -> &'static RuleMeta;
+
+    /// Checks one process module.
+    fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
+}
+
+/// Every rule, in id order.
+pub fn all() -> &'static [&'static dyn Rule] {
+    static RULES: &[&dyn Rule] = &[
+        &builtin::DepthLimit,
+        &builtin::InternalError,
+        &builtin::IoError,
+        &builtin::ParseError,
+        &builtin::SkippedFile,
+        &unchecked_breakpoint::UncheckedBreakpoint,
+        &builtin::UnusedSuppression,
+    ];
+    RULES
+}
+
+pub fn find(id: &str) -> Option<&'static dyn Rule> {
+    all().iter().copied().find(|r| r.meta().id == id)
+}
+
+pub fn meta(id: &str) -> Option<&'static RuleMeta> {
+    find(id).map(|r| r.meta())
+}

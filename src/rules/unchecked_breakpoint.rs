@@ -1,0 +1,192 @@
+//! `unchecked-breakpoint`: a breakpoint whose decision is never looked at.
+
+use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use crate::diagnostic::Severity;
+use crate::js::flow::{uses_of, Use};
+use crate::js::objects;
+use crate::js::syntax::{next_statement, span, string_value, unparen};
+use crate::js::{EffectKind, JsModel};
+use tree_sitter::Node;
+
+pub struct UncheckedBreakpoint;
+
+static META: RuleMeta = RuleMeta {
+    id: "unchecked-breakpoint",
+    summary: "A breakpoint's result is never checked for the human's decision.",
+    severity: Severity::Error,
+    area: Area::BreakpointDiscipline,
+    doc: include_str!("../../rules/unchecked-breakpoint.md"),
+    builtin: false,
+    options: &[],
+};
+
+/// Result fields that carry the decision. `feedback` and `respondedBy`
+/// describe it but do not decide anything.
+const DECISION_FIELDS: &[&str] = &["approved", "option", "response", "allResponses", "decision"];
+
+/// The fix, spelled with the call's own context and variable names.
+fn help(callee: &str, var: &str) -> String {
+    format!(
+        "bind the result and branch on the decision: `const {var} = await {callee}(…); \
+         if (!{var}.approved) {{ … }}` — on rejection feed `{var}.feedback` back into the \
+         loop or stop the run"
+    )
+}
+
+impl Rule for UncheckedBreakpoint {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        for effect in m.effects_of(EffectKind::Breakpoint) {
+            let call = &m.calls[effect.call];
+            let uses = uses_of(m, call.node);
+            if uses.iter().any(decides) {
+                continue;
+            }
+            let what = describe(m, call.node, call.args.first().copied());
+            let callee = call
+                .callee
+                .utf8_text(m.src().as_bytes())
+                .unwrap_or("ctx.breakpoint");
+            let call_span = span(call.node);
+            if let Some(stmt) = uses.iter().find_map(|u| match u {
+                Use::Discarded { stmt } => Some(*stmt),
+                _ => None,
+            }) {
+                let mut d = match success_overwrite(m, stmt) {
+                    Some((next, target)) => sink
+                        .diag(
+                            call_span,
+                            format!(
+                                "the result of {what} is discarded and the next statement \
+                                 unconditionally sets `{target}`: a rejection is treated as an approval"
+                            ),
+                        )
+                        .with_related(
+                            sink.location(span(next)),
+                            "marks success whatever the human decided",
+                        ),
+                    None => sink.diag(
+                        call_span,
+                        format!(
+                            "the result of {what} is discarded: a rejection is treated as an approval"
+                        ),
+                    ),
+                };
+                d = d.with_help(help(callee, "decision"));
+                sink.push(d);
+                continue;
+            }
+            if let Some(b) = uses.iter().find_map(|u| match u {
+                Use::Unread { binding } => Some(*binding),
+                _ => None,
+            }) {
+                let binding = m.scopes.get(b);
+                let d = sink
+                    .diag(
+                        call_span,
+                        format!(
+                            "the result of {what} is assigned to `{}` but never read: \
+                             a rejection is treated as an approval",
+                            binding.name
+                        ),
+                    )
+                    .with_related(sink.location(span(binding.node)), "assigned here")
+                    .with_help(help(callee, &binding.name));
+                sink.push(d);
+                continue;
+            }
+            let mut read: Vec<String> = uses
+                .iter()
+                .filter_map(|u| match u {
+                    Use::Property { name, .. } => Some(format!("`.{name}`")),
+                    _ => None,
+                })
+                .collect();
+            read.sort();
+            read.dedup();
+            let message = if read.is_empty() {
+                format!(
+                    "the result of {what} is only tested for truthiness, which is always true: \
+                     its decision (`.approved`) is never read"
+                )
+            } else {
+                format!(
+                    "the result of {what} is read only for {}, never for its decision (`.approved`)",
+                    read.join(", ")
+                )
+            };
+            sink.push(
+                sink.diag(call_span, message)
+                    .with_help(help(callee, "decision")),
+            );
+        }
+    }
+}
+
+fn decides(u: &Use) -> bool {
+    match u {
+        Use::Property { name, .. } => DECISION_FIELDS.contains(&name.as_str()),
+        Use::Passed { .. } | Use::Returned { .. } | Use::Escaped { .. } => true,
+        Use::Discarded { .. } | Use::Unread { .. } | Use::Tested { .. } => false,
+    }
+}
+
+/// `ctx.breakpoint('Final gate')` — names the gate by its title or question
+/// when the payload has one.
+fn describe(m: &JsModel, call: Node, payload: Option<Node>) -> String {
+    let callee = call
+        .child_by_field_name("function")
+        .map(|f| m.text(f))
+        .unwrap_or("ctx.breakpoint");
+    let title = payload
+        .and_then(|p| m.object_of_expr(p))
+        .and_then(|o| {
+            ["title", "label", "question"]
+                .iter()
+                .find_map(|k| objects::property(m, o, k))
+        })
+        .and_then(|v| string_value(v, m.src()));
+    match title {
+        Some(t) => {
+            let t: String = t.chars().take(60).collect();
+            format!("`{callee}` (\"{t}\")")
+        }
+        None => format!("`{callee}(…)`"),
+    }
+}
+
+/// `await ctx.breakpoint(…); passed = true;` — the statement after a
+/// discarded breakpoint assigns `true` to a flag.
+fn success_overwrite<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<(Node<'t>, String)> {
+    // `void ctx.breakpoint()` is a unary expression inside a statement.
+    let stmt = if stmt.kind() == "expression_statement" {
+        stmt
+    } else {
+        stmt.parent()?
+    };
+    let next = next_statement(stmt)?;
+    if next.kind() != "expression_statement" {
+        return None;
+    }
+    let assign = unparen(next.named_child(0)?);
+    if assign.kind() != "assignment_expression" {
+        return None;
+    }
+    let right = unparen(assign.child_by_field_name("right")?);
+    let marks_success = right.kind() == "true"
+        || string_value(right, m.src()).is_some_and(|s| {
+            matches!(
+                s.as_str(),
+                "approved" | "passed" | "done" | "success" | "accepted"
+            )
+        });
+    if !marks_success {
+        return None;
+    }
+    let target = m.text(assign.child_by_field_name("left")?).to_string();
+    Some((next, format!("{target} = {}", m.text(right))))
+}

@@ -1,0 +1,215 @@
+//! Source text and byte-offset → line/column conversion.
+//!
+//! Columns are counted in UTF-16 code units (what SARIF, GitHub and LSP editors
+//! expect); lines break at LF, CRLF and lone CR so positions agree with editors
+//! on every line-ending style.
+
+use std::sync::Arc;
+
+/// A byte range into a source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+    pub fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A 1-based line and 1-based UTF-16 column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Line starts of a text, for position lookups.
+#[derive(Debug, Clone, Default)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => starts.push(i + 1),
+                b'\r' => {
+                    if bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    starts.push(i + 1);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex { starts }
+    }
+
+    /// Number of lines (a trailing newline does not start a counted line).
+    pub fn line_count(&self, text: &str) -> usize {
+        let n = self.starts.len();
+        if n > 1 && self.starts[n - 1] >= text.len() {
+            n - 1
+        } else {
+            n
+        }
+    }
+
+    /// Byte offset where the 0-based line starts.
+    pub fn line_start(&self, line0: usize) -> usize {
+        self.starts.get(line0).copied().unwrap_or(0)
+    }
+
+    /// Converts a byte offset to a position; offsets are clamped into the text
+    /// and moved back to a char boundary so a bad span can never panic.
+    pub fn pos(&self, text: &str, offset: usize) -> Pos {
+        let mut offset = offset.min(text.len());
+        while offset > 0 && !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line0 = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let start = self.starts[line0];
+        let column = text[start..offset]
+            .chars()
+            .map(|c| c.len_utf16() as u32)
+            .sum::<u32>()
+            + 1;
+        Pos {
+            line: line0 as u32 + 1,
+            column,
+        }
+    }
+
+    /// The text of the 0-based line without its terminator.
+    pub fn line_text<'a>(&self, text: &'a str, line0: usize) -> &'a str {
+        let start = self.line_start(line0).min(text.len());
+        let end = self
+            .starts
+            .get(line0 + 1)
+            .copied()
+            .unwrap_or(text.len())
+            .min(text.len());
+        text.get(start..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// One file's text, ready for analysis.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Display path: as walked from the argument, with `/` separators.
+    pub path: Arc<str>,
+    pub text: String,
+    pub lines: LineIndex,
+}
+
+impl SourceFile {
+    pub fn new(path: impl Into<Arc<str>>, text: String) -> Self {
+        let lines = LineIndex::new(&text);
+        SourceFile {
+            path: path.into(),
+            text,
+            lines,
+        }
+    }
+
+    pub fn pos(&self, offset: usize) -> Pos {
+        self.lines.pos(&self.text, offset)
+    }
+
+    pub fn location(&self, span: Span) -> crate::diagnostic::Location {
+        crate::diagnostic::Location {
+            path: self.path.clone(),
+            span,
+            start: self.pos(span.start),
+            end: self.pos(span.end),
+        }
+    }
+
+    pub fn slice(&self, span: Span) -> &str {
+        self.text.get(span.start..span.end).unwrap_or("")
+    }
+}
+
+/// Decodes file bytes for analysis. Invalid UTF-8 sequences are replaced
+/// byte-for-byte by `?` so every byte offset stays valid against the file on
+/// disk (a lossy decode would shift later spans). Returns the text and the
+/// offset of the first invalid byte, if any. A leading BOM is kept (as spaces
+/// would shift nothing either, but the BOM is valid UTF-8 and tree-sitter
+/// treats it as whitespace).
+pub fn decode(bytes: Vec<u8>) -> (String, Option<usize>) {
+    match String::from_utf8(bytes) {
+        Ok(s) => (s, None),
+        Err(e) => {
+            let first = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            let mut i = first;
+            while i < bytes.len() {
+                match std::str::from_utf8(&bytes[i..]) {
+                    Ok(_) => break,
+                    Err(err) => {
+                        let good = i + err.valid_up_to();
+                        let bad = err.error_len().unwrap_or(bytes.len() - good);
+                        for b in &mut bytes[good..good + bad] {
+                            *b = b'?';
+                        }
+                        i = good + bad;
+                    }
+                }
+            }
+            (String::from_utf8_lossy(&bytes).into_owned(), Some(first))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_on_every_line_ending() {
+        let text = "a\nbb\r\nccc\rd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.pos(text, 0), Pos { line: 1, column: 1 });
+        assert_eq!(idx.pos(text, 2), Pos { line: 2, column: 1 });
+        assert_eq!(idx.pos(text, 6), Pos { line: 3, column: 1 });
+        assert_eq!(idx.pos(text, 10), Pos { line: 4, column: 1 });
+        assert_eq!(idx.line_text(text, 1), "bb");
+        assert_eq!(idx.line_text(text, 2), "ccc");
+    }
+
+    #[test]
+    fn columns_are_utf16_units() {
+        let text = "é😀x";
+        let idx = LineIndex::new(text);
+        // é = 1 unit, 😀 = 2 units
+        assert_eq!(idx.pos(text, text.len() - 1).column, 4);
+        // Offsets inside a multibyte char clamp back to its start.
+        assert_eq!(idx.pos(text, 1).column, 1);
+    }
+
+    #[test]
+    fn decode_keeps_offsets() {
+        let (s, bad) = decode(b"ab\xffcd\xe2\x82".to_vec());
+        assert_eq!(s, "ab?cd??");
+        assert_eq!(bad, Some(2));
+    }
+}

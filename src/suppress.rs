@@ -1,0 +1,177 @@
+//! Inline suppressions:
+//! `// proclint-disable-next-line RULE[, RULE] -- reason`,
+//! `// proclint-disable-file RULE`, and the same inside `<!-- … -->` in
+//! Markdown. A directive that suppresses nothing is reported as
+//! `unused-suppression`.
+
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules;
+use crate::source::{SourceFile, Span};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    NextLine,
+    File,
+}
+
+#[derive(Debug, Clone)]
+pub struct Directive {
+    pub scope: Scope,
+    /// 1-based line of the comment.
+    pub line: u32,
+    /// Rule ids with their spans; empty means every rule.
+    pub rules: Vec<(String, Span)>,
+    pub span: Span,
+    used: Vec<bool>,
+    used_any: bool,
+}
+
+const NEXT_LINE: &str = "proclint-disable-next-line";
+const FILE: &str = "proclint-disable-file";
+
+/// Finds directives in comments (`//`, `/*`, `<!--`) line by line.
+pub fn parse(file: &SourceFile) -> Vec<Directive> {
+    let text = &file.text;
+    if memchr::memmem::find(text.as_bytes(), b"proclint-disable").is_none() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive(['\n']) {
+        let line_start = offset;
+        offset += line.len();
+        let Some(at) = line.find("proclint-disable") else {
+            continue;
+        };
+        let before = &line[..at];
+        if !(before.contains("//") || before.contains("/*") || before.contains("<!--")) {
+            continue;
+        }
+        let rest = &line[at..];
+        let (scope, after) = if let Some(r) = rest.strip_prefix(NEXT_LINE) {
+            (Scope::NextLine, r)
+        } else if let Some(r) = rest.strip_prefix(FILE) {
+            (Scope::File, r)
+        } else {
+            continue;
+        };
+        let after_start = line_start + at + (rest.len() - after.len());
+        let mut body = after;
+        for end in ["-->", "*/"] {
+            if let Some(p) = body.find(end) {
+                body = &body[..p];
+            }
+        }
+        if let Some(p) = body.find("--") {
+            body = &body[..p];
+        }
+        let mut rules = Vec::new();
+        let mut pos = 0;
+        for part in body.split([',', ' ', '\t', '\r', '\n']) {
+            let start = pos;
+            pos += part.len() + 1;
+            if part.is_empty() {
+                continue;
+            }
+            let s = after_start + start;
+            rules.push((part.to_string(), Span::new(s, s + part.len())));
+        }
+        // Lines split on LF only; a CR-only file has one "line" here, so
+        // use the index's line for the directive's position.
+        let line_no = file.pos(line_start + at).line;
+        let n = rules.len();
+        out.push(Directive {
+            scope,
+            line: line_no,
+            rules,
+            span: Span::new(line_start + at, after_start + body.trim_end().len()),
+            used: vec![false; n],
+            used_any: false,
+        });
+    }
+    out
+}
+
+/// Removes suppressed diagnostics, marking the directives that matched.
+pub fn apply(diags: Vec<Diagnostic>, directives: &mut [Directive]) -> Vec<Diagnostic> {
+    if directives.is_empty() {
+        return diags;
+    }
+    diags
+        .into_iter()
+        .filter(|d| {
+            let mut suppressed = false;
+            for dir in directives.iter_mut() {
+                let applies = match dir.scope {
+                    Scope::File => true,
+                    Scope::NextLine => d.location.start.line == dir.line + 1,
+                };
+                if !applies {
+                    continue;
+                }
+                if dir.rules.is_empty() {
+                    dir.used_any = true;
+                    suppressed = true;
+                }
+                for (i, (id, _)) in dir.rules.iter().enumerate() {
+                    if id == d.rule {
+                        dir.used[i] = true;
+                        suppressed = true;
+                    }
+                }
+            }
+            !suppressed
+        })
+        .collect()
+}
+
+/// `unused-suppression` diagnostics for directives (or rule ids in them)
+/// that suppressed nothing. Disabled rules are not reported: toggling a
+/// rule in config should not make its suppressions noisy.
+pub fn unused(directives: &[Directive], file: &SourceFile, config: &Config) -> Vec<Diagnostic> {
+    let id = "unused-suppression";
+    if !config.is_enabled(id) {
+        return Vec::new();
+    }
+    let severity = config.severity_of(id).unwrap_or(Severity::Warning);
+    let mut out = Vec::new();
+    for dir in directives {
+        if dir.rules.is_empty() {
+            if !dir.used_any {
+                out.push(
+                    Diagnostic::new(
+                        id,
+                        severity,
+                        file.location(dir.span),
+                        "this suppression suppresses nothing",
+                    )
+                    .with_help("remove the comment"),
+                );
+            }
+            continue;
+        }
+        for (i, (rule, span)) in dir.rules.iter().enumerate() {
+            if dir.used[i] {
+                continue;
+            }
+            let known = rules::meta(rule).is_some();
+            if known && !config.is_enabled(rule) {
+                continue;
+            }
+            let (message, help) = if known {
+                (
+                    format!("`{rule}` is suppressed here but reports nothing"),
+                    format!("remove `{rule}` from the comment"),
+                )
+            } else {
+                let hint = crate::config::closest_rule(rule)
+                    .map(|c| format!("did you mean `{c}`?"))
+                    .unwrap_or_else(|| "see `proclint rules` for the rule ids".into());
+                (format!("unknown rule `{rule}` in suppression"), hint)
+            };
+            out.push(Diagnostic::new(id, severity, file.location(*span), message).with_help(help));
+        }
+    }
+    out
+}

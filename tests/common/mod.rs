@@ -1,0 +1,52 @@
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the proclint binary in `dir` with no config discovery surprises.
+pub fn proclint_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env("RAYON_NUM_THREADS", "2")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"))
+}
+
+/// Runs proclint from the repository root.
+pub fn proclint(args: &[&str]) -> Output {
+    proclint_in(&root(), args)
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+pub fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
+    let p = dir.join(rel);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("mkdir: {e}"));
+    }
+    std::fs::write(&p, text).unwrap_or_else(|e| panic!("write {}: {e}", p.display()));
+    p
+}
+
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
+}
+
+pub const BAD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?' });\n}\n";
+pub const GOOD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  const d = await ctx.breakpoint({ question: 'Ship?' });\n  return d.approved;\n}\n";
