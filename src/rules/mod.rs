@@ -7,10 +7,15 @@ use std::fmt;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::js::JsModel;
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
+pub mod skill_broken_link;
+pub mod skill_frontmatter;
 pub mod unchecked_breakpoint;
+pub mod unpinned_sdk;
 
 /// The process-quality criteria a retrospective grades.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -90,6 +95,31 @@ pub struct JsContext<'a, 't> {
     pub config: &'a Config,
 }
 
+/// What a rule sees of one package.json that parsed as JSON.
+pub struct ManifestContext<'a> {
+    pub manifest: &'a PackageJson,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+/// What a rule sees of one Markdown file (a `SKILL.md` or another `.md`).
+pub struct SkillContext<'a> {
+    pub skill: &'a SkillMarkdown,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+impl SkillContext<'_> {
+    /// Whether the file is a skill definition (`SKILL.md`, or `skill.md` as the reference
+    /// validator also accepts), not some other Markdown file.
+    pub fn is_skill_file(&self) -> bool {
+        let name = std::path::Path::new(&*self.file.path)
+            .file_name()
+            .and_then(|n| n.to_str());
+        matches!(name, Some("SKILL.md" | "skill.md"))
+    }
+}
+
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
@@ -152,6 +182,18 @@ pub trait Rule: Sync + Send {
 
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
+
+    /// Checks one package.json.
+    fn check_manifest(&self, _cx: &ManifestContext, _sink: &mut Sink) {}
+
+    /// Checks one Markdown file.
+    fn check_skill(&self, _cx: &SkillContext, _sink: &mut Sink) {}
+
+    /// Validates the `[rules.<id>]` options (keys are already checked against
+    /// `RuleMeta::options`); an error message becomes a config error at the table.
+    fn validate_options(&self, _options: &toml::Table) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Every rule, in id order.
@@ -162,7 +204,10 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &builtin::IoError,
         &builtin::ParseError,
         &builtin::SkippedFile,
+        &skill_broken_link::SkillBrokenLink,
+        &skill_frontmatter::SkillFrontmatter,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unpinned_sdk::UnpinnedSdk,
         &builtin::UnusedSuppression,
     ];
     RULES
