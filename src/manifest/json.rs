@@ -328,6 +328,9 @@ impl Reader<'_> {
         }
         loop {
             self.skip_ws();
+            if self.peek() == Some(b']') && !items.is_empty() {
+                return Err(self.error("trailing comma before `]`: JSON does not allow one"));
+            }
             items.push(self.value(depth + 1)?);
             self.skip_ws();
             match self.peek() {
@@ -356,6 +359,9 @@ impl Reader<'_> {
         }
         loop {
             self.skip_ws();
+            if self.peek() == Some(b'}') && !members.is_empty() {
+                return Err(self.error("trailing comma before `}`: JSON does not allow one"));
+            }
             if self.peek() != Some(b'"') {
                 return Err(self.error(&format!(
                     "expected a quoted property name, found {}",

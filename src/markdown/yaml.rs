@@ -112,9 +112,24 @@ pub fn parse(text: &str, base_offset: usize) -> Result<YamlNode, YamlError> {
     }
 }
 
-/// serde-saphyr renders errors with a source snippet; the first line carries the message.
+/// serde-saphyr renders errors as `error: line L column C: what[, advice for the caller]`
+/// plus a snippet. The position is reported separately (and L is relative to the YAML, not
+/// the file), so only `what` is kept.
 fn first_line(message: &str) -> String {
-    message.lines().next().unwrap_or(message).trim().to_string()
+    let line = message.lines().next().unwrap_or(message).trim();
+    let line = line.strip_prefix("error:").map_or(line, str::trim_start);
+    let line = match line.strip_prefix("line ") {
+        Some(rest) => rest
+            .split_once(": ")
+            .filter(|(pos, _)| pos.contains("column"))
+            .map_or(line, |(_, what)| what),
+        None => line,
+    };
+    let line = line
+        .split(", set DuplicateKeyPolicy")
+        .next()
+        .unwrap_or(line);
+    line.to_string()
 }
 
 fn byte_offset(location: &Location, text: &str) -> Option<usize> {

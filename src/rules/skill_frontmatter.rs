@@ -172,6 +172,15 @@ fn span_of(node: &YamlNode) -> Span {
     Span::new(node.span.start, node.span.end)
 }
 
+/// The value's span, or the key's when the value has no text of its own (`description:`).
+fn value_span(key: &YamlNode, value: &YamlNode) -> Span {
+    if value.span.is_empty() {
+        span_of(key)
+    } else {
+        span_of(value)
+    }
+}
+
 impl Checker<'_, '_, '_> {
     fn error(&mut self, span: Span, message: String, help: Option<&str>) {
         let mut d = self.sink.diag_at(Severity::Error, span, message);
@@ -220,19 +229,17 @@ impl Checker<'_, '_, '_> {
 
     /// The text of a field that must be a string. Under `agentskills` every scalar counts,
     /// as strictyaml reads `123` as the string "123"; under `claude-code` the YAML type matters.
-    fn string_field(&mut self, key: &str, node: &YamlNode) -> Option<String> {
+    fn string_field(&mut self, key: &str, key_node: &YamlNode, node: &YamlNode) -> Option<String> {
         let text = match (&node.value, self.spec) {
             (YamlValue::String(s), _) => Some(s.clone()),
+            // `key:` with nothing after it: strictyaml reads "", js-yaml null; either way empty.
+            (YamlValue::Null, _) => Some(String::new()),
             (v, SkillSpec::AgentSkills) => v.scalar_text(),
             _ => None,
         };
         if text.is_none() {
             let found = node.value.type_name();
-            let span = if node.span.is_empty() {
-                self.fence
-            } else {
-                span_of(node)
-            };
+            let span = value_span(key_node, node);
             self.error(
                 span,
                 format!("`{key}` must be a non-empty string, found {found}"),
@@ -267,8 +274,8 @@ impl Checker<'_, '_, '_> {
             ),
             Some((key, value)) => self.description(key, value),
         }
-        if let Some((_, value)) = get("compatibility") {
-            if let Some(text) = self.string_field("compatibility", value) {
+        if let Some((key, value)) = get("compatibility") {
+            if let Some(text) = self.string_field("compatibility", key, value) {
                 let n = text.chars().count();
                 if n > MAX_COMPATIBILITY {
                     self.error(
@@ -279,8 +286,8 @@ impl Checker<'_, '_, '_> {
                 }
             }
         }
-        if let Some((_, value)) = get("metadata") {
-            self.metadata(value);
+        if let Some((key, value)) = get("metadata") {
+            self.metadata(key, value);
         }
     }
 
@@ -314,16 +321,12 @@ impl Checker<'_, '_, '_> {
         }
     }
 
-    fn name(&mut self, _key: &YamlNode, value: &YamlNode) {
-        let Some(raw) = self.string_field("name", value) else {
+    fn name(&mut self, key: &YamlNode, value: &YamlNode) {
+        let Some(raw) = self.string_field("name", key, value) else {
             return;
         };
         let name = raw.trim();
-        let span = if value.span.is_empty() {
-            self.fence
-        } else {
-            span_of(value)
-        };
+        let span = value_span(key, value);
         if name.is_empty() {
             self.error(
                 span,
@@ -371,15 +374,11 @@ impl Checker<'_, '_, '_> {
         }
     }
 
-    fn description(&mut self, _key: &YamlNode, value: &YamlNode) {
-        let Some(text) = self.string_field("description", value) else {
+    fn description(&mut self, key: &YamlNode, value: &YamlNode) {
+        let Some(text) = self.string_field("description", key, value) else {
             return;
         };
-        let span = if value.span.is_empty() {
-            self.fence
-        } else {
-            span_of(value)
-        };
+        let span = value_span(key, value);
         if text.trim().is_empty() {
             self.error(
                 span,
@@ -400,7 +399,7 @@ impl Checker<'_, '_, '_> {
 
     /// `metadata` should map strings to strings. The reference validator does not check it,
     /// so this is a warning.
-    fn metadata(&mut self, value: &YamlNode) {
+    fn metadata(&mut self, key: &YamlNode, value: &YamlNode) {
         match &value.value {
             YamlValue::Map(entries) => {
                 for (k, v) in entries {
@@ -408,11 +407,11 @@ impl Checker<'_, '_, '_> {
                         v.value,
                         YamlValue::Seq(_) | YamlValue::Map(_) | YamlValue::Null
                     ) {
-                        let key = k.value.scalar_text().unwrap_or_default();
+                        let name = k.value.scalar_text().unwrap_or_default();
                         self.warning(
-                            span_of(v),
+                            value_span(k, v),
                             format!(
-                                "`metadata.{key}` is {}; metadata values should be strings",
+                                "`metadata.{name}` is {}; metadata values should be strings",
                                 v.value.type_name()
                             ),
                             None,
@@ -421,11 +420,7 @@ impl Checker<'_, '_, '_> {
                 }
             }
             other => {
-                let span = if value.span.is_empty() {
-                    self.fence
-                } else {
-                    span_of(value)
-                };
+                let span = value_span(key, value);
                 self.warning(
                     span,
                     format!(
