@@ -82,9 +82,20 @@ pub fn find_lockfiles(manifest: &Path) -> Vec<LockfileLocation> {
     if !here.is_empty() {
         return here;
     }
-    for ancestor in dir.ancestors().skip(1) {
+    for ancestor in dir.ancestors() {
+        if ancestor == dir {
+            // The manifest's own directory was searched above; only its repository boundary matters.
+            if ancestor.join(".git").exists() {
+                break;
+            }
+            continue;
+        }
         let candidates = lockfiles_in(ancestor, "");
         if candidates.is_empty() {
+            // A workspace root is inside the same repository: stop at its top.
+            if ancestor.join(".git").exists() {
+                break;
+            }
             continue;
         }
         // The nearest lockfile above belongs to the project the manifest is part of, or to none.
@@ -490,5 +501,8 @@ mod tests {
         assert!(find_lockfiles(&root.join("other/x/package.json")).is_empty());
         let at_root = find_lockfiles(&root.join("package.json"));
         assert_eq!(at_root[0].importer, ".");
+        // A nested repository is its own project, even when a glob above would match it.
+        std::fs::create_dir_all(root.join("packages/vendored/.git")).unwrap();
+        assert!(find_lockfiles(&root.join("packages/vendored/package.json")).is_empty());
     }
 }
