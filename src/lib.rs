@@ -13,6 +13,7 @@ pub mod js;
 pub mod lint;
 pub mod manifest;
 pub mod markdown;
+pub mod project;
 pub mod report;
 pub mod rules;
 pub mod source;

@@ -5,10 +5,11 @@
 use std::fmt;
 
 use crate::config::Config;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::js::JsModel;
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
+use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
@@ -193,6 +194,52 @@ pub trait Rule: Sync + Send {
     /// `RuleMeta::options`); an error message becomes a config error at the table.
     fn validate_options(&self, _options: &toml::Table) -> Result<(), String> {
         Ok(())
+    }
+
+    /// Checks the whole project over per-module summaries (runs once,
+    /// after every file).
+    fn check_project(&self, _project: &Project, _config: &Config, _sink: &mut ProjectSink) {}
+}
+
+/// Collects one rule's cross-module diagnostics.
+pub struct ProjectSink {
+    meta: &'static RuleMeta,
+    severity: Severity,
+    overridden: bool,
+    pub out: Vec<Diagnostic>,
+}
+
+impl ProjectSink {
+    pub fn new(meta: &'static RuleMeta, config: &Config) -> Self {
+        let over = config.severity_override(meta.id);
+        ProjectSink {
+            meta,
+            severity: over.unwrap_or(meta.severity),
+            overridden: over.is_some(),
+            out: Vec::new(),
+        }
+    }
+
+    pub fn diag(&self, location: Location, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(self.meta.id, self.severity, location, message)
+    }
+
+    pub fn diag_at(
+        &self,
+        severity: Severity,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let severity = if self.overridden {
+            self.severity
+        } else {
+            severity
+        };
+        Diagnostic::new(self.meta.id, severity, location, message)
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.out.push(d);
     }
 }
 
