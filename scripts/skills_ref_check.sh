@@ -22,7 +22,7 @@ fi
 
 proclint="${PROCLINT:-}"
 if [[ -z "$proclint" ]]; then
-  cargo build --quiet --locked
+  cargo build --quiet --locked </dev/null
   proclint=target/debug/proclint
 fi
 
