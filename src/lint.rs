@@ -13,8 +13,10 @@ use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::discover::{self, Candidate, FileKind};
 use crate::js::{self, JsModel, ModelOptions};
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
 use crate::project::{self, ModuleSummary, Project};
-use crate::rules::{self, JsContext, ProjectSink, Sink};
+use crate::rules::{self, JsContext, ManifestContext, ProjectSink, Sink, SkillContext};
 use crate::source::{self, SourceFile, Span};
 use crate::suppress::{self, Directive};
 
@@ -290,7 +292,8 @@ pub fn analyse(
 ) -> FileOutcome {
     let (diagnostics, summary) = match kind {
         FileKind::Process => lint_js(file, config, stage, key, report),
-        FileKind::Skill | FileKind::Manifest => (Vec::new(), None),
+        FileKind::Skill => (lint_skill(file, config, stage), None),
+        FileKind::Manifest => (lint_manifest(file, config, stage), None),
     };
     let directives = if stage == Stage::Full {
         suppress::parse(file)
@@ -403,6 +406,76 @@ fn lint_js(
         }
     };
     (out, summary)
+}
+
+/// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs
+/// (npm cannot read it either, so nothing else about it can be trusted).
+fn lint_manifest(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    let manifest = match PackageJson::parse(&file.text) {
+        Ok(m) => m,
+        Err(e) => {
+            let at = e.offset.min(file.text.len());
+            let end = file.text[at..]
+                .chars()
+                .next()
+                .map_or(at, |c| at + c.len_utf8());
+            return vec![Diagnostic::new(
+                "parse-error",
+                config.severity_of("parse-error").unwrap_or(Severity::Info),
+                file.location(Span::new(at, end)),
+                format!("package.json is not valid JSON: {}", e.message),
+            )
+            .with_help("npm cannot read this file either; fix the JSON syntax at this position")];
+        }
+    };
+    if stage == Stage::ParseOnly {
+        return Vec::new();
+    }
+    let cx = ManifestContext {
+        manifest: &manifest,
+        file,
+        config,
+    };
+    run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink))
+}
+
+fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    let parsed = catch_unwind(AssertUnwindSafe(|| SkillMarkdown::parse(&file.text)));
+    let skill = match parsed {
+        Ok(s) => s,
+        Err(p) => return vec![internal(file, "markdown parser", panic_message(&p))],
+    };
+    if stage == Stage::ParseOnly {
+        return Vec::new();
+    }
+    let cx = SkillContext {
+        skill: &skill,
+        file,
+        config,
+    };
+    run_rules(file, config, |rule, sink| rule.check_skill(&cx, sink))
+}
+
+/// Runs every enabled rule through `check`, turning a panicking rule into an
+/// `internal-error` on this file instead of a crash.
+fn run_rules(
+    file: &SourceFile,
+    config: &Config,
+    check: impl Fn(&dyn rules::Rule, &mut Sink),
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for rule in rules::all() {
+        let meta = rule.meta();
+        if meta.builtin || !config.is_enabled(meta.id) {
+            continue;
+        }
+        let mut sink = Sink::new(meta, config, file);
+        match catch_unwind(AssertUnwindSafe(|| check(*rule, &mut sink))) {
+            Ok(()) => out.append(&mut sink.out),
+            Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
+        }
+    }
+    out
 }
 
 fn internal(file: &SourceFile, stage: &str, message: String) -> Diagnostic {
