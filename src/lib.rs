@@ -9,6 +9,7 @@ pub mod commands;
 pub mod config;
 pub mod diagnostic;
 pub mod discover;
+pub mod fix;
 pub mod js;
 pub mod lint;
 pub mod manifest;
