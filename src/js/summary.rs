@@ -74,13 +74,7 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
             .or_insert_with(|| loc(m, *node));
     }
     for f in &r.forwards {
-        let kind = match &f.kind {
-            results::ForwardKind::Task(t) => ForwardKind::Task(t.clone()),
-            results::ForwardKind::ProcessOutput => ForwardKind::ProcessOutput,
-            results::ForwardKind::Breakpoint => ForwardKind::Breakpoint,
-            results::ForwardKind::Unknown(u) => ForwardKind::Unknown(u.clone()),
-        };
-        out.forwards.push((kind, loc(m, f.node)));
+        out.forwards.push((f.kind.clone(), loc(m, f.node)));
     }
     for p in &r.pending {
         out.pending.push(PendingFlow {
