@@ -8,13 +8,13 @@ use tree_sitter::Node;
 use super::model::{Imported, JsModel, TaskTarget};
 use super::objects;
 use super::repeat::{repetition, Repeat};
-use super::results::{self, reads_of, reads_of_pattern, Reads};
+use super::results::{reads_of, reads_of_pattern, Reads};
 use super::strings::{literal_text, strings_of, Strings};
 use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
-    ExportKind, ExportSummary, ForwardKind, ImportSummary, ImportedCall, InvocationSummary,
-    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
+    ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
+    PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
 };
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
