@@ -71,6 +71,7 @@ const PROCESS_MARKERS: &[&str] = &[
     "ctx.parallel.",
     "context.task(",
     "context.breakpoint(",
+    "function process(",
 ];
 
 /// Cheap scan: does this JavaScript look like process code?
@@ -80,7 +81,7 @@ pub fn looks_like_process(bytes: &[u8]) -> bool {
         .any(|m| memmem::find(bytes, m.as_bytes()).is_some())
 }
 
-fn display_path(p: &Path) -> Arc<str> {
+pub fn display_path(p: &Path) -> Arc<str> {
     let s = p.to_string_lossy();
     let s = s.strip_prefix("./").unwrap_or(&s);
     if std::path::MAIN_SEPARATOR == '\\' {

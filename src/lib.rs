@@ -9,10 +9,16 @@ pub mod commands;
 pub mod config;
 pub mod diagnostic;
 pub mod discover;
+pub mod facts;
+pub mod fix;
 pub mod js;
 pub mod lint;
+pub mod manifest;
+pub mod markdown;
+pub mod project;
 pub mod report;
 pub mod rules;
+pub mod runs;
 pub mod source;
 pub mod suppress;
 

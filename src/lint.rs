@@ -1,6 +1,8 @@
-//! The engine: read → classify → parse → model → rules → suppressions, per
-//! file in parallel, then deterministic ordering.
+//! The engine: read → classify → parse → model → per-file rules and
+//! summary, per file in parallel; then the cross-module pass over the
+//! summaries, suppressions, and deterministic ordering.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,10 +12,14 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::discover::{self, Candidate, FileKind};
+use crate::facts::Facts;
 use crate::js::{self, JsModel, ModelOptions};
-use crate::rules::{self, JsContext, Sink};
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
+use crate::project::{self, ModuleSummary, Project};
+use crate::rules::{self, JsContext, ManifestContext, ProjectSink, Sink, SkillContext};
 use crate::source::{self, SourceFile, Span};
-use crate::suppress;
+use crate::suppress::{self, Directive};
 
 /// How far to take each file (the benchmark compares the two).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,20 +30,40 @@ pub enum Stage {
     Full,
 }
 
-/// What linting one file produced.
+/// What the per-file pass produced for one file.
 #[derive(Debug, Clone)]
 pub struct FileOutcome {
     pub display: Arc<str>,
     pub path: PathBuf,
     pub kind: FileKind,
     pub lines: usize,
+    /// Findings are reported for this file (false for modules loaded only
+    /// as context for cross-module rules).
+    pub report: bool,
     pub diagnostics: Vec<Diagnostic>,
+    pub directives: Vec<Directive>,
+    pub summary: Option<ModuleSummary>,
+    /// What the retrospective reports about the file.
+    pub facts: Option<Facts>,
+    /// Hash of the bytes that were linted (`--fix` refuses to overwrite a
+    /// file that changed since).
+    pub hash: Option<u64>,
+}
+
+/// FNV-1a of file bytes.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 /// The result of a whole run.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// Files linted (process modules, skills, manifests), by path.
+    /// Files reported on (process modules, skills, manifests), by path.
     pub files: Vec<FileOutcome>,
     /// All diagnostics, sorted.
     pub diagnostics: Vec<Diagnostic>,
@@ -52,28 +78,229 @@ impl Outcome {
     }
 }
 
+/// Context modules are loaded at most this many import hops away.
+const CONTEXT_ROUNDS: usize = 3;
+
 /// Lints every file under `paths`.
 pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
-    let (candidates, walk_errors) = discover::discover(paths, config);
+    run_input(paths, None, config, stage)
+}
+
+/// Lints `paths`, plus, with `stdin`, a buffer as if it were the file at
+/// that path. When only files are given (pre-commit, editors), the other
+/// process modules of their project are loaded as context so cross-module
+/// rules still see them; findings are reported only for the given files.
+pub fn run_input(
+    paths: &[PathBuf],
+    stdin: Option<(PathBuf, String)>,
+    config: &Config,
+    stage: Stage,
+) -> Outcome {
+    let (mut candidates, walk_errors) = discover::discover(paths, config);
     let mut files: Vec<FileOutcome> = candidates
         .par_iter()
-        .filter_map(|c| lint_candidate(c, config, stage))
+        .filter_map(|c| lint_candidate(c, config, stage, true))
         .collect();
-    let mut diagnostics: Vec<Diagnostic> = files
-        .iter_mut()
-        .flat_map(|f| std::mem::take(&mut f.diagnostics))
+    let mut given: Vec<PathBuf> = candidates
+        .iter()
+        .map(|c| project::module_key(&c.path))
         .collect();
+    if let Some((path, text)) = &stdin {
+        let kind = discover::kind_by_name(path).unwrap_or(FileKind::Process);
+        let display = discover::display_path(path);
+        let file = SourceFile::new(display, text.clone());
+        let key = project::module_key(path);
+        files.retain(|f| project::module_key(&f.path) != key);
+        files.push(analyse(&file, kind, config, stage, key.clone(), true));
+        given.push(key);
+    }
+    let file_list = stdin.is_some() || (!paths.is_empty() && paths.iter().all(|p| p.is_file()));
+    if stage == Stage::Full && file_list {
+        let anchor = stdin
+            .as_ref()
+            .map(|(p, _)| p.clone())
+            .or_else(|| paths.first().cloned());
+        if let Some(root) = anchor.as_deref().and_then(project_root) {
+            let (context, _) = discover::discover(&[root], config);
+            let given: std::collections::HashSet<PathBuf> = given.into_iter().collect();
+            let context: Vec<Candidate> = context
+                .into_iter()
+                .filter(|c| c.kind == FileKind::Process)
+                .filter(|c| !given.contains(&project::module_key(&c.path)))
+                .collect();
+            files.par_extend(
+                context
+                    .par_iter()
+                    .filter_map(|c| lint_candidate(c, config, stage, false)),
+            );
+        }
+    }
+    if stage == Stage::Full {
+        // Walked-but-skipped helpers are reported; others are context only.
+        if !file_list {
+            candidates.retain(|c| c.kind == FileKind::Process);
+        } else {
+            candidates.clear();
+        }
+        load_context_modules(&mut files, &candidates, config);
+    }
+    let mut extra = Vec::new();
     for e in walk_errors {
-        let path: Arc<str> = Arc::from(e.path.as_str());
-        diagnostics.push(Diagnostic::new(
+        extra.push(Diagnostic::new(
             "io-error",
             config.severity_of("io-error").unwrap_or(Severity::Warning),
-            whole_file(path),
+            whole_file(Arc::from(e.path.as_str())),
             format!("cannot read: {}", e.message),
         ));
     }
+    finish(files, extra, config, stage)
+}
+
+/// The nearest ancestor of a file with `proclint.toml`, `package.json` or
+/// `.git`: the project whose modules give a file its context.
+pub fn project_root(file: &Path) -> Option<PathBuf> {
+    let abs = project::module_key(file);
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if ["proclint.toml", "package.json", ".git"]
+            .iter()
+            .any(|m| d.join(m).exists())
+        {
+            // Relative to the working directory, so context paths display
+            // the way the user's own arguments do.
+            let rel = std::env::current_dir()
+                .ok()
+                .and_then(|cwd| d.strip_prefix(cwd).ok().map(Path::to_path_buf));
+            return Some(match rel {
+                Some(r) if r.as_os_str().is_empty() => PathBuf::from("."),
+                Some(r) => r,
+                None => d.to_path_buf(),
+            });
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// JavaScript that process modules import but that was not linted (helper
+/// modules without SDK markers, or files outside the given paths): parsed
+/// for its summary; reported on only when it was inside the walked paths.
+fn load_context_modules(files: &mut Vec<FileOutcome>, walked: &[Candidate], config: &Config) {
+    let walked: HashMap<PathBuf, &Candidate> = walked
+        .iter()
+        .map(|c| (project::module_key(&c.path), c))
+        .collect();
+    for _ in 0..CONTEXT_ROUNDS {
+        let summaries: Vec<ModuleSummary> =
+            files.iter().filter_map(|f| f.summary.clone()).collect();
+        let index = Project::new(summaries);
+        let missing = project::unresolved_relative_imports(&index);
+        if missing.is_empty() {
+            return;
+        }
+        let extra: Vec<FileOutcome> = missing
+            .par_iter()
+            .filter_map(|key| {
+                let (candidate, report) = match walked.get(key) {
+                    Some(c) => ((*c).clone(), true),
+                    None => (
+                        Candidate {
+                            path: key.clone(),
+                            display: relative_display(key),
+                            kind: FileKind::Process,
+                            explicit: true,
+                        },
+                        false,
+                    ),
+                };
+                let mut c = candidate;
+                c.explicit = true;
+                lint_candidate(&c, config, Stage::Full, report)
+            })
+            .collect();
+        if extra.is_empty() {
+            return;
+        }
+        files.extend(extra);
+    }
+}
+
+fn relative_display(key: &Path) -> Arc<str> {
+    let rel = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| key.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| key.to_path_buf());
+    Arc::from(rel.to_string_lossy().replace('\\', "/"))
+}
+
+/// The cross-module pass, suppressions and ordering.
+pub fn finish(
+    mut files: Vec<FileOutcome>,
+    mut extra: Vec<Diagnostic>,
+    config: &Config,
+    stage: Stage,
+) -> Outcome {
+    files.sort_by(|a, b| a.display.cmp(&b.display));
+    if stage == Stage::Full {
+        let summaries: Vec<ModuleSummary> =
+            files.iter_mut().filter_map(|f| f.summary.take()).collect();
+        let project = Project::new(summaries);
+        for rule in rules::all() {
+            let meta = rule.meta();
+            if meta.builtin || !config.is_enabled(meta.id) {
+                continue;
+            }
+            let mut sink = ProjectSink::new(meta, config);
+            match catch_unwind(AssertUnwindSafe(|| {
+                rule.check_project(&project, config, &mut sink)
+            })) {
+                Ok(()) => extra.append(&mut sink.out),
+                Err(p) => extra.push(
+                    Diagnostic::new(
+                        "internal-error",
+                        Severity::Error,
+                        whole_file(Arc::from("<project>")),
+                        format!(
+                            "internal error in {} (cross-module pass): {}",
+                            meta.id,
+                            panic_message(&p)
+                        ),
+                    )
+                    .with_help("this is a bug in proclint; please report it"),
+                ),
+            }
+        }
+    }
+    // Route cross-module findings to their files for suppression.
+    let index: HashMap<Arc<str>, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.display.clone(), i))
+        .collect();
+    let mut loose = Vec::new();
+    for d in extra {
+        match index.get(&d.location.path) {
+            Some(&i) => files[i].diagnostics.push(d),
+            None => loose.push(d),
+        }
+    }
+    let mut diagnostics = loose;
+    for f in &mut files {
+        if !f.report {
+            continue;
+        }
+        let mut ds = std::mem::take(&mut f.diagnostics);
+        ds.retain(|d| config.is_enabled(d.rule));
+        if stage == Stage::Full {
+            ds = suppress::apply(ds, &mut f.directives);
+            ds.extend(suppress::unused(&f.directives, config));
+        }
+        diagnostics.append(&mut ds);
+    }
+    files.retain(|f| f.report);
     diagnostics.retain(|d| config.is_enabled(d.rule));
     diagnostic::sort(&mut diagnostics);
+    diagnostics.dedup();
     Outcome { files, diagnostics }
 }
 
@@ -89,18 +316,28 @@ fn whole_file(path: Arc<str>) -> diagnostic::Location {
 
 /// Reads and lints one discovered file. `None` for JavaScript that turns
 /// out not to be process code.
-pub fn lint_candidate(c: &Candidate, config: &Config, stage: Stage) -> Option<FileOutcome> {
+pub fn lint_candidate(
+    c: &Candidate,
+    config: &Config,
+    stage: Stage,
+    report: bool,
+) -> Option<FileOutcome> {
     let note = |rule: &'static str, msg: String| FileOutcome {
         display: c.display.clone(),
         path: c.path.clone(),
         kind: c.kind,
         lines: 0,
+        report,
         diagnostics: vec![Diagnostic::new(
             rule,
             config.severity_of(rule).unwrap_or(Severity::Info),
             whole_file(c.display.clone()),
             msg,
         )],
+        directives: Vec::new(),
+        summary: None,
+        facts: None,
+        hash: None,
     };
     let size = std::fs::metadata(&c.path).map(|m| m.len()).unwrap_or(0);
     if size > config.max_file_size {
@@ -125,48 +362,67 @@ pub fn lint_candidate(c: &Candidate, config: &Config, stage: Stage) -> Option<Fi
             "not linted: the file contains NUL bytes (binary content)".into(),
         ));
     }
+    let hash = content_hash(&bytes);
     let (text, invalid_at) = source::decode(bytes);
     let file = SourceFile::new(c.display.clone(), text);
-    let mut diagnostics = lint_source(&file, c.kind, config, stage);
+    let key = project::module_key(&c.path);
+    let mut outcome = analyse(&file, c.kind, config, stage, key, report);
+    outcome.path = c.path.clone();
+    outcome.hash = Some(hash);
     if let Some(at) = invalid_at {
-        diagnostics.push(Diagnostic::new(
+        outcome.diagnostics.push(Diagnostic::new(
             "parse-error",
             config.severity_of("parse-error").unwrap_or(Severity::Info),
             file.location(Span::new(at, at + 1)),
             "invalid UTF-8; the bad bytes were read as `?` for analysis",
         ));
     }
-    Some(FileOutcome {
-        display: c.display.clone(),
-        path: c.path.clone(),
-        kind: c.kind,
-        lines: file.lines.line_count(&file.text),
-        diagnostics,
-    })
+    Some(outcome)
 }
 
-/// Lints one file's text (also used for stdin and the rule-doc examples).
-pub fn lint_source(
+/// The per-file pass over one file's text.
+pub fn analyse(
     file: &SourceFile,
     kind: FileKind,
     config: &Config,
     stage: Stage,
-) -> Vec<Diagnostic> {
-    let mut diagnostics = match kind {
-        FileKind::Process => lint_js(file, config, stage),
-        FileKind::Skill | FileKind::Manifest => Vec::new(),
+    key: PathBuf,
+    report: bool,
+) -> FileOutcome {
+    let (diagnostics, summary, facts) = match kind {
+        FileKind::Process => lint_js(file, config, stage, key, report),
+        FileKind::Skill => (lint_skill(file, config, stage), None, Some(Facts::Skill)),
+        FileKind::Manifest => {
+            let (d, f) = lint_manifest(file, config, stage, &key);
+            (d, None, f)
+        }
     };
-    if stage == Stage::ParseOnly {
-        return diagnostics;
+    let directives = if stage == Stage::Full {
+        suppress::parse(file)
+    } else {
+        Vec::new()
+    };
+    FileOutcome {
+        display: file.path.clone(),
+        path: PathBuf::from(&*file.path),
+        kind,
+        lines: file.lines.line_count(&file.text),
+        report,
+        diagnostics,
+        directives,
+        summary,
+        facts,
+        hash: None,
     }
-    diagnostics.retain(|d| config.is_enabled(d.rule));
-    let mut directives = suppress::parse(file);
-    let mut kept = suppress::apply(diagnostics, &mut directives);
-    kept.extend(suppress::unused(&directives, file, config));
-    kept
 }
 
-fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+fn lint_js(
+    file: &SourceFile,
+    config: &Config,
+    stage: Stage,
+    key: PathBuf,
+    report: bool,
+) -> (Vec<Diagnostic>, Option<ModuleSummary>, Option<Facts>) {
     let mut out = Vec::new();
     let parsed = catch_unwind(AssertUnwindSafe(|| js::parse::parse(&file.text)));
     let tree = match parsed {
@@ -177,15 +433,15 @@ fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> 
                 "parser",
                 "tree-sitter returned no tree".into(),
             ));
-            return out;
+            return (out, None, None);
         }
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return out;
+            return (out, None, None);
         }
     };
     if stage == Stage::ParseOnly {
-        return out;
+        return (out, None, None);
     }
     let options = ModelOptions {
         context_names: config.context_names.clone(),
@@ -195,7 +451,7 @@ fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> 
         Ok(m) => m,
         Err(p) => {
             out.push(internal(file, "process model", panic_message(&p)));
-            return out;
+            return (out, None, None);
         }
     };
     if let Some(first) = model.syntax_errors.first() {
@@ -231,13 +487,121 @@ fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> 
         file,
         config,
     };
+    if report {
+        for rule in rules::all() {
+            let meta = rule.meta();
+            if meta.builtin || !config.is_enabled(meta.id) {
+                continue;
+            }
+            let mut sink = Sink::new(meta, config, file);
+            match catch_unwind(AssertUnwindSafe(|| rule.check_js(&cx, &mut sink))) {
+                Ok(()) => out.append(&mut sink.out),
+                Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
+            }
+        }
+    }
+    let summary = match catch_unwind(AssertUnwindSafe(|| {
+        js::summary::summarize(&model, key, report)
+    })) {
+        Ok(s) => Some(s),
+        Err(p) => {
+            out.push(internal(file, "module summary", panic_message(&p)));
+            None
+        }
+    };
+    let facts = if report {
+        catch_unwind(AssertUnwindSafe(|| {
+            Facts::Process(Box::new(crate::facts::process_facts(&model)))
+        }))
+        .ok()
+    } else {
+        None
+    };
+    (out, summary, facts)
+}
+
+/// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs
+/// (npm cannot read it either, so nothing else about it can be trusted).
+fn lint_manifest(
+    file: &SourceFile,
+    config: &Config,
+    stage: Stage,
+    path: &Path,
+) -> (Vec<Diagnostic>, Option<Facts>) {
+    let manifest = match PackageJson::parse(&file.text) {
+        Ok(m) => m,
+        Err(e) => {
+            let at = e.offset.min(file.text.len());
+            let end = file.text[at..]
+                .chars()
+                .next()
+                .map_or(at, |c| at + c.len_utf8());
+            return (
+                vec![Diagnostic::new(
+                    "parse-error",
+                    config.severity_of("parse-error").unwrap_or(Severity::Info),
+                    file.location(Span::new(at, end)),
+                    format!("package.json is not valid JSON: {}", e.message),
+                )
+                .with_help(
+                    "npm cannot read this file either; fix the JSON syntax at this position",
+                )],
+                None,
+            );
+        }
+    };
+    if stage == Stage::ParseOnly {
+        return (Vec::new(), None);
+    }
+    let cx = ManifestContext {
+        manifest: &manifest,
+        file,
+        config,
+    };
+    let facts = crate::facts::manifest_facts(
+        &manifest,
+        file,
+        path,
+        &crate::rules::unpinned_sdk::sdk_packages(config),
+    );
+    (
+        run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink)),
+        Some(Facts::Manifest(facts)),
+    )
+}
+
+fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    let parsed = catch_unwind(AssertUnwindSafe(|| SkillMarkdown::parse(&file.text)));
+    let skill = match parsed {
+        Ok(s) => s,
+        Err(p) => return vec![internal(file, "markdown parser", panic_message(&p))],
+    };
+    if stage == Stage::ParseOnly {
+        return Vec::new();
+    }
+    let cx = SkillContext {
+        skill: &skill,
+        file,
+        config,
+    };
+    run_rules(file, config, |rule, sink| rule.check_skill(&cx, sink))
+}
+
+/// Runs every enabled rule through `check`, turning a panicking rule into an
+/// `internal-error` on this file instead of a crash.
+fn run_rules(
+    file: &SourceFile,
+    config: &Config,
+    check: impl Fn(&dyn rules::Rule, &mut Sink),
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     for rule in rules::all() {
         let meta = rule.meta();
         if meta.builtin || !config.is_enabled(meta.id) {
             continue;
         }
         let mut sink = Sink::new(meta, config, file);
-        match catch_unwind(AssertUnwindSafe(|| rule.check_js(&cx, &mut sink))) {
+        match catch_unwind(AssertUnwindSafe(|| check(*rule, &mut sink))) {
             Ok(()) => out.append(&mut sink.out),
             Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
         }
@@ -265,12 +629,23 @@ fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// Lints a snippet as if it were a file at `display` (stdin, rule docs).
+/// Lints in-memory files as one project (stdin, rule-doc examples, tests):
+/// `(display path, kind, text)`.
+pub fn lint_texts(inputs: Vec<(String, FileKind, String)>, config: &Config) -> Outcome {
+    let files = inputs
+        .into_iter()
+        .map(|(display, kind, text)| {
+            let file = SourceFile::new(display.as_str(), text);
+            let key = project::module_key(Path::new(&display));
+            analyse(&file, kind, config, Stage::Full, key, true)
+        })
+        .collect();
+    finish(files, Vec::new(), config, Stage::Full)
+}
+
+/// Lints one snippet as if it were a file at `display`.
 pub fn lint_text(display: &str, kind: FileKind, text: String, config: &Config) -> Vec<Diagnostic> {
-    let file = SourceFile::new(display, text);
-    let mut d = lint_source(&file, kind, config, Stage::Full);
-    diagnostic::sort(&mut d);
-    d
+    lint_texts(vec![(display.to_string(), kind, text)], config).diagnostics
 }
 
 /// Kind of a path for stdin/explicit use.

@@ -42,7 +42,11 @@ fn every_bad_input_still_lints_the_rest() {
     bytes = b"defineTask\0\0\0\x01\x02".to_vec();
     std::fs::write(d.join("binary.js"), &bytes).unwrap_or_default();
     // Syntax error: the breakpoint after it is still found.
-    write(d, "syntax.js", "export async function process(i, ctx) {\n  const x = ;\n  await ctx.breakpoint({});\n}\n");
+    write(
+        d,
+        "syntax.js",
+        "export async function process(i, ctx) {\n  const x = ;\n  await ctx.breakpoint({});\n}\n",
+    );
     // Empty process-named file and an empty package.json.
     write(d, "empty/SKILL.md", "");
     write(d, "empty.js", "");
@@ -69,14 +73,26 @@ fn every_bad_input_still_lints_the_rest() {
     assert!(has(&found, "unchecked-breakpoint", "utf8.js"), "{found:?}");
     assert!(has(&found, "skipped-file", "binary.js"), "{found:?}");
     assert!(has(&found, "parse-error", "syntax.js"), "{found:?}");
-    assert!(has(&found, "unchecked-breakpoint", "syntax.js"), "{found:?}");
+    assert!(
+        has(&found, "unchecked-breakpoint", "syntax.js"),
+        "{found:?}"
+    );
     assert!(has(&found, "skipped-file", "big.js"), "{found:?}");
-    assert!(has(&found, "depth-limit", "deep.js") || has(&found, "unchecked-breakpoint", "deep.js"), "{found:?}");
-    assert!(!found.iter().any(|(r, _)| r == "internal-error"), "{found:?}");
+    assert!(
+        has(&found, "depth-limit", "deep.js") || has(&found, "unchecked-breakpoint", "deep.js"),
+        "{found:?}"
+    );
+    assert!(
+        !found.iter().any(|(r, _)| r == "internal-error"),
+        "{found:?}"
+    );
     // The invalid bytes were replaced one for one: the column is exact.
     let utf8 = v["diagnostics"]
         .as_array()
-        .and_then(|a| a.iter().find(|d| d["path"] == "utf8.js" && d["rule"] == "unchecked-breakpoint"))
+        .and_then(|a| {
+            a.iter()
+                .find(|d| d["path"] == "utf8.js" && d["rule"] == "unchecked-breakpoint")
+        })
         .cloned()
         .unwrap_or_default();
     assert_eq!(utf8["line"], 3);
@@ -118,6 +134,10 @@ fn crlf_and_lone_cr_positions() {
     let diags = v["diagnostics"].as_array().cloned().unwrap_or_default();
     assert_eq!(diags.len(), 3, "{diags:?}");
     for d in diags {
-        assert_eq!((d["line"].as_u64(), d["column"].as_u64()), (Some(2), Some(9)), "{d}");
+        assert_eq!(
+            (d["line"].as_u64(), d["column"].as_u64()),
+            (Some(2), Some(9)),
+            "{d}"
+        );
     }
 }

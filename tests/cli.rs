@@ -12,18 +12,47 @@ fn exit_codes_and_fail_on() {
     write(dir.path(), "good.js", GOOD_BREAKPOINT);
     assert_eq!(code(&proclint_in(dir.path(), &["check", "good.js"])), 0);
     assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js"])), 1);
-    assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js", "--exit-zero"])), 0);
+    assert_eq!(
+        code(&proclint_in(
+            dir.path(),
+            &["check", "bad.js", "--exit-zero"]
+        )),
+        0
+    );
     // A warning-level finding fails with the default --fail-on warning but
     // not with --fail-on error.
-    write(dir.path(), "proclint.toml", "[rules]\nunchecked-breakpoint = \"warning\"\n");
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"warning\"\n",
+    );
     assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js"])), 1);
-    assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js", "--fail-on", "error"])), 0);
-    write(dir.path(), "proclint.toml", "[rules]\nunchecked-breakpoint = \"info\"\n");
+    assert_eq!(
+        code(&proclint_in(
+            dir.path(),
+            &["check", "bad.js", "--fail-on", "error"]
+        )),
+        0
+    );
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"info\"\n",
+    );
     assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js"])), 0);
-    assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js", "--fail-on", "info"])), 1);
+    assert_eq!(
+        code(&proclint_in(
+            dir.path(),
+            &["check", "bad.js", "--fail-on", "info"]
+        )),
+        1
+    );
     // Same exit code in every format.
     for f in ["json", "sarif", "github", "concise", "pretty"] {
-        let o = proclint_in(dir.path(), &["check", "bad.js", "--fail-on", "info", "--format", f]);
+        let o = proclint_in(
+            dir.path(),
+            &["check", "bad.js", "--fail-on", "info", "--format", f],
+        );
         assert_eq!(code(&o), 1, "{f}");
     }
 }
@@ -39,7 +68,12 @@ fn missing_path_is_a_usage_error() {
 fn output_writes_a_file() {
     let dir = tempdir();
     write(dir.path(), "bad.js", BAD_BREAKPOINT);
-    let o = proclint_in(dir.path(), &["check", "bad.js", "--format", "json", "--output", "out.json"]);
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check", "bad.js", "--format", "json", "--output", "out.json",
+        ],
+    );
     assert_eq!(code(&o), 1);
     assert_eq!(stdout(&o), "");
     let text = std::fs::read_to_string(dir.path().join("out.json")).unwrap_or_default();
@@ -75,10 +109,26 @@ fn config_errors_point_at_the_line() {
         assert!(stderr(&o).contains(expected), "{text}: {}", stderr(&o));
     }
     // --no-config ignores the broken file; --config picks another.
-    assert_eq!(code(&proclint_in(dir.path(), &["check", "good.js", "--no-config"])), 0);
-    write(dir.path(), "other.toml", "[rules]\nunchecked-breakpoint = \"off\"\n");
+    assert_eq!(
+        code(&proclint_in(
+            dir.path(),
+            &["check", "good.js", "--no-config"]
+        )),
+        0
+    );
+    write(
+        dir.path(),
+        "other.toml",
+        "[rules]\nunchecked-breakpoint = \"off\"\n",
+    );
     write(dir.path(), "bad.js", BAD_BREAKPOINT);
-    assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js", "--config", "other.toml"])), 0);
+    assert_eq!(
+        code(&proclint_in(
+            dir.path(),
+            &["check", "bad.js", "--config", "other.toml"]
+        )),
+        0
+    );
 }
 
 #[test]
@@ -100,8 +150,20 @@ fn config_found_in_a_parent_directory_and_excludes() {
 fn select_and_ignore_override_config() {
     let dir = tempdir();
     write(dir.path(), "bad.js", BAD_BREAKPOINT);
-    assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js", "--ignore", "unchecked-breakpoint"])), 0);
-    assert_eq!(code(&proclint_in(dir.path(), &["check", "bad.js", "--select", "unchecked-breakpoint"])), 1);
+    assert_eq!(
+        code(&proclint_in(
+            dir.path(),
+            &["check", "bad.js", "--ignore", "unchecked-breakpoint"]
+        )),
+        0
+    );
+    assert_eq!(
+        code(&proclint_in(
+            dir.path(),
+            &["check", "bad.js", "--select", "unchecked-breakpoint"]
+        )),
+        1
+    );
     let o = proclint_in(dir.path(), &["check", "bad.js", "--select", "nope"]);
     assert_eq!(code(&o), 2);
 }
@@ -161,9 +223,19 @@ fn rules_and_explain() {
 fn statistics_and_quiet() {
     let dir = tempdir();
     write(dir.path(), "bad.js", BAD_BREAKPOINT);
-    let o = proclint_in(dir.path(), &["check", "bad.js", "--format", "concise", "--statistics"]);
-    assert!(stdout(&o).ends_with("    1  unchecked-breakpoint\n"), "{}", stdout(&o));
-    let o = proclint_in(dir.path(), &["check", "bad.js", "--format", "concise", "--quiet"]);
+    let o = proclint_in(
+        dir.path(),
+        &["check", "bad.js", "--format", "concise", "--statistics"],
+    );
+    assert!(
+        stdout(&o).ends_with("    1  unchecked-breakpoint\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = proclint_in(
+        dir.path(),
+        &["check", "bad.js", "--format", "concise", "--quiet"],
+    );
     assert!(!stdout(&o).contains("proclint:"));
 }
 

@@ -5,12 +5,22 @@
 use std::fmt;
 
 use crate::config::Config;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::js::JsModel;
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
+use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
+pub mod git_in_agent_task;
+pub mod missing_labels;
+pub mod missing_stable_key;
+pub mod skill_broken_link;
+pub mod skill_frontmatter;
 pub mod unchecked_breakpoint;
+pub mod unpinned_sdk;
+pub mod unused_output_field;
 
 /// The process-quality criteria a retrospective grades.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -90,6 +100,40 @@ pub struct JsContext<'a, 't> {
     pub config: &'a Config,
 }
 
+/// What a rule sees of one package.json that parsed as JSON.
+pub struct ManifestContext<'a> {
+    pub manifest: &'a PackageJson,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+/// What a rule sees of one Markdown file (a `SKILL.md` or another `.md`).
+pub struct SkillContext<'a> {
+    pub skill: &'a SkillMarkdown,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+impl SkillContext<'_> {
+    /// Whether the file is a skill definition (`SKILL.md`, or `skill.md` as the reference
+    /// validator also accepts), not some other Markdown file.
+    pub fn is_skill_file(&self) -> bool {
+        let name = std::path::Path::new(&*self.file.path)
+            .file_name()
+            .and_then(|n| n.to_str());
+        matches!(name, Some("SKILL.md" | "skill.md"))
+    }
+}
+
+/// A configured severity replaces whatever the rule chose per finding.
+fn pick(overridden: bool, configured: Severity, chosen: Severity) -> Severity {
+    if overridden {
+        configured
+    } else {
+        chosen
+    }
+}
+
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
@@ -130,11 +174,7 @@ impl<'a> Sink<'a> {
         span: Span,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let severity = if self.overridden {
-            self.severity
-        } else {
-            severity
-        };
+        let severity = pick(self.overridden, self.severity, severity);
         Diagnostic::new(self.meta.id, severity, self.file.location(span), message)
     }
 
@@ -147,22 +187,140 @@ impl<'a> Sink<'a> {
     }
 }
 
+/// What a rule's findings are counted against in the retrospective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Sites {
+    #[default]
+    None,
+    Breakpoints,
+    Invocations,
+    RepeatedInvocations,
+    TaskDefinitions,
+    AgentTasks,
+    /// Tasks that declare an `outputSchema`.
+    SchemaTasks,
+    RetryLoops,
+    EffectLoops,
+    ParallelSites,
+    ProcessModules,
+    SkillFiles,
+    SdkDependencies,
+}
+
+impl Sites {
+    /// "breakpoints", "invocation sites", … for sentences.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Sites::None => "sites",
+            Sites::Breakpoints => "breakpoints",
+            Sites::Invocations => "invocation sites",
+            Sites::RepeatedInvocations => "repeated invocation sites",
+            Sites::TaskDefinitions => "task definitions",
+            Sites::AgentTasks => "agent tasks",
+            Sites::SchemaTasks => "tasks with an output schema",
+            Sites::RetryLoops => "open-ended loops",
+            Sites::EffectLoops => "loops that dispatch effects",
+            Sites::ParallelSites => "parallel batches",
+            Sites::ProcessModules => "process modules",
+            Sites::SkillFiles => "SKILL.md files",
+            Sites::SdkDependencies => "SDK dependencies",
+        }
+    }
+}
+
+/// How a rule appears in the retrospective: what its findings are counted
+/// against, the strength its silence proves, and what a recurring finding
+/// suggests for the SDK upstream. Empty strings mean "nothing to say".
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReportMeta {
+    pub sites: Sites,
+    /// "Every breakpoint branches on the decision".
+    pub praise: &'static str,
+    pub sdk_hint: &'static str,
+}
+
 pub trait Rule: Sync + Send {
     fn meta(&self) -> &'static RuleMeta;
 
+    /// Retrospective metadata (defaults to none).
+    fn report(&self) -> ReportMeta {
+        ReportMeta::default()
+    }
+
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
+
+    /// Checks one package.json.
+    fn check_manifest(&self, _cx: &ManifestContext, _sink: &mut Sink) {}
+
+    /// Checks one Markdown file.
+    fn check_skill(&self, _cx: &SkillContext, _sink: &mut Sink) {}
+
+    /// Validates the `[rules.<id>]` options (keys are already checked against
+    /// `RuleMeta::options`); an error message becomes a config error at the table.
+    fn validate_options(&self, _options: &toml::Table) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Checks the whole project over per-module summaries (runs once,
+    /// after every file).
+    fn check_project(&self, _project: &Project, _config: &Config, _sink: &mut ProjectSink) {}
+}
+
+/// Collects one rule's cross-module diagnostics.
+pub struct ProjectSink {
+    meta: &'static RuleMeta,
+    severity: Severity,
+    overridden: bool,
+    pub out: Vec<Diagnostic>,
+}
+
+impl ProjectSink {
+    pub fn new(meta: &'static RuleMeta, config: &Config) -> Self {
+        let over = config.severity_override(meta.id);
+        ProjectSink {
+            meta,
+            severity: over.unwrap_or(meta.severity),
+            overridden: over.is_some(),
+            out: Vec::new(),
+        }
+    }
+
+    pub fn diag(&self, location: Location, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(self.meta.id, self.severity, location, message)
+    }
+
+    pub fn diag_at(
+        &self,
+        severity: Severity,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let severity = pick(self.overridden, self.severity, severity);
+        Diagnostic::new(self.meta.id, severity, location, message)
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.out.push(d);
+    }
 }
 
 /// Every rule, in id order.
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &builtin::DepthLimit,
+        &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &builtin::IoError,
+        &missing_labels::MissingLabels,
+        &missing_stable_key::MissingStableKey,
         &builtin::ParseError,
         &builtin::SkippedFile,
+        &skill_broken_link::SkillBrokenLink,
+        &skill_frontmatter::SkillFrontmatter,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unpinned_sdk::UnpinnedSdk,
+        &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,
     ];
     RULES
