@@ -3,11 +3,17 @@
 //! Everything rules need to know about a process module is computed here once
 //! per file; rules query the model instead of walking syntax themselves.
 
+pub mod catch;
+pub mod context_api;
+pub mod effects;
 pub mod flow;
 pub mod model;
 pub mod objects;
 pub mod parse;
 pub mod scope;
 pub mod syntax;
+pub mod tasks;
+#[cfg(test)]
+pub mod testing;
 
 pub use model::{EffectKind, JsModel, ModelOptions};
