@@ -11,8 +11,10 @@ pub mod diagnostic;
 pub mod discover;
 pub mod js;
 pub mod lint;
+pub mod project;
 pub mod report;
 pub mod rules;
+pub mod runs;
 pub mod source;
 pub mod suppress;
 

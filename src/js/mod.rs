@@ -10,7 +10,11 @@ pub mod flow;
 pub mod model;
 pub mod objects;
 pub mod parse;
+pub mod repeat;
+pub mod results;
 pub mod scope;
+pub mod strings;
+pub mod summary;
 pub mod syntax;
 pub mod tasks;
 #[cfg(test)]

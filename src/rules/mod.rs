@@ -5,12 +5,17 @@
 use std::fmt;
 
 use crate::config::Config;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::js::JsModel;
+use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
+pub mod git_in_agent_task;
+pub mod missing_labels;
+pub mod missing_stable_key;
 pub mod unchecked_breakpoint;
+pub mod unused_output_field;
 
 /// The process-quality criteria a retrospective grades.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -152,17 +157,67 @@ pub trait Rule: Sync + Send {
 
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
+
+    /// Checks the whole project over per-module summaries (runs once,
+    /// after every file).
+    fn check_project(&self, _project: &Project, _config: &Config, _sink: &mut ProjectSink) {}
+}
+
+/// Collects one rule's cross-module diagnostics.
+pub struct ProjectSink {
+    meta: &'static RuleMeta,
+    severity: Severity,
+    overridden: bool,
+    pub out: Vec<Diagnostic>,
+}
+
+impl ProjectSink {
+    pub fn new(meta: &'static RuleMeta, config: &Config) -> Self {
+        let over = config.severity_override(meta.id);
+        ProjectSink {
+            meta,
+            severity: over.unwrap_or(meta.severity),
+            overridden: over.is_some(),
+            out: Vec::new(),
+        }
+    }
+
+    pub fn diag(&self, location: Location, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(self.meta.id, self.severity, location, message)
+    }
+
+    pub fn diag_at(
+        &self,
+        severity: Severity,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let severity = if self.overridden {
+            self.severity
+        } else {
+            severity
+        };
+        Diagnostic::new(self.meta.id, severity, location, message)
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.out.push(d);
+    }
 }
 
 /// Every rule, in id order.
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &builtin::DepthLimit,
+        &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &builtin::IoError,
+        &missing_labels::MissingLabels,
+        &missing_stable_key::MissingStableKey,
         &builtin::ParseError,
         &builtin::SkippedFile,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,
     ];
     RULES
