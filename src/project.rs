@@ -65,6 +65,8 @@ pub enum TaskRef {
 #[derive(Debug, Clone)]
 pub struct TaskSummary {
     pub id: Option<String>,
+    /// The id as registered: the literal, or the string a `const` id holds.
+    pub static_id: Option<String>,
     pub id_location: Location,
     pub definition: Location,
     /// The variable holding the definition, if any.
@@ -149,6 +151,9 @@ pub struct ModuleSummary {
     pub tasks: Vec<TaskSummary>,
     pub invocations: Vec<InvocationSummary>,
     pub exports: Vec<ExportSummary>,
+    /// The module may export names `exports` does not list (`export *`,
+    /// `module.exports = obj`).
+    pub opaque_exports: bool,
     pub imported_calls: Vec<ImportedCall>,
 }
 

@@ -8,7 +8,7 @@ use tree_sitter::Node;
 use super::context_api::SIGNALLING_METHODS;
 use super::model::{CallId, Effect, JsModel};
 use super::scope::FnId;
-use super::syntax::contains;
+use super::syntax::{contains, unparen};
 
 /// How deep to follow same-module calls (`run → phase → helper → ctx.task`).
 pub const MAX_CALL_DEPTH: usize = 4;
@@ -21,6 +21,26 @@ pub struct Reached {
     /// The same-module calls it was reached through, outermost first; empty
     /// when the effect call is in the code itself.
     pub via: Vec<CallId>,
+}
+
+/// `ctx.parallel.all` → (`ctx`, `parallel.all`): the root identifier of a
+/// one- or two-level member callee and the method path, as the model spells
+/// effect methods.
+pub fn method_path<'t>(m: &JsModel<'t>, callee: Node<'t>) -> Option<(Node<'t>, String)> {
+    let callee = unparen(callee);
+    if callee.kind() != "member_expression" {
+        return None;
+    }
+    let obj = unparen(callee.child_by_field_name("object")?);
+    let method = m.text(callee.child_by_field_name("property")?);
+    let (root, path) = if obj.kind() == "member_expression" {
+        let inner = unparen(obj.child_by_field_name("object")?);
+        let inner_prop = m.text(obj.child_by_field_name("property")?);
+        (inner, format!("{inner_prop}.{method}"))
+    } else {
+        (obj, method.to_string())
+    };
+    (root.kind() == "identifier").then_some((root, path))
 }
 
 /// The effect recorded for a call, if the call is one.

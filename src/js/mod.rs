@@ -6,6 +6,7 @@
 pub mod catch;
 pub mod context_api;
 pub mod effects;
+pub mod exports;
 pub mod flow;
 pub mod model;
 pub mod objects;

@@ -43,6 +43,7 @@ pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
         tasks,
         invocations,
         exports: exports(m),
+        opaque_exports: super::exports::opaque_exports(m),
         imported_calls: imported_calls(m),
     }
 }
@@ -124,6 +125,10 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         });
     TaskSummary {
         id: t.id.clone(),
+        static_id: match super::tasks::task_id(m, t) {
+            super::tasks::TaskId::Literal(s) | super::tasks::TaskId::Const(s) => Some(s),
+            _ => None,
+        },
         id_location: loc(m, t.id_node),
         definition: loc(m, m.calls[t.call].node),
         local_name: t.binding.map(|b| m.scopes.get(b).name.clone()),

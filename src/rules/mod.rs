@@ -12,9 +12,15 @@ use crate::source::{SourceFile, Span};
 
 pub mod builtin;
 pub mod git_in_agent_task;
+pub mod invalid_task_definition;
+pub mod invalid_task_invocation;
+pub mod misplaced_breakpoint_option;
 pub mod missing_labels;
 pub mod missing_stable_key;
+pub mod parallel_thunk;
+pub mod swallowed_effect_signal;
 pub mod unchecked_breakpoint;
+pub mod unknown_context_method;
 pub mod unused_output_field;
 
 /// The process-quality criteria a retrospective grades.
@@ -211,12 +217,18 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &builtin::DepthLimit,
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
+        &invalid_task_definition::InvalidTaskDefinition,
+        &invalid_task_invocation::InvalidTaskInvocation,
         &builtin::IoError,
+        &misplaced_breakpoint_option::MisplacedBreakpointOption,
         &missing_labels::MissingLabels,
         &missing_stable_key::MissingStableKey,
+        &parallel_thunk::ParallelThunk,
         &builtin::ParseError,
         &builtin::SkippedFile,
+        &swallowed_effect_signal::SwallowedEffectSignal,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unknown_context_method::UnknownContextMethod,
         &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,
     ];

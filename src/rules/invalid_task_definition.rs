@@ -1,0 +1,225 @@
+//! `invalid-task-definition`: `defineTask` calls the SDK rejects, or whose
+//! built definition has no `kind`.
+
+use std::collections::BTreeMap;
+
+use super::{Area, JsContext, ProjectSink, Rule, RuleMeta, Sink};
+use crate::config::Config;
+use crate::diagnostic::{Location, Severity};
+use crate::js::model::TaskDef;
+use crate::js::objects;
+use crate::js::syntax::{span, unparen};
+use crate::js::tasks::{
+    factory_returns, lacks_property, task_id, value_of, Returns, TaskId, Value,
+};
+use crate::js::JsModel;
+use crate::project::Project;
+
+pub struct InvalidTaskDefinition;
+
+static META: RuleMeta = RuleMeta {
+    id: "invalid-task-definition",
+    summary: "A defineTask call the SDK rejects, or whose definition has no kind.",
+    severity: Severity::Error,
+    area: Area::RuntimeCorrectness,
+    doc: include_str!("../../rules/invalid-task-definition.md"),
+    builtin: false,
+    options: &[],
+};
+
+const FACTORY_HELP: &str = "pass a factory: `defineTask('my-task', (args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } }))`, or use the single-object form `defineTask({ id: 'my-task', kind: 'agent', … })`";
+
+impl Rule for InvalidTaskDefinition {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        for td in &m.task_defs {
+            check_shape(m, td, sink);
+            check_id(m, td, sink);
+            check_kind(m, td, sink);
+        }
+    }
+
+    /// Duplicate ids, within a module and across modules.
+    fn check_project(&self, project: &Project, _config: &Config, sink: &mut ProjectSink) {
+        let mut by_id: BTreeMap<&str, Vec<&Location>> = BTreeMap::new();
+        for module in &project.modules {
+            for t in &module.tasks {
+                if let Some(id) = t.static_id.as_deref().filter(|id| !id.is_empty()) {
+                    by_id.entry(id).or_default().push(&t.id_location);
+                }
+            }
+        }
+        for (id, mut sites) in by_id {
+            if sites.len() < 2 {
+                continue;
+            }
+            sites.sort_by(|a, b| (&a.path, a.start).cmp(&(&b.path, b.start)));
+            // Every site is reported, so linting either module alone (the
+            // other loaded for context) still shows the clash.
+            for (i, here) in sites.iter().enumerate() {
+                let others: Vec<&&Location> = sites
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, l)| l)
+                    .collect();
+                let where_ = others
+                    .iter()
+                    .map(|l| format!("{}:{}", l.path, l.start.line))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let mut d = sink.diag(
+                    (*here).clone(),
+                    format!(
+                        "task id `{id}` is also defined at {where_}: the SDK's task registry \
+                         rejects a second definition with the same id"
+                    ),
+                );
+                for o in others {
+                    d = d.with_related((**o).clone(), format!("`{id}` defined here too"));
+                }
+                sink.push(d.with_help(
+                    "give every task a unique id (prefix it with the process or phase, \
+                     e.g. `delivery.spec-review`), or import the one definition where it is needed",
+                ));
+            }
+        }
+    }
+}
+
+/// `defineTask('id', <not a function>)` and `defineTask('id')`.
+fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
+    let call = &m.calls[td.call];
+    let Some(first) = call.args.first() else {
+        sink.push(
+            sink.diag(
+                span(call.node),
+                "`defineTask()` without arguments defines no task: the SDK rejects it",
+            )
+            .with_help(FACTORY_HELP),
+        );
+        return;
+    };
+    if unparen(*first).kind() == "object" {
+        return;
+    }
+    let Some(factory) = call.args.get(1) else {
+        sink.push(
+            sink.diag(
+                span(call.node),
+                format!(
+                    "`{}` has no factory: the positional form needs a function that builds \
+                     the task definition",
+                    short(m.text(call.node))
+                ),
+            )
+            .with_help(FACTORY_HELP),
+        );
+        return;
+    };
+    let what = match value_of(m, *factory) {
+        Value::Function(_) | Value::Unknown => return,
+        Value::Literal(what) => what.to_string(),
+        Value::Class => "a class".to_string(),
+        Value::TaskDef(_) => "a task definition".to_string(),
+        Value::Unbound => format!("`{}`, which is not declared", m.text(*factory)),
+    };
+    let shown = m.text(unparen(*factory));
+    let what = if shown.len() <= 30 && !what.contains('`') {
+        format!("{what} (`{shown}`)")
+    } else {
+        what
+    };
+    sink.push(
+        sink.diag(
+            span(*factory),
+            format!(
+                "the second argument of `defineTask` must be a factory function, \
+                 but it is {what}: the SDK rejects the definition"
+            ),
+        )
+        .with_help(FACTORY_HELP),
+    );
+}
+
+fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
+    let message = match task_id(m, td) {
+        TaskId::Literal(s) | TaskId::Const(s) if s.trim().is_empty() => {
+            "the task id is an empty string: the SDK rejects it".to_string()
+        }
+        TaskId::Literal(_) | TaskId::Const(_) => return,
+        TaskId::Computed => format!(
+            "the task id `{}` is not a string literal: ids name tasks in the journal and \
+             the registry, so they must be fixed strings",
+            short(m.text(td.id_node))
+        ),
+        TaskId::Missing => {
+            // `defineTask()` is reported by the shape check.
+            if m.calls[td.call].args.is_empty() {
+                return;
+            }
+            "the task definition has no `id`: the SDK rejects it".to_string()
+        }
+    };
+    sink.push(sink.diag(span(td.id_node), message).with_help(
+        "use a non-empty string literal that is unique in the project, e.g. `'delivery.spec-review'`",
+    ));
+}
+
+/// A factory whose returned definition has no `kind` on any path.
+fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
+    let Some(f) = td.factory else { return };
+    let call = &m.calls[td.call];
+    // `defineTask('x', f, { kind: 'agent' })`: a common misreading.
+    let kind_in_options = call
+        .args
+        .get(2)
+        .and_then(|o| m.object_of_expr(*o))
+        .and_then(|o| objects::property(m, o, "kind"));
+    let (primary, what) = match factory_returns(m, f) {
+        Returns::Objects(objs) => {
+            if objs.is_empty() || !objs.iter().all(|o| lacks_property(m, *o, "kind")) {
+                return;
+            }
+            (
+                objs[0],
+                "the task definition returned by the factory has no `kind`",
+            )
+        }
+        Returns::Nothing => (
+            m.functions[f].node,
+            "the factory returns nothing, so the task definition has no `kind`",
+        ),
+        Returns::Unknown => return,
+    };
+    let mut message = format!("{what}: the SDK cannot run a task without one");
+    let mut d;
+    if let Some(k) = kind_in_options {
+        message.push_str(
+            " (`kind` in `defineTask`'s third argument, the options, does not set it on the built definition)",
+        );
+        d = sink.diag(span(primary), message);
+        d = d.with_related(sink.location(span(k)), "not read as the task's kind");
+    } else {
+        d = sink.diag(span(primary), message);
+    }
+    sink.push(d.with_help(
+        "return `kind` from the factory: `(args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } })` \
+         (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)",
+    ));
+}
+
+/// The first line of a snippet, cut to a readable length.
+fn short(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("");
+    let cut: String = line.chars().take(50).collect();
+    if cut.len() < s.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}
