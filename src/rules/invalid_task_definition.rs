@@ -153,9 +153,9 @@ fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
         }
         TaskId::Literal(_) | TaskId::Const(_) => return,
         TaskId::Computed => format!(
-            "the task id `{}` is not a string literal: ids name tasks in the journal and \
+            "the task id {} is not a string literal: ids name tasks in the journal and \
              the registry, so they must be fixed strings",
-            short(m.text(td.id_node))
+            code(&short(m.text(td.id_node)))
         ),
         TaskId::Missing => {
             // `defineTask()` is reported by the shape check.
@@ -211,6 +211,15 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
         "return `kind` from the factory: `(args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } })` \
          (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)",
     ));
+}
+
+/// Inline code, unless the snippet brings its own backticks (a template).
+fn code(s: &str) -> String {
+    if s.contains('`') {
+        s.to_string()
+    } else {
+        format!("`{s}`")
+    }
 }
 
 /// The first line of a snippet, cut to a readable length.

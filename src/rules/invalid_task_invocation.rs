@@ -51,7 +51,7 @@ impl Rule for InvalidTaskInvocation {
                 Value::Literal(what) => {
                     let mut help = HELP.to_string();
                     // `ctx.task('review', …)` naming a task defined here.
-                    if let Some(id) = string_value(first, m.src()) {
+                    if let Some(id) = string_of(m, first) {
                         if let Some(name) = m
                             .task_defs
                             .iter()
@@ -64,11 +64,15 @@ impl Rule for InvalidTaskInvocation {
                             );
                         }
                     }
+                    let what = if unparen(first).kind() == "identifier" {
+                        format!("`{shown}`, {what}")
+                    } else {
+                        format!("{what} ({})", code(&short(shown)))
+                    };
                     (
                         format!(
-                            "the first argument of `{callee}` is {what} (`{}`), not a task \
-                             definition: the SDK rejects it when the process runs",
-                            short(shown)
+                            "the first argument of `{callee}` is {what}, not a task \
+                             definition: the SDK rejects it when the process runs"
                         ),
                         help,
                     )
@@ -132,7 +136,7 @@ impl Rule for InvalidTaskInvocation {
                     inv.location.clone(),
                     format!(
                         "`{}` dispatches `{name}`, but `{source}` ({}) does not export `{name}`: \
-                         the import is `undefined` and the SDK rejects the call",
+                         so the task is `undefined` and the SDK rejects the call",
                         inv.call_text, exporter.path
                     ),
                 );
@@ -192,6 +196,25 @@ fn closest_binding<'a>(m: &'a JsModel, name: &str) -> Option<&'a str> {
         Imported::Namespace => None,
     }));
     closest(name, &names)
+}
+
+/// A string literal, directly or through a `const`.
+fn string_of(m: &JsModel, node: tree_sitter::Node) -> Option<String> {
+    let node = unparen(node);
+    if let Some(s) = string_value(node, m.src()) {
+        return Some(s);
+    }
+    let b = m.scopes.get(m.binding_of_expr(node)?);
+    string_value(b.init?, m.src())
+}
+
+/// Inline code, unless the snippet brings its own backticks (a template).
+fn code(s: &str) -> String {
+    if s.contains('`') {
+        s.to_string()
+    } else {
+        format!("`{s}`")
+    }
 }
 
 fn short(s: &str) -> String {

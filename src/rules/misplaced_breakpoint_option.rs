@@ -4,7 +4,7 @@
 use super::{Area, JsContext, Rule, RuleMeta, Sink};
 use crate::diagnostic::Severity;
 use crate::js::objects::{self, properties};
-use crate::js::syntax::span;
+use crate::js::syntax::{contains, span};
 use crate::js::tasks::lacks_property;
 use crate::js::EffectKind;
 use crate::source::Span;
@@ -73,12 +73,25 @@ impl Rule for MisplacedBreakpointOption {
                  routing silently do not apply",
                 join(&names)
             );
-            let mut d = sink.diag(prop_span(first), message);
+            // Point at the property when it is written in the call itself;
+            // at the payload argument when it comes from a const or spread.
+            let arg = call.args[0];
+            let inline = |p: &objects::Prop| contains(arg, p.key);
+            let mut d = if inline(first) {
+                sink.diag(prop_span(first), message)
+            } else {
+                sink.diag(span(arg), message).with_related(
+                    sink.location(prop_span(first)),
+                    format!("`{}` is written here", misplaced[0].0),
+                )
+            };
             for (name, p) in misplaced.iter().skip(1) {
-                d = d.with_related(
-                    sink.location(prop_span(p)),
-                    format!("`{name}` is ignored here too"),
-                );
+                let label = if inline(p) {
+                    format!("`{name}` is ignored here too")
+                } else {
+                    format!("`{name}` is written here")
+                };
+                d = d.with_related(sink.location(prop_span(p)), label);
             }
             let moved: Vec<String> = misplaced
                 .iter()
@@ -97,11 +110,11 @@ impl Rule for MisplacedBreakpointOption {
                 .collect();
             let help = match options {
                 None => format!(
-                    "pass them as the second argument: `{callee}({{ question: … }}, {{ {} }})`",
+                    "pass {they} as the second argument: `{callee}({{ question: … }}, {{ {} }})`",
                     moved.join(", ")
                 ),
                 Some(_) => format!(
-                    "move them into the options object (the second argument): `{{ …, {} }}`",
+                    "move {they} into the options object (the second argument): `{{ …, {} }}`",
                     moved.join(", ")
                 ),
             };

@@ -41,7 +41,7 @@ impl Rule for ParallelThunk {
                 let elements: Vec<Node> = array.named_children(&mut c).collect();
                 for el in elements {
                     if let Some(started) = started_call(m, el) {
-                        report(m, sink, batch, el, started, "element");
+                        report(m, sink, batch, el, started, Member::Element);
                     }
                 }
                 continue;
@@ -50,7 +50,7 @@ impl Rule for ParallelThunk {
             // callback starts each call instead of returning a thunk.
             if let Some(body) = map_callback_result(m, arg) {
                 if let Some(started) = started_call(m, body) {
-                    report(m, sink, batch, body, started, "callback result");
+                    report(m, sink, batch, body, started, Member::MapResult);
                 }
             }
         }
@@ -93,6 +93,15 @@ fn map_callback_result<'t>(m: &JsModel<'t>, arg: Node<'t>) -> Option<Node<'t>> {
     }
     let body = cb.child_by_field_name("body")?;
     (body.kind() != "statement_block").then_some(body)
+}
+
+/// Where the started call sits.
+#[derive(Clone, Copy)]
+enum Member {
+    /// An element of the array literal.
+    Element,
+    /// The result of the `items.map(…)` callback.
+    MapResult,
 }
 
 /// What a batch member starts instead of deferring: a call, an awaited
@@ -155,7 +164,7 @@ fn returns_functions(m: &JsModel, f: usize) -> bool {
     saw
 }
 
-fn report(m: &JsModel, sink: &mut Sink, batch: &str, el: Node, started: Started, what: &str) {
+fn report(m: &JsModel, sink: &mut Sink, batch: &str, el: Node, started: Started, what: Member) {
     let (call, fix) = match started {
         Started::Call(call) => (
             call,
@@ -184,19 +193,26 @@ fn report(m: &JsModel, sink: &mut Sink, batch: &str, el: Node, started: Started,
     };
     let started_text = match call.child_by_field_name("function") {
         Some(f) => format!("`{}(…)`", m.text(f)),
-        None => "`new …`".to_string(),
+        None => match call.child_by_field_name("constructor") {
+            Some(c) => format!("`new {}(…)`", m.text(c)),
+            None => "`new …`".to_string(),
+        },
     };
     let awaited = matches!(started, Started::Awaited { .. });
-    let message = if awaited {
-        format!(
-            "this {what} of the `{batch}` batch awaits {started_text} while the array is built: \
+    let message = match (what, awaited) {
+        (_, true) => format!(
+            "this element of the `{batch}` batch awaits {started_text} while the array is built: \
              the calls run one after another before the batch exists, so nothing is batched"
-        )
-    } else {
-        format!(
-            "this {what} of the `{batch}` batch calls {started_text} instead of passing a function: \
+        ),
+        (Member::Element, false) => format!(
+            "this element of the `{batch}` batch calls {started_text} instead of passing a function: \
              its effect starts before the batch is assembled, so batching and ordering are lost"
-        )
+        ),
+        (Member::MapResult, false) => format!(
+            "the `map` callback building the `{batch}` batch returns the started call {started_text} \
+             instead of a function: each effect starts before the batch is assembled, so batching \
+             and ordering are lost"
+        ),
     };
     let shown = m.text(call);
     let shown = if shown.len() > 40 || shown.contains('\n') {

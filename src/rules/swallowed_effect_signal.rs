@@ -6,7 +6,7 @@ use tree_sitter::Node;
 use super::{Area, JsContext, Rule, RuleMeta, Sink};
 use crate::diagnostic::Severity;
 use crate::js::catch::{self, Verdict};
-use crate::js::effects::{signalling_effect_in, Reached};
+use crate::js::effects::{effect_of_call, signalling_effect_in, Reached};
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::source::Span;
@@ -49,11 +49,7 @@ impl Rule for SwallowedEffectSignal {
                 (false, Some(_)) => "does not rethrow the error",
                 (false, None) => "discards the error",
             };
-            let message = format!(
-                "this catch {how}, so it swallows the SDK's pending-effect signal thrown by {}: \
-                 a pending effect turns into a failure or a silent `undefined`",
-                describe(m, &reached)
-            );
+            let message = format!("this catch {how}, so it swallows {}", describe(m, &reached));
             let d = sink.diag(header(m, clause), message);
             let d = related(m, sink, d, &reached).with_help(help(err.unwrap_or("e")));
             sink.push(d);
@@ -96,8 +92,7 @@ impl Rule for SwallowedEffectSignal {
                 "resolves instead of rethrowing"
             };
             let message = format!(
-                "this `.{}()` handler {how}, so it swallows the SDK's pending-effect signal \
-                 thrown by {}: a pending effect turns into a failure or a silent `undefined`",
+                "this `.{}()` handler {how}, so it swallows {}",
                 m.text(prop),
                 describe(m, &reached)
             );
@@ -124,12 +119,21 @@ fn callee_text<'a>(m: &JsModel<'a>, call: usize) -> &'a str {
     m.text(m.calls[call].callee)
 }
 
-/// "`ctx.task(…)`" or "`ctx.task(…)` (reached through `runReview`)".
+/// "the SDK's pending-effect signal thrown by `ctx.task(…)` (reached
+/// through `runReview`): …consequence".
 fn describe(m: &JsModel, r: &Reached) -> String {
-    let effect = format!("`{}(…)`", callee_text(m, r.effect));
-    match r.via.first() {
-        Some(&first) => format!("{effect} (reached through `{}`)", callee_text(m, first)),
-        None => effect,
+    let mut effect = format!("`{}(…)`", callee_text(m, r.effect));
+    if let Some(&first) = r.via.first() {
+        effect = format!("{effect} (reached through `{}`)", callee_text(m, first));
+    }
+    let halt = effect_of_call(m, r.effect).is_some_and(|e| e.method == "halt");
+    if halt {
+        format!("the SDK's halt signal thrown by {effect}: the run carries on after it was halted")
+    } else {
+        format!(
+            "the SDK's pending-effect signal thrown by {effect}: a pending effect turns into \
+             a failure or a silent `undefined`"
+        )
     }
 }
 

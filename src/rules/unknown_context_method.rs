@@ -89,10 +89,7 @@ impl Rule for UnknownContextMethod {
                 continue;
             }
             let help = match closest_method(method, &known_refs) {
-                Some(s) => format!(
-                    "did you mean `{root}.{s}(…)`? The context's methods are: {}",
-                    list(&known_refs)
-                ),
+                Some(s) => format!("did you mean `{root}.{s}(…)`?"),
                 None => format!("the context's methods are: {}", list(&known_refs)),
             };
             let agentish = matches!(method, "agent" | "skill" | "shell");
