@@ -212,8 +212,18 @@ pub fn task_id(m: &JsModel, td: &TaskDef) -> TaskId {
         .calls
         .get(td.call)
         .is_some_and(|c| c.node.id() == td.id_node.id());
-    if td.id_node.kind() == "object" || is_call {
+    if is_call {
         return TaskId::Missing;
+    }
+    if td.id_node.kind() == "object" {
+        // The SDK also takes `name` as the id of the single-object form.
+        return match objects::property(m, td.id_node, "name") {
+            Some(v) => match string_value(v, m.src()) {
+                Some(s) => TaskId::Literal(s),
+                None => TaskId::Computed,
+            },
+            None => TaskId::Missing,
+        };
     }
     let node = unparen(td.id_node);
     if node.kind() == "identifier" {
@@ -293,7 +303,7 @@ mod tests {
 
     #[test]
     fn ids() {
-        let src = "const ID = 'review';\nlet v = 'x';\ndefineTask('lit', f);\ndefineTask(ID, f);\ndefineTask(`a-${v}`, f);\ndefineTask({ kind: 'agent' });\ndefineTask();\ndefineTask({ id: 'obj', kind: 'agent' });\n";
+        let src = "const ID = 'review';\nlet v = 'x';\ndefineTask('lit', f);\ndefineTask(ID, f);\ndefineTask(`a-${v}`, f);\ndefineTask({ kind: 'agent' });\ndefineTask();\ndefineTask({ id: 'obj', kind: 'agent' });\ndefineTask({ name: 'named', kind: 'agent' });\n";
         with_model(src, |m| {
             let ids: Vec<TaskId> = m.task_defs.iter().map(|t| task_id(m, t)).collect();
             assert_eq!(
@@ -305,6 +315,7 @@ mod tests {
                     TaskId::Missing,
                     TaskId::Missing,
                     TaskId::Literal("obj".into()),
+                    TaskId::Literal("named".into()),
                 ]
             );
         });

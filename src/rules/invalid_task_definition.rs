@@ -1,11 +1,11 @@
 //! `invalid-task-definition`: `defineTask` calls the SDK rejects, or whose
 //! built definition has no `kind`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Area, JsContext, ProjectSink, Rule, RuleMeta, Sink};
 use crate::config::Config;
-use crate::diagnostic::{Location, Severity};
+use crate::diagnostic::Severity;
 use crate::js::model::TaskDef;
 use crate::js::objects;
 use crate::js::syntax::{span, unparen};
@@ -43,52 +43,137 @@ impl Rule for InvalidTaskDefinition {
         }
     }
 
-    /// Duplicate ids, within a module and across modules.
+    /// Duplicate ids among modules that are loaded together: the SDK's task
+    /// registry is global to the process that runs them.
     fn check_project(&self, project: &Project, _config: &Config, sink: &mut ProjectSink) {
-        let mut by_id: BTreeMap<&str, Vec<&Location>> = BTreeMap::new();
-        for module in &project.modules {
-            for t in &module.tasks {
-                if let Some(id) = t.static_id.as_deref().filter(|id| !id.is_empty()) {
-                    by_id.entry(id).or_default().push(&t.id_location);
+        // Every pair of definition sites that clash in some load set.
+        let mut clashes: BTreeMap<(usize, usize), BTreeSet<(usize, usize)>> = BTreeMap::new();
+        for set in load_sets(project) {
+            let mut by_id: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+            for &mi in &set {
+                for (ti, t) in project.modules[mi].tasks.iter().enumerate() {
+                    // The SDK trims ids before registering them.
+                    if let Some(id) = t
+                        .static_id
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|i| !i.is_empty())
+                    {
+                        by_id.entry(id).or_default().push((mi, ti));
+                    }
+                }
+            }
+            for sites in by_id.values().filter(|s| s.len() > 1) {
+                for &a in sites {
+                    clashes
+                        .entry(a)
+                        .or_default()
+                        .extend(sites.iter().copied().filter(|b| *b != a));
                 }
             }
         }
-        for (id, mut sites) in by_id {
-            if sites.len() < 2 {
-                continue;
-            }
-            sites.sort_by(|a, b| (&a.path, a.start).cmp(&(&b.path, b.start)));
-            // Every site is reported, so linting either module alone (the
-            // other loaded for context) still shows the clash.
-            for (i, here) in sites.iter().enumerate() {
-                let others: Vec<&&Location> = sites
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .map(|(_, l)| l)
-                    .collect();
-                let where_ = others
-                    .iter()
-                    .map(|l| format!("{}:{}", l.path, l.start.line))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let mut d = sink.diag(
-                    (*here).clone(),
-                    format!(
-                        "task id `{id}` is also defined at {where_}: the SDK's task registry \
-                         rejects a second definition with the same id"
-                    ),
+        // Every site is reported, so linting either module alone (the
+        // other loaded for context) still shows the clash.
+        for ((mi, ti), others) in clashes {
+            let here = &project.modules[mi].tasks[ti];
+            let id = here.static_id.as_deref().unwrap_or("").trim();
+            let where_ = others
+                .iter()
+                .map(|&(om, ot)| {
+                    let l = &project.modules[om].tasks[ot].id_location;
+                    if om == mi {
+                        format!("line {}", l.start.line)
+                    } else {
+                        format!("{}:{}", l.path, l.start.line)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let (together, load) = if others.iter().any(|&(om, _)| om != mi) {
+                (
+                    ", in a module loaded together with this one",
+                    "the modules load",
+                )
+            } else {
+                ("", "the module loads")
+            };
+            let mut d = sink.diag(
+                here.id_location.clone(),
+                format!(
+                    "task id `{id}` is also defined at {where_}{together}: the SDK's task \
+                     registry rejects the second definition when {load}"
+                ),
+            );
+            for &(om, ot) in &others {
+                d = d.with_related(
+                    project.modules[om].tasks[ot].id_location.clone(),
+                    format!("`{id}` defined here too"),
                 );
-                for o in others {
-                    d = d.with_related((**o).clone(), format!("`{id}` defined here too"));
-                }
-                sink.push(d.with_help(
-                    "give every task a unique id (prefix it with the process or phase, \
-                     e.g. `delivery.spec-review`), or import the one definition where it is needed",
-                ));
             }
+            sink.push(d.with_help(
+                "give every task a unique id (prefix it with the process or phase, \
+                 e.g. `delivery.spec-review`), or import the one definition where it is needed",
+            ));
         }
     }
+}
+
+/// The sets of modules loaded together: the transitive imports of every
+/// module no other module imports (an entry), plus, for import cycles no
+/// entry reaches, of each module left over. Processes that never import
+/// each other's modules do not share a task registry.
+fn load_sets(project: &Project) -> Vec<Vec<usize>> {
+    let n = project.modules.len();
+    let edges: Vec<Vec<usize>> = (0..n)
+        .map(|mi| {
+            let mut out: Vec<usize> = project.modules[mi]
+                .imports
+                .iter()
+                .filter_map(|i| project.resolve(mi, &i.source))
+                .filter(|&t| t != mi)
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect();
+    let mut imported = vec![false; n];
+    for targets in &edges {
+        for &t in targets {
+            imported[t] = true;
+        }
+    }
+    let closure = |root: usize| {
+        let mut seen = BTreeSet::from([root]);
+        let mut stack = vec![root];
+        while let Some(m) = stack.pop() {
+            for &t in &edges[m] {
+                if seen.insert(t) {
+                    stack.push(t);
+                }
+            }
+        }
+        seen
+    };
+    let mut covered = vec![false; n];
+    let mut sets = Vec::new();
+    for root in (0..n).filter(|&m| !imported[m]) {
+        let set = closure(root);
+        for &m in &set {
+            covered[m] = true;
+        }
+        sets.push(set.into_iter().collect());
+    }
+    for m in 0..n {
+        if !covered[m] {
+            let set = closure(m);
+            for &c in &set {
+                covered[c] = true;
+            }
+            sets.push(set.into_iter().collect());
+        }
+    }
+    sets
 }
 
 /// `defineTask('id', <not a function>)` and `defineTask('id')`.
@@ -162,7 +247,7 @@ fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
             if m.calls[td.call].args.is_empty() {
                 return;
             }
-            "the task definition has no `id`: the SDK rejects it".to_string()
+            "the task definition has no `id` (or `name`): the SDK rejects it".to_string()
         }
     };
     sink.push(sink.diag(span(td.id_node), message).with_help(

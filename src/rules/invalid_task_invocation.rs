@@ -135,7 +135,7 @@ impl Rule for InvalidTaskInvocation {
                 let mut d = sink.diag(
                     inv.location.clone(),
                     format!(
-                        "`{}` dispatches `{name}`, but `{source}` ({}) does not export `{name}`: \
+                        "`{}` dispatches `{name}`, but `{source}` ({}) does not export `{name}`, \
                          so the task is `undefined` and the SDK rejects the call",
                         inv.call_text, exporter.path
                     ),
