@@ -106,6 +106,19 @@ pub struct CheckArgs {
     #[arg(long)]
     pub statistics: bool,
 
+    /// Apply the safe fixes rules offer, editing files in place.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix: print a unified diff of the fixes and write nothing.
+    #[arg(long, requires = "fix")]
+    pub diff: bool,
+
+    /// Lint stdin as if it were the file at PATH (editor integration); the
+    /// rest of PATH's project is loaded as context.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
+
     /// Stop after parsing (for benchmarking the parser floor).
     #[arg(long, hide = true)]
     pub parse_only: bool,

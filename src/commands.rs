@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesFormat};
 use crate::config::{Config, RuleLevel};
 use crate::diagnostic::Severity;
+use crate::fix;
 use crate::lint::{self, Stage};
 use crate::report::{self, Format};
 use crate::rules;
@@ -87,7 +88,7 @@ fn check(args: CheckArgs) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let paths = if args.paths.is_empty() {
+    let paths = if args.paths.is_empty() && args.stdin_filename.is_none() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
@@ -98,20 +99,74 @@ fn check(args: CheckArgs) -> i32 {
             return EXIT_ERROR;
         }
     }
+    let stdin = match &args.stdin_filename {
+        Some(path) => {
+            let mut text = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+                eprintln!("error: cannot read stdin: {e}");
+                return EXIT_ERROR;
+            }
+            Some((path.clone(), text))
+        }
+        None => None,
+    };
     let stage = if args.parse_only {
         Stage::ParseOnly
     } else {
         Stage::Full
     };
-    let outcome = match rayon::ThreadPoolBuilder::new()
-        // Deeply nested files recurse in the model builder; give workers
-        // room well beyond MAX_DEPTH.
+    // Deeply nested files recurse in the model builder; give workers room
+    // well beyond MAX_DEPTH.
+    let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(64 * 1024 * 1024)
         .build()
-    {
-        Ok(pool) => pool.install(|| lint::run(&paths, &config, stage)),
-        Err(_) => lint::run(&paths, &config, stage),
+        .ok();
+    let lint_once = || {
+        let run = || lint::run_input(&paths, stdin.clone(), &config, stage);
+        match &pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        }
     };
+    let mut outcome = lint_once();
+    if args.fix {
+        if args.diff {
+            let plan = fix::plan(&outcome);
+            print!("{}", fix::diff(&plan));
+            report_unfixable(&plan);
+            eprintln!(
+                "proclint: {} fixes available in {} files (nothing written)",
+                plan.applied(),
+                plan.files.len()
+            );
+            return if plan.files.is_empty() {
+                EXIT_OK
+            } else {
+                EXIT_FINDINGS
+            };
+        }
+        let (mut fixed, mut touched) = (0, std::collections::BTreeSet::new());
+        // Fixes that overlapped are applied on the next pass.
+        for _ in 0..4 {
+            let plan = fix::plan(&outcome);
+            report_unfixable(&plan);
+            if plan.files.is_empty() {
+                break;
+            }
+            if let Err((file, e)) = fix::write(&plan) {
+                eprintln!("error: cannot write {file}: {e}");
+                return EXIT_ERROR;
+            }
+            fixed += plan.applied();
+            touched.extend(plan.files.iter().map(|f| f.display.clone()));
+            outcome = lint_once();
+        }
+        eprintln!(
+            "proclint: fixed {fixed} findings in {} files; {} remain",
+            touched.len(),
+            outcome.diagnostics.len()
+        );
+    }
     let stdout_tty = args.output.is_none() && std::io::stdout().is_terminal();
     let format = args.format.unwrap_or(if stdout_tty {
         Format::Pretty
@@ -140,6 +195,12 @@ fn check(args: CheckArgs) -> i32 {
         return EXIT_ERROR;
     }
     exit_code(&outcome, args.fail_on, args.exit_zero)
+}
+
+fn report_unfixable(plan: &fix::Plan) {
+    for f in &plan.changed {
+        eprintln!("warning: {f} changed on disk while proclint ran; its fixes were not applied");
+    }
 }
 
 pub fn exit_code(outcome: &lint::Outcome, fail_on: Severity, exit_zero: bool) -> i32 {

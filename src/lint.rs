@@ -13,8 +13,10 @@ use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::discover::{self, Candidate, FileKind};
 use crate::js::{self, JsModel, ModelOptions};
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
 use crate::project::{self, ModuleSummary, Project};
-use crate::rules::{self, JsContext, ProjectSink, Sink};
+use crate::rules::{self, JsContext, ManifestContext, ProjectSink, Sink, SkillContext};
 use crate::source::{self, SourceFile, Span};
 use crate::suppress::{self, Directive};
 
@@ -40,6 +42,19 @@ pub struct FileOutcome {
     pub diagnostics: Vec<Diagnostic>,
     pub directives: Vec<Directive>,
     pub summary: Option<ModuleSummary>,
+    /// Hash of the bytes that were linted (`--fix` refuses to overwrite a
+    /// file that changed since).
+    pub hash: Option<u64>,
+}
+
+/// FNV-1a of file bytes.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 /// The result of a whole run.
@@ -65,12 +80,65 @@ const CONTEXT_ROUNDS: usize = 3;
 
 /// Lints every file under `paths`.
 pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
-    let (candidates, walk_errors) = discover::discover(paths, config);
+    run_input(paths, None, config, stage)
+}
+
+/// Lints `paths`, plus, with `stdin`, a buffer as if it were the file at
+/// that path. When only files are given (pre-commit, editors), the other
+/// process modules of their project are loaded as context so cross-module
+/// rules still see them; findings are reported only for the given files.
+pub fn run_input(
+    paths: &[PathBuf],
+    stdin: Option<(PathBuf, String)>,
+    config: &Config,
+    stage: Stage,
+) -> Outcome {
+    let (mut candidates, walk_errors) = discover::discover(paths, config);
     let mut files: Vec<FileOutcome> = candidates
         .par_iter()
         .filter_map(|c| lint_candidate(c, config, stage, true))
         .collect();
+    let mut given: Vec<PathBuf> = candidates
+        .iter()
+        .map(|c| project::module_key(&c.path))
+        .collect();
+    if let Some((path, text)) = &stdin {
+        let kind = discover::kind_by_name(path).unwrap_or(FileKind::Process);
+        let display = discover::display_path(path);
+        let file = SourceFile::new(display, text.clone());
+        let key = project::module_key(path);
+        files.retain(|f| project::module_key(&f.path) != key);
+        files.push(analyse(&file, kind, config, stage, key.clone(), true));
+        given.push(key);
+    }
+    let file_list = stdin.is_some() || (!paths.is_empty() && paths.iter().all(|p| p.is_file()));
+    if stage == Stage::Full && file_list {
+        let anchor = stdin
+            .as_ref()
+            .map(|(p, _)| p.clone())
+            .or_else(|| paths.first().cloned());
+        if let Some(root) = anchor.as_deref().and_then(project_root) {
+            let (context, _) = discover::discover(&[root], config);
+            let given: std::collections::HashSet<PathBuf> = given.into_iter().collect();
+            let context: Vec<Candidate> = context
+                .into_iter()
+                .filter(|c| c.kind == FileKind::Process)
+                .filter(|c| !given.contains(&project::module_key(&c.path)))
+                .collect();
+            files.par_extend(
+                context
+                    .par_iter()
+                    .filter_map(|c| lint_candidate(c, config, stage, false)),
+            );
+        }
+    }
     if stage == Stage::Full {
+        // Walked-but-skipped helpers are reported; others are context only.
+        if !file_list {
+            candidates.retain(|c| c.kind == FileKind::Process);
+        } else {
+            candidates.clear();
+        }
         load_context_modules(&mut files, &candidates, config);
     }
     let mut extra = Vec::new();
@@ -83,6 +151,32 @@ pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
         ));
     }
     finish(files, extra, config, stage)
+}
+
+/// The nearest ancestor of a file with `proclint.toml`, `package.json` or
+/// `.git`: the project whose modules give a file its context.
+pub fn project_root(file: &Path) -> Option<PathBuf> {
+    let abs = project::module_key(file);
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if ["proclint.toml", "package.json", ".git"]
+            .iter()
+            .any(|m| d.join(m).exists())
+        {
+            // Relative to the working directory, so context paths display
+            // the way the user's own arguments do.
+            let rel = std::env::current_dir()
+                .ok()
+                .and_then(|cwd| d.strip_prefix(cwd).ok().map(Path::to_path_buf));
+            return Some(match rel {
+                Some(r) if r.as_os_str().is_empty() => PathBuf::from("."),
+                Some(r) => r,
+                None => d.to_path_buf(),
+            });
+        }
+        dir = d.parent();
+    }
+    None
 }
 
 /// JavaScript that process modules import but that was not linted (helper
@@ -239,6 +333,7 @@ pub fn lint_candidate(
         )],
         directives: Vec::new(),
         summary: None,
+        hash: None,
     };
     let size = std::fs::metadata(&c.path).map(|m| m.len()).unwrap_or(0);
     if size > config.max_file_size {
@@ -263,11 +358,13 @@ pub fn lint_candidate(
             "not linted: the file contains NUL bytes (binary content)".into(),
         ));
     }
+    let hash = content_hash(&bytes);
     let (text, invalid_at) = source::decode(bytes);
     let file = SourceFile::new(c.display.clone(), text);
     let key = project::module_key(&c.path);
     let mut outcome = analyse(&file, c.kind, config, stage, key, report);
     outcome.path = c.path.clone();
+    outcome.hash = Some(hash);
     if let Some(at) = invalid_at {
         outcome.diagnostics.push(Diagnostic::new(
             "parse-error",
@@ -290,7 +387,8 @@ pub fn analyse(
 ) -> FileOutcome {
     let (diagnostics, summary) = match kind {
         FileKind::Process => lint_js(file, config, stage, key, report),
-        FileKind::Skill | FileKind::Manifest => (Vec::new(), None),
+        FileKind::Skill => (lint_skill(file, config, stage), None),
+        FileKind::Manifest => (lint_manifest(file, config, stage), None),
     };
     let directives = if stage == Stage::Full {
         suppress::parse(file)
@@ -306,6 +404,7 @@ pub fn analyse(
         diagnostics,
         directives,
         summary,
+        hash: None,
     }
 }
 
@@ -403,6 +502,76 @@ fn lint_js(
         }
     };
     (out, summary)
+}
+
+/// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs
+/// (npm cannot read it either, so nothing else about it can be trusted).
+fn lint_manifest(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    let manifest = match PackageJson::parse(&file.text) {
+        Ok(m) => m,
+        Err(e) => {
+            let at = e.offset.min(file.text.len());
+            let end = file.text[at..]
+                .chars()
+                .next()
+                .map_or(at, |c| at + c.len_utf8());
+            return vec![Diagnostic::new(
+                "parse-error",
+                config.severity_of("parse-error").unwrap_or(Severity::Info),
+                file.location(Span::new(at, end)),
+                format!("package.json is not valid JSON: {}", e.message),
+            )
+            .with_help("npm cannot read this file either; fix the JSON syntax at this position")];
+        }
+    };
+    if stage == Stage::ParseOnly {
+        return Vec::new();
+    }
+    let cx = ManifestContext {
+        manifest: &manifest,
+        file,
+        config,
+    };
+    run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink))
+}
+
+fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    let parsed = catch_unwind(AssertUnwindSafe(|| SkillMarkdown::parse(&file.text)));
+    let skill = match parsed {
+        Ok(s) => s,
+        Err(p) => return vec![internal(file, "markdown parser", panic_message(&p))],
+    };
+    if stage == Stage::ParseOnly {
+        return Vec::new();
+    }
+    let cx = SkillContext {
+        skill: &skill,
+        file,
+        config,
+    };
+    run_rules(file, config, |rule, sink| rule.check_skill(&cx, sink))
+}
+
+/// Runs every enabled rule through `check`, turning a panicking rule into an
+/// `internal-error` on this file instead of a crash.
+fn run_rules(
+    file: &SourceFile,
+    config: &Config,
+    check: impl Fn(&dyn rules::Rule, &mut Sink),
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for rule in rules::all() {
+        let meta = rule.meta();
+        if meta.builtin || !config.is_enabled(meta.id) {
+            continue;
+        }
+        let mut sink = Sink::new(meta, config, file);
+        match catch_unwind(AssertUnwindSafe(|| check(*rule, &mut sink))) {
+            Ok(()) => out.append(&mut sink.out),
+            Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
+        }
+    }
+    out
 }
 
 fn internal(file: &SourceFile, stage: &str, message: String) -> Diagnostic {

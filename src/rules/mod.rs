@@ -7,6 +7,8 @@ use std::fmt;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::js::JsModel;
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
 use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
@@ -18,9 +20,12 @@ pub mod misplaced_breakpoint_option;
 pub mod missing_labels;
 pub mod missing_stable_key;
 pub mod parallel_thunk;
+pub mod skill_broken_link;
+pub mod skill_frontmatter;
 pub mod swallowed_effect_signal;
 pub mod unchecked_breakpoint;
 pub mod unknown_context_method;
+pub mod unpinned_sdk;
 pub mod unused_output_field;
 
 /// The process-quality criteria a retrospective grades.
@@ -101,6 +106,31 @@ pub struct JsContext<'a, 't> {
     pub config: &'a Config,
 }
 
+/// What a rule sees of one package.json that parsed as JSON.
+pub struct ManifestContext<'a> {
+    pub manifest: &'a PackageJson,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+/// What a rule sees of one Markdown file (a `SKILL.md` or another `.md`).
+pub struct SkillContext<'a> {
+    pub skill: &'a SkillMarkdown,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+impl SkillContext<'_> {
+    /// Whether the file is a skill definition (`SKILL.md`, or `skill.md` as the reference
+    /// validator also accepts), not some other Markdown file.
+    pub fn is_skill_file(&self) -> bool {
+        let name = std::path::Path::new(&*self.file.path)
+            .file_name()
+            .and_then(|n| n.to_str());
+        matches!(name, Some("SKILL.md" | "skill.md"))
+    }
+}
+
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
@@ -164,6 +194,18 @@ pub trait Rule: Sync + Send {
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
 
+    /// Checks one package.json.
+    fn check_manifest(&self, _cx: &ManifestContext, _sink: &mut Sink) {}
+
+    /// Checks one Markdown file.
+    fn check_skill(&self, _cx: &SkillContext, _sink: &mut Sink) {}
+
+    /// Validates the `[rules.<id>]` options (keys are already checked against
+    /// `RuleMeta::options`); an error message becomes a config error at the table.
+    fn validate_options(&self, _options: &toml::Table) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Checks the whole project over per-module summaries (runs once,
     /// after every file).
     fn check_project(&self, _project: &Project, _config: &Config, _sink: &mut ProjectSink) {}
@@ -225,10 +267,13 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &missing_stable_key::MissingStableKey,
         &parallel_thunk::ParallelThunk,
         &builtin::ParseError,
+        &skill_broken_link::SkillBrokenLink,
+        &skill_frontmatter::SkillFrontmatter,
         &builtin::SkippedFile,
         &swallowed_effect_signal::SwallowedEffectSignal,
         &unchecked_breakpoint::UncheckedBreakpoint,
         &unknown_context_method::UnknownContextMethod,
+        &unpinned_sdk::UnpinnedSdk,
         &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,
     ];
