@@ -135,25 +135,39 @@ struct Cx<'m, 't> {
 impl<'m, 't> Cx<'m, 't> {
     fn new(m: &'m JsModel<'t>, err: Option<BindingId>, helper_depth: usize) -> Self {
         let mut set: HashSet<BindingId> = err.into_iter().collect();
-        if !set.is_empty() {
-            // Aliases: `const error = e;` (one level is what real code does,
-            // a few more cost nothing).
-            for _ in 0..3 {
-                let before = set.len();
-                for (bi, b) in m.scopes.bindings.iter().enumerate() {
-                    if matches!(b.kind, BindingKind::Const | BindingKind::Let)
-                        && b.writes.is_empty()
-                        && b.init
-                            .and_then(|i| m.binding_of_expr(i))
-                            .is_some_and(|i| set.contains(&i))
+        // Aliases: `const error = e;`, found from the error's reads (one
+        // level is what real code does; a few more cost nothing).
+        let mut frontier: Vec<BindingId> = set.iter().copied().collect();
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for b in frontier {
+                for read in &m.scopes.get(b).reads {
+                    let Some(decl) = read.parent().filter(|p| p.kind() == "variable_declarator")
+                    else {
+                        continue;
+                    };
+                    if decl.child_by_field_name("value").map(|v| v.id()) != Some(read.id()) {
+                        continue;
+                    }
+                    let Some(alias) = decl
+                        .child_by_field_name("name")
+                        .and_then(|n| m.binding_of_expr(n))
+                    else {
+                        continue;
+                    };
+                    let a = m.scopes.get(alias);
+                    if matches!(a.kind, BindingKind::Const | BindingKind::Let)
+                        && a.writes.is_empty()
+                        && set.insert(alias)
                     {
-                        set.insert(bi);
+                        next.push(alias);
                     }
                 }
-                if set.len() == before {
-                    break;
-                }
             }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
         }
         Cx {
             m,

@@ -1,7 +1,8 @@
 //! Which code dispatches effects: directly, or through functions of the same
 //! module it calls (to a fixed depth).
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -54,57 +55,138 @@ pub fn signals(effect: &Effect) -> bool {
     SIGNALLING_METHODS.contains(&effect.method.as_str())
 }
 
-/// The first signalling effect inside `node` (including callbacks written
-/// inside it), else the first reached through a same-module function it
-/// calls or passes as a callback.
-pub fn signalling_effect_in(m: &JsModel, node: Node) -> Option<Reached> {
-    let mut seen = HashSet::new();
-    search(m, node, &mut seen, 0)
+/// Answers "which effect does this code reach" for one module, with the
+/// per-function answers cached: a rule asks once per `try` block, and many
+/// blocks call the same helpers.
+pub struct Reach<'m, 't> {
+    m: &'m JsModel<'t>,
+    /// Call ids sorted by start byte, for range lookups by node.
+    order: Vec<CallId>,
+    /// The signalling effect of each call, precomputed.
+    signalling: Vec<bool>,
+    memo: RefCell<HashMap<FnId, Option<Reached>>>,
 }
 
-/// Whether a function dispatches a signalling effect, directly or through
-/// same-module calls.
-pub fn function_signals(m: &JsModel, f: FnId) -> Option<Reached> {
-    let mut seen = HashSet::new();
-    seen.insert(f);
-    search(m, m.functions.get(f)?.node, &mut seen, 0)
-}
-
-fn search(m: &JsModel, node: Node, seen: &mut HashSet<FnId>, depth: usize) -> Option<Reached> {
-    let inside: Vec<CallId> = (0..m.calls.len())
-        .filter(|&c| contains(node, m.calls[c].node))
-        .collect();
-    if let Some(&c) = inside
-        .iter()
-        .find(|&&c| effect_of_call(m, c).is_some_and(signals))
-    {
-        return Some(Reached {
-            effect: c,
-            via: Vec::new(),
+impl<'m, 't> Reach<'m, 't> {
+    pub fn new(m: &'m JsModel<'t>) -> Self {
+        let mut order: Vec<CallId> = (0..m.calls.len()).collect();
+        order.sort_by_key(|&c| {
+            (
+                m.calls[c].node.start_byte(),
+                std::cmp::Reverse(m.calls[c].node.end_byte()),
+            )
         });
-    }
-    if depth >= MAX_CALL_DEPTH {
-        return None;
-    }
-    for c in inside {
-        let call = &m.calls[c];
-        // The callee, and functions handed over as callbacks
-        // (`withRetry(runReview)`), which the callee will invoke.
-        let targets = std::iter::once(call.callee)
-            .chain(call.args.iter().copied())
-            .filter_map(|n| m.function_of_expr(n));
-        for f in targets {
-            // Function literals inside `node` were searched already.
-            if contains(node, m.functions[f].node) || !seen.insert(f) {
-                continue;
-            }
-            if let Some(mut r) = search(m, m.functions[f].node, seen, depth + 1) {
-                r.via.insert(0, c);
-                return Some(r);
+        let mut signalling = vec![false; m.calls.len()];
+        for e in &m.effects {
+            if signals(e) {
+                if let Some(s) = signalling.get_mut(e.call) {
+                    *s = true;
+                }
             }
         }
+        Reach {
+            m,
+            order,
+            signalling,
+            memo: RefCell::new(HashMap::new()),
+        }
     }
-    None
+
+    /// Calls lexically inside `node`, in source order.
+    fn calls_in(&self, node: Node) -> impl Iterator<Item = CallId> + '_ {
+        let m = self.m;
+        let from = self
+            .order
+            .partition_point(|&c| m.calls[c].node.start_byte() < node.start_byte());
+        let end = node.end_byte();
+        self.order[from..]
+            .iter()
+            .copied()
+            .take_while(move |&c| m.calls[c].node.start_byte() < end)
+            .filter(move |&c| m.calls[c].node.end_byte() <= end)
+    }
+
+    /// The first signalling effect inside `node` (including callbacks
+    /// written inside it), else the first reached through a same-module
+    /// function it calls or passes as a callback.
+    pub fn in_node(&self, node: Node) -> Option<Reached> {
+        self.search(node, &mut HashSet::new(), 0).0
+    }
+
+    /// Whether a function dispatches a signalling effect, directly or
+    /// through same-module calls.
+    pub fn in_function(&self, f: FnId) -> Option<Reached> {
+        self.function(f, &mut HashSet::new(), 0).0
+    }
+
+    /// `(result, complete)`: `complete` is false when the depth bound or a
+    /// cycle cut the search, so a negative answer must not be cached.
+    fn function(
+        &self,
+        f: FnId,
+        active: &mut HashSet<FnId>,
+        depth: usize,
+    ) -> (Option<Reached>, bool) {
+        if let Some(r) = self.memo.borrow().get(&f) {
+            return (r.clone(), true);
+        }
+        let Some(func) = self.m.functions.get(f) else {
+            return (None, true);
+        };
+        if !active.insert(f) {
+            return (None, false);
+        }
+        let (r, complete) = self.search(func.node, active, depth);
+        active.remove(&f);
+        if r.is_some() || complete {
+            self.memo.borrow_mut().insert(f, r.clone());
+        }
+        (r, complete)
+    }
+
+    fn search(
+        &self,
+        node: Node,
+        active: &mut HashSet<FnId>,
+        depth: usize,
+    ) -> (Option<Reached>, bool) {
+        let m = self.m;
+        if let Some(c) = self.calls_in(node).find(|&c| self.signalling[c]) {
+            return (
+                Some(Reached {
+                    effect: c,
+                    via: Vec::new(),
+                }),
+                true,
+            );
+        }
+        if depth >= MAX_CALL_DEPTH {
+            return (None, false);
+        }
+        let mut complete = true;
+        let calls: Vec<CallId> = self.calls_in(node).collect();
+        for c in calls {
+            let call = &m.calls[c];
+            // The callee, and functions handed over as callbacks
+            // (`withRetry(runReview)`), which the callee will invoke.
+            let targets = std::iter::once(call.callee)
+                .chain(call.args.iter().copied())
+                .filter_map(|n| m.function_of_expr(n));
+            for f in targets {
+                // Function literals inside `node` were searched already.
+                if contains(node, m.functions[f].node) {
+                    continue;
+                }
+                let (r, done) = self.function(f, active, depth + 1);
+                complete &= done;
+                if let Some(mut r) = r {
+                    r.via.insert(0, c);
+                    return (Some(r), true);
+                }
+            }
+        }
+        (None, complete)
+    }
 }
 
 #[cfg(test)]
@@ -128,7 +210,8 @@ function quiet(ctx) { ctx.log('x'); return ctx.now(); }
                 .functions
                 .iter()
                 .position(|f| f.name.as_deref() == Some("process"));
-            let r = process.and_then(|f| function_signals(m, f));
+            let reach = Reach::new(m);
+            let r = process.and_then(|f| reach.in_function(f));
             let r = r.unwrap_or_else(|| panic!("no effect reached"));
             assert_eq!(m.text(m.calls[r.effect].node), "ctx.task(t, {})");
             let via: Vec<&str> = r.via.iter().map(|c| m.text(m.calls[*c].callee)).collect();
@@ -137,7 +220,7 @@ function quiet(ctx) { ctx.log('x'); return ctx.now(); }
                 .functions
                 .iter()
                 .position(|f| f.name.as_deref() == Some("quiet"));
-            assert!(quiet.and_then(|f| function_signals(m, f)).is_none());
+            assert!(quiet.and_then(|f| reach.in_function(f)).is_none());
         });
     }
 
@@ -145,8 +228,9 @@ function quiet(ctx) { ctx.log('x'); return ctx.now(); }
     fn recursion_terminates() {
         let src = "function a(ctx) { return a(ctx); }\nfunction b(ctx) { return c(ctx); }\nfunction c(ctx) { return b(ctx); }\n";
         with_model(src, |m| {
+            let reach = Reach::new(m);
             for f in 0..m.functions.len() {
-                assert!(function_signals(m, f).is_none());
+                assert!(reach.in_function(f).is_none());
             }
         });
     }
@@ -155,7 +239,9 @@ function quiet(ctx) { ctx.log('x'); return ctx.now(); }
     fn callbacks_count() {
         let src = "async function p(ctx) { await retry(run); }\nasync function run(ctx) { await ctx.breakpoint({}); }\nfunction retry(f) { return f(); }\n";
         with_model(src, |m| {
-            let r = function_signals(m, 0).unwrap_or_else(|| panic!("not reached"));
+            let r = Reach::new(m)
+                .in_function(0)
+                .unwrap_or_else(|| panic!("not reached"));
             assert_eq!(m.text(m.calls[r.effect].callee), "ctx.breakpoint");
         });
     }

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 use super::{Area, JsContext, Rule, RuleMeta, Sink};
 use crate::diagnostic::Severity;
 use crate::js::catch::{self, Verdict};
-use crate::js::effects::{effect_of_call, signalling_effect_in, Reached};
+use crate::js::effects::{effect_of_call, Reach, Reached};
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::source::Span;
@@ -30,11 +30,12 @@ impl Rule for SwallowedEffectSignal {
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
+        let reach = Reach::new(m);
         for (try_stmt, clause) in catch::try_catches(m) {
             let Some(block) = try_stmt.child_by_field_name("body") else {
                 continue;
             };
-            let Some(reached) = signalling_effect_in(m, block) else {
+            let Some(reached) = reach.in_node(block) else {
                 continue;
             };
             let Verdict::Swallows { partial } = catch::catch_clause(m, clause) else {
@@ -74,7 +75,7 @@ impl Rule for SwallowedEffectSignal {
             let Some(f) = m.function_of_expr(handler) else {
                 continue;
             };
-            let Some(reached) = signalling_effect_in(m, object) else {
+            let Some(reached) = reach.in_node(object) else {
                 continue;
             };
             let Verdict::Swallows { partial } = catch::handler_function(m, f, 0) else {
