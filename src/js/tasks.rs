@@ -157,6 +157,9 @@ pub fn factory_returns<'t>(m: &JsModel<'t>, f: FnId) -> Returns<'t> {
     }
     let mut objects = Vec::new();
     for v in values {
+        if mutated_later(m, v) {
+            return Returns::Unknown;
+        }
         match m.object_of_expr(v) {
             Some(o) => objects.push(o),
             None => return Returns::Unknown,
@@ -164,6 +167,31 @@ pub fn factory_returns<'t>(m: &JsModel<'t>, f: FnId) -> Returns<'t> {
     }
     objects.sort_by_key(|n| n.start_byte());
     Returns::Objects(objects)
+}
+
+/// `const def = {…}; def.kind = 'agent'; return def;` and
+/// `Object.assign(def, extra)`: the literal is not the whole story.
+fn mutated_later(m: &JsModel, value: Node) -> bool {
+    let Some(b) = m.binding_of_expr(value) else {
+        return false;
+    };
+    m.scopes.get(b).reads.iter().any(|r| {
+        let Some(parent) = r.parent() else {
+            return false;
+        };
+        match parent.kind() {
+            "arguments" => true,
+            "member_expression" | "subscript_expression" => parent
+                .parent()
+                .filter(|g| {
+                    g.kind() == "assignment_expression"
+                        || g.kind() == "augmented_assignment_expression"
+                })
+                .and_then(|g| g.child_by_field_name("left"))
+                .is_some_and(|l| l.id() == parent.id()),
+            _ => false,
+        }
+    })
 }
 
 /// Whether an object literal provably lacks a property (spreads resolved).
@@ -273,7 +301,9 @@ mod tests {
                    defineTask('b', (args) => { if (args.x) { return { kind: 'shell' }; } return { title: 'y' }; });\n\
                    defineTask('c', () => { const o = { title: 1 }; });\n\
                    defineTask('d', () => build());\n\
-                   defineTask('e', () => ({ ...other, title: 'z' }));\n";
+                   defineTask('e', () => ({ ...other, title: 'z' }));\n\
+                   defineTask('f', () => { const d = { title: 1 }; d.kind = 'agent'; return d; });\n\
+                   defineTask('g', () => { const d = { title: 1 }; Object.assign(d, more); return d; });\n";
         with_model(src, |m| {
             let r: Vec<Returns> = m
                 .task_defs
@@ -298,6 +328,8 @@ mod tests {
                 Returns::Objects(o) => assert!(!lacks_property(m, o[0], "kind")),
                 other => panic!("{other:?}"),
             }
+            assert_eq!(r[5], Returns::Unknown);
+            assert_eq!(r[6], Returns::Unknown);
         });
     }
 
