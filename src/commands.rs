@@ -178,9 +178,21 @@ fn check(args: CheckArgs) -> i32 {
         Color::Never => false,
         Color::Auto => stdout_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
+    let retro = (format == Format::Retrospective).then(|| report::retrospective::RetroInfo {
+        date: args.date.clone().unwrap_or_else(today),
+        commit: source_commit(paths.first().map(PathBuf::as_path)),
+        command: command_line(),
+        config: config.path.as_ref().map(|p| p.display().to_string()),
+        enabled: rules::all()
+            .iter()
+            .map(|r| r.meta().id)
+            .filter(|id| config.is_enabled(id))
+            .collect(),
+    });
     let options = report::Options {
         color,
         quiet: args.quiet,
+        retro,
     };
     let mut text = report::render(format, &outcome, &options);
     if args.statistics {
@@ -314,5 +326,78 @@ fn explain(id: &str) -> i32 {
             eprintln!("error: unknown rule `{id}`{hint}; `proclint rules` lists them");
             EXIT_ERROR
         }
+    }
+}
+
+/// `SOURCE_DATE_EPOCH` (reproducible builds convention), else now, as a
+/// UTC calendar date.
+fn today() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        });
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 to (year, month, day) — Howard Hinnant's
+/// algorithm.
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// HEAD of the git checkout holding the checked tree, if any.
+fn source_commit(path: Option<&Path>) -> Option<String> {
+    let path = path.unwrap_or(Path::new("."));
+    let dir = if path.is_dir() {
+        path
+    } else {
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+    };
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let sha = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!sha.is_empty()).then_some(sha)
+}
+
+/// The command as typed, with the program name normalised.
+fn command_line() -> String {
+    let mut parts = vec!["proclint".to_string()];
+    parts.extend(std::env::args().skip(1));
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 }

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::discover::{self, Candidate, FileKind};
+use crate::facts::Facts;
 use crate::js::{self, JsModel, ModelOptions};
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
@@ -42,6 +43,8 @@ pub struct FileOutcome {
     pub diagnostics: Vec<Diagnostic>,
     pub directives: Vec<Directive>,
     pub summary: Option<ModuleSummary>,
+    /// What the retrospective reports about the file.
+    pub facts: Option<Facts>,
     /// Hash of the bytes that were linted (`--fix` refuses to overwrite a
     /// file that changed since).
     pub hash: Option<u64>,
@@ -333,6 +336,7 @@ pub fn lint_candidate(
         )],
         directives: Vec::new(),
         summary: None,
+        facts: None,
         hash: None,
     };
     let size = std::fs::metadata(&c.path).map(|m| m.len()).unwrap_or(0);
@@ -385,10 +389,13 @@ pub fn analyse(
     key: PathBuf,
     report: bool,
 ) -> FileOutcome {
-    let (diagnostics, summary) = match kind {
+    let (diagnostics, summary, facts) = match kind {
         FileKind::Process => lint_js(file, config, stage, key, report),
-        FileKind::Skill => (lint_skill(file, config, stage), None),
-        FileKind::Manifest => (lint_manifest(file, config, stage), None),
+        FileKind::Skill => (lint_skill(file, config, stage), None, Some(Facts::Skill)),
+        FileKind::Manifest => {
+            let (d, f) = lint_manifest(file, config, stage, &key);
+            (d, None, f)
+        }
     };
     let directives = if stage == Stage::Full {
         suppress::parse(file)
@@ -404,6 +411,7 @@ pub fn analyse(
         diagnostics,
         directives,
         summary,
+        facts,
         hash: None,
     }
 }
@@ -414,7 +422,7 @@ fn lint_js(
     stage: Stage,
     key: PathBuf,
     report: bool,
-) -> (Vec<Diagnostic>, Option<ModuleSummary>) {
+) -> (Vec<Diagnostic>, Option<ModuleSummary>, Option<Facts>) {
     let mut out = Vec::new();
     let parsed = catch_unwind(AssertUnwindSafe(|| js::parse::parse(&file.text)));
     let tree = match parsed {
@@ -425,15 +433,15 @@ fn lint_js(
                 "parser",
                 "tree-sitter returned no tree".into(),
             ));
-            return (out, None);
+            return (out, None, None);
         }
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return (out, None);
+            return (out, None, None);
         }
     };
     if stage == Stage::ParseOnly {
-        return (out, None);
+        return (out, None, None);
     }
     let options = ModelOptions {
         context_names: config.context_names.clone(),
@@ -443,7 +451,7 @@ fn lint_js(
         Ok(m) => m,
         Err(p) => {
             out.push(internal(file, "process model", panic_message(&p)));
-            return (out, None);
+            return (out, None, None);
         }
     };
     if let Some(first) = model.syntax_errors.first() {
@@ -501,12 +509,25 @@ fn lint_js(
             None
         }
     };
-    (out, summary)
+    let facts = if report {
+        catch_unwind(AssertUnwindSafe(|| {
+            Facts::Process(Box::new(crate::facts::process_facts(&model)))
+        }))
+        .ok()
+    } else {
+        None
+    };
+    (out, summary, facts)
 }
 
 /// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs
 /// (npm cannot read it either, so nothing else about it can be trusted).
-fn lint_manifest(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+fn lint_manifest(
+    file: &SourceFile,
+    config: &Config,
+    stage: Stage,
+    path: &Path,
+) -> (Vec<Diagnostic>, Option<Facts>) {
     let manifest = match PackageJson::parse(&file.text) {
         Ok(m) => m,
         Err(e) => {
@@ -515,24 +536,38 @@ fn lint_manifest(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagno
                 .chars()
                 .next()
                 .map_or(at, |c| at + c.len_utf8());
-            return vec![Diagnostic::new(
-                "parse-error",
-                config.severity_of("parse-error").unwrap_or(Severity::Info),
-                file.location(Span::new(at, end)),
-                format!("package.json is not valid JSON: {}", e.message),
-            )
-            .with_help("npm cannot read this file either; fix the JSON syntax at this position")];
+            return (
+                vec![Diagnostic::new(
+                    "parse-error",
+                    config.severity_of("parse-error").unwrap_or(Severity::Info),
+                    file.location(Span::new(at, end)),
+                    format!("package.json is not valid JSON: {}", e.message),
+                )
+                .with_help(
+                    "npm cannot read this file either; fix the JSON syntax at this position",
+                )],
+                None,
+            );
         }
     };
     if stage == Stage::ParseOnly {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let cx = ManifestContext {
         manifest: &manifest,
         file,
         config,
     };
-    run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink))
+    let facts = crate::facts::manifest_facts(
+        &manifest,
+        file,
+        path,
+        &crate::rules::unpinned_sdk::sdk_packages(config),
+    );
+    (
+        run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink)),
+        Some(Facts::Manifest(facts)),
+    )
 }
 
 fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {

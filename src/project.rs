@@ -28,11 +28,16 @@ pub struct StringSet {
     pub arg_fields: Vec<String>,
 }
 
+/// Where a value goes when it leaves what the analysis follows.
 #[derive(Debug, Clone)]
 pub enum ForwardKind {
+    /// Passed inside the args of another task (handed to another agent).
     Task(String),
+    /// Returned from the exported process function.
     ProcessOutput,
+    /// Given to a human in a breakpoint payload.
     Breakpoint,
+    /// Anything this analysis does not follow (named by its callee).
     Unknown(String),
 }
 
@@ -92,6 +97,8 @@ pub struct InvocationSummary {
     pub call_text: String,
     /// Set when the call repeats and has no invocation key.
     pub unkeyed_repeat: Option<RepeatInfo>,
+    /// The edit that adds a key built from the repetition's variable.
+    pub key_edit: Option<crate::diagnostic::Edit>,
 }
 
 /// Why a call repeats, for messages: "the `while (!passed)` loop".

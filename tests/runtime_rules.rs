@@ -94,8 +94,8 @@ fn open_export_lists_are_not_judged() {
     );
 }
 
-/// `extra-methods` teaches the rule an SDK fork's methods; bad option
-/// values are ignored rather than crashing.
+/// `extra-methods` teaches the rule an SDK fork's methods; a value of the
+/// wrong type is a config error (exit 2).
 #[test]
 fn extra_context_methods_from_config() {
     let dir = tempdir();
@@ -124,21 +124,15 @@ fn extra_context_methods_from_config() {
         run("[rules.unknown-context-method]\nextra-methods = [\"race\", \"parallel.race\"]\n");
     assert_eq!(with.lines().count(), 1, "{with}");
     assert!(with.contains("`checkpoint`"), "{with}");
-    let odd = run("[rules.unknown-context-method]\nextra-methods = [1, \"race\"]\n");
-    assert_eq!(odd.lines().count(), 2, "{odd}");
-    let o = proclint_in(dir.path(), &["check", "p.js", "--format", "concise"]);
-    write(
-        dir.path(),
-        "proclint.toml",
+    for bad in [
+        "[rules.unknown-context-method]\nextra-methods = [1, \"race\"]\n",
+        "[rules.unknown-context-method]\nextra-methods = \"race\"\n",
         "[rules.unknown-context-method]\nextra-method = [\"race\"]\n",
-    );
-    let bad = proclint_in(dir.path(), &["check", "p.js", "--format", "concise"]);
-    assert_eq!(
-        code(&bad),
-        2,
-        "unknown option must be a config error: {}",
-        stdout(&o)
-    );
+    ] {
+        write(dir.path(), "proclint.toml", bad);
+        let o = proclint_in(dir.path(), &["check", "p.js", "--format", "concise"]);
+        assert_eq!(code(&o), 2, "{bad}: must be a config error: {}", stdout(&o));
+    }
 }
 
 /// Every new rule is listed by `proclint rules` with its area.

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Area, JsContext, ProjectSink, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::model::TaskDef;
@@ -32,6 +32,14 @@ const FACTORY_HELP: &str = "pass a factory: `defineTask('my-task', (args, taskCt
 impl Rule for InvalidTaskDefinition {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::TaskDefinitions,
+            praise: "Every task definition is well-formed, with a unique id",
+            sdk_hint: "",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

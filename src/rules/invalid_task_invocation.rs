@@ -1,7 +1,7 @@
 //! `invalid-task-invocation`: `ctx.task(X, …)` where `X` is provably not a
 //! task definition.
 
-use super::{Area, JsContext, ProjectSink, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::context_api::edit_distance;
@@ -28,6 +28,14 @@ const HELP: &str = "pass the value `defineTask` returned: `const reviewTask = de
 impl Rule for InvalidTaskInvocation {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::Invocations,
+            praise: "Every `ctx.task` call receives a task definition",
+            sdk_hint: "",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

@@ -1,7 +1,7 @@
 //! `misplaced-breakpoint-option`: routing options written in a breakpoint's
 //! payload, where the SDK does not read them.
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::objects::{self, properties};
 use crate::js::syntax::{contains, span};
@@ -34,6 +34,14 @@ const ROUTING_OPTIONS: &[&str] = &[
 impl Rule for MisplacedBreakpointOption {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::Breakpoints,
+            praise: "Breakpoint routing options are passed as options",
+            sdk_hint: "Routing fields in the payload are ignored without a word. Warning on known option names found in the payload would make the mistake visible.",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::objects;
 use crate::js::syntax::{span, string_value, unparen};
@@ -24,6 +24,14 @@ static META: RuleMeta = RuleMeta {
 impl Rule for MissingLabels {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::TaskDefinitions,
+            praise: "Labels on every task",
+            sdk_hint: "",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

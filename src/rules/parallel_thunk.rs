@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::scope::BindingKind;
 use crate::js::syntax::{span, unparen};
@@ -28,6 +28,14 @@ impl Rule for ParallelThunk {
         &META
     }
 
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ParallelSites,
+            praise: "Parallel batches are given thunks",
+            sdk_hint: "`ctx.parallel.all` silently accepts started promises. Rejecting non-function elements (or warning once) would surface the mistake instead of losing batching.",
+        }
+    }
+
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
         for e in m.effects_of(EffectKind::ParallelAll) {
@@ -41,7 +49,7 @@ impl Rule for ParallelThunk {
                 let elements: Vec<Node> = array.named_children(&mut c).collect();
                 for el in elements {
                     if let Some(started) = started_call(m, el) {
-                        report(m, sink, batch, el, started, Member::Element);
+                        push_finding(m, sink, batch, el, started, Member::Element);
                     }
                 }
                 continue;
@@ -50,7 +58,7 @@ impl Rule for ParallelThunk {
             // callback starts each call instead of returning a thunk.
             if let Some(body) = map_callback_result(m, arg) {
                 if let Some(started) = started_call(m, body) {
-                    report(m, sink, batch, body, started, Member::MapResult);
+                    push_finding(m, sink, batch, body, started, Member::MapResult);
                 }
             }
         }
@@ -164,7 +172,14 @@ fn returns_functions(m: &JsModel, f: usize) -> bool {
     saw
 }
 
-fn report(m: &JsModel, sink: &mut Sink, batch: &str, el: Node, started: Started, what: Member) {
+fn push_finding(
+    m: &JsModel,
+    sink: &mut Sink,
+    batch: &str,
+    el: Node,
+    started: Started,
+    what: Member,
+) {
     let (call, fix) = match started {
         Started::Call(call) => (
             call,

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::catch::{self, Verdict};
 use crate::js::effects::{effect_of_call, Reach, Reached};
@@ -26,6 +26,14 @@ static META: RuleMeta = RuleMeta {
 impl Rule for SwallowedEffectSignal {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::Invocations,
+            praise: "No catch swallows the SDK's pending-effect signal",
+            sdk_hint: "The SDK signals an unresolved effect by throwing, so any catch-all in process code can swallow it. An SDK-exported `rethrowIfIntrinsic(e)` helper, or signalling that ordinary `catch` does not intercept, would remove the trap.",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

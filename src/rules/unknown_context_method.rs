@@ -1,7 +1,7 @@
 //! `unknown-context-method`: a method the process context does not have,
 //! or an effect method called on the task-build context.
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::context_api::{
@@ -32,8 +32,8 @@ static META: RuleMeta = RuleMeta {
 /// The known methods: the SDK's plus the configured extras.
 fn known_methods(config: &Config) -> Vec<String> {
     let mut known: Vec<String> = CONTEXT_METHODS.iter().map(|s| s.to_string()).collect();
-    // Values of the wrong type are ignored here; the config loader owns
-    // validation of option values.
+    // The config loader rejects values of the wrong type
+    // (`validate_options`); a library caller's odd entries are skipped.
     if let Some(extra) = config
         .rule_options
         .get(ID)
@@ -48,6 +48,24 @@ fn known_methods(config: &Config) -> Vec<String> {
 impl Rule for UnknownContextMethod {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ProcessModules,
+            praise: "Only methods the process context has are called",
+            sdk_hint: "Calling an unknown context method fails only when the process reaches it. Shipping TypeScript types for the process context (or JSDoc types `checkJs` can use) would catch these at edit time.",
+        }
+    }
+
+    fn validate_options(&self, options: &toml::Table) -> Result<(), String> {
+        match options.get(EXTRA_METHODS) {
+            None => Ok(()),
+            Some(toml::Value::Array(items)) if items.iter().all(|v| v.as_str().is_some()) => Ok(()),
+            Some(_) => Err(format!(
+                "`{EXTRA_METHODS}` must be an array of method names, e.g. [\"race\", \"parallel.race\"]"
+            )),
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

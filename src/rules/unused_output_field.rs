@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Area, ProjectSink, Rule, RuleMeta};
+use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::{ExportKind, ForwardKind, PendingKind, Project, ReadSet, Seg, MAX_HOPS};
@@ -150,6 +150,14 @@ fn describe(kind: &ForwardKind) -> String {
 impl Rule for UnusedOutputField {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::SchemaTasks,
+            praise: "Every declared output field is read",
+            sdk_hint: "",
+        }
     }
 
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
