@@ -214,6 +214,10 @@ impl Config {
                             format!("unknown option `{unknown}` for rule `{id}` ({known})"),
                         ));
                     }
+                    if let Some(rule) = rules::find(&id) {
+                        rule.validate_options(&t)
+                            .map_err(|m| err(Some(value_span.clone()), m))?;
+                    }
                     config.rule_options.insert(id.clone(), t);
                     level
                 }

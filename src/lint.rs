@@ -154,7 +154,8 @@ pub fn lint_source(
 ) -> Vec<Diagnostic> {
     let mut diagnostics = match kind {
         FileKind::Process => lint_js(file, config, stage),
-        FileKind::Skill | FileKind::Manifest => Vec::new(),
+        FileKind::Skill => lint_markdown(file, config, stage),
+        FileKind::Manifest => Vec::new(),
     };
     if stage == Stage::ParseOnly {
         return diagnostics;
@@ -238,6 +239,27 @@ fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> 
         }
         let mut sink = Sink::new(meta, config, file);
         match catch_unwind(AssertUnwindSafe(|| rule.check_js(&cx, &mut sink))) {
+            Ok(()) => out.append(&mut sink.out),
+            Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
+        }
+    }
+    out
+}
+
+fn lint_markdown(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if stage == Stage::ParseOnly {
+        return out;
+    }
+    for rule in rules::all() {
+        let meta = rule.meta();
+        if meta.builtin || !config.is_enabled(meta.id) {
+            continue;
+        }
+        let mut sink = Sink::new(meta, config, file);
+        match catch_unwind(AssertUnwindSafe(|| {
+            rule.check_markdown(file, config, &mut sink)
+        })) {
             Ok(()) => out.append(&mut sink.out),
             Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
         }

@@ -10,6 +10,11 @@ use crate::js::JsModel;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
+pub mod convergence;
+pub mod exhausted_retry_unhandled;
+pub mod retry_without_history;
+pub mod unbounded_loop;
+pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
 
 /// The process-quality criteria a retrospective grades.
@@ -152,16 +157,32 @@ pub trait Rule: Sync + Send {
 
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
+
+    /// Checks one Markdown file (`SKILL.md`, or any `.md` named explicitly).
+    /// Rules parse what they need from the text until the shared Markdown
+    /// front end lands.
+    fn check_markdown(&self, _file: &SourceFile, _config: &Config, _sink: &mut Sink) {}
+
+    /// Validates the rule's `[rules.<id>]` option values (keys are checked
+    /// against [`RuleMeta::options`] already); the error is shown at the
+    /// table in `proclint.toml`.
+    fn validate_options(&self, _options: &toml::Table) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Every rule, in id order.
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &builtin::DepthLimit,
+        &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
         &builtin::InternalError,
         &builtin::IoError,
         &builtin::ParseError,
+        &retry_without_history::RetryWithoutHistory,
         &builtin::SkippedFile,
+        &unbounded_loop::UnboundedLoop,
+        &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
         &builtin::UnusedSuppression,
     ];
