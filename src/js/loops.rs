@@ -667,7 +667,36 @@ fn is_accumulating_write(m: &JsModel, w: Node, b: BindingId) -> bool {
             .is_some_and(|r| r.kind() != "number"),
         "assignment_expression" => p
             .child_by_field_name("right")
-            .is_some_and(|r| mentions(m, r, b)),
+            .is_some_and(|r| rebuilds(m, unparen(r), b)),
+        _ => false,
+    }
+}
+
+/// Whether a value extends the old value of `b`: `[...b, x]`,
+/// `{ ...b, k: v }`, `b.concat(x)`, `b + x`. Passing `b` to a task that
+/// returns its replacement (`report = await ctx.task(fix, { report })`)
+/// keeps only the latest value, so it does not count.
+fn rebuilds(m: &JsModel, value: Node, b: BindingId) -> bool {
+    let is_b = |n: Option<Node>| n.is_some_and(|n| m.binding_of_expr(n) == Some(b));
+    match value.kind() {
+        "array" | "object" => {
+            let mut c = value.walk();
+            let found = value
+                .named_children(&mut c)
+                .any(|e| e.kind() == "spread_element" && is_b(e.named_child(0)));
+            found
+        }
+        "call_expression" => value
+            .child_by_field_name("function")
+            .map(unparen)
+            .is_some_and(|f| {
+                f.kind() == "member_expression" && is_b(f.child_by_field_name("object"))
+            }),
+        "binary_expression" => {
+            op(m, value) == "+"
+                && (is_b(value.child_by_field_name("left"))
+                    || is_b(value.child_by_field_name("right")))
+        }
         _ => false,
     }
 }

@@ -46,7 +46,10 @@ impl Rule for ExhaustedRetryUnhandled {
             if matches!(lp.kind, LoopKind::ForIn | LoopKind::ForOf) {
                 continue;
             }
-            if !matches!(a.bound(l), Bound::Counter { .. } | Bound::GuardedExit { .. }) {
+            if !matches!(
+                a.bound(l),
+                Bound::Counter { .. } | Bound::GuardedExit { .. }
+            ) {
                 continue;
             }
             if a.dispatches_in(l).is_empty() {
@@ -241,32 +244,38 @@ fn check_outcome_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, sink: &mut Sin
         .iter()
         .map(|b| format!("`{}`", m.scopes.get(*b).name))
         .collect();
-    let what = if names.is_empty() {
-        "nothing records which one happened".to_string()
-    } else {
-        format!("{} {} not read", names.join(" / "), if names.len() == 1 { "is" } else { "are" })
+    let unread = match names.len() {
+        0 => None,
+        1 => Some(format!("{} is not read after it", names[0])),
+        _ => Some(format!("none of {} is read after it", names.join(", "))),
     };
-    let mut d = match next_phase {
-        Some((_, next)) => sink
-            .diag(
+    let head = format!("the retry loop `{header}` ends either converged or out of attempts, but");
+    let mut d = match (next_phase, unread) {
+        (Some((_, next)), unread) => {
+            let what = unread
+                .map(|u| format!("{u} before the next phase starts"))
+                .unwrap_or_else(|| {
+                    "nothing outside the loop records which one happened and the next phase \
+                     starts regardless"
+                        .into()
+                });
+            sink.diag(
                 lp.header(),
-                format!(
-                    "the retry loop `{header}` ends either converged or out of attempts, but \
-                     {what} before the next phase starts: running out of attempts carries on as \
-                     if it had passed"
-                ),
+                format!("{head} {what}: running out of attempts carries on as if it had passed"),
             )
             .with_related(
                 sink.location(span(next.node)),
                 format!("next phase: `{}`", call_name(m, next)),
-            ),
-        None => sink.diag(
-            lp.header(),
-            format!(
-                "the retry loop `{header}` ends either converged or out of attempts, but {what} \
-                 after it: running out of attempts looks the same as success"
-            ),
-        ),
+            )
+        }
+        (None, unread) => {
+            let what = unread
+                .unwrap_or_else(|| "nothing outside the loop records which one happened".into());
+            sink.diag(
+                lp.header(),
+                format!("{head} {what}: running out of attempts looks the same as success"),
+            )
+        }
     };
     d = d.with_help(HELP);
     sink.push(d);
@@ -343,11 +352,10 @@ fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
         } else if n.kind() == "identifier" {
             if let Some(b) = m.scopes.binding_of(n) {
                 let bind = m.scopes.get(b);
-                let sources = bind.init.into_iter().chain(
-                    bind.writes
-                        .iter()
-                        .filter_map(|w| assigned_value(*w)),
-                );
+                let sources = bind
+                    .init
+                    .into_iter()
+                    .chain(bind.writes.iter().filter_map(|w| assigned_value(*w)));
                 for v in sources {
                     walk(v, |c| {
                         if is_bp(c) {

@@ -38,7 +38,10 @@ impl Rule for RetryWithoutHistory {
             if matches!(lp.kind, LoopKind::ForIn | LoopKind::ForOf) {
                 continue;
             }
-            if !matches!(a.bound(l), Bound::Counter { .. } | Bound::GuardedExit { .. }) {
+            if !matches!(
+                a.bound(l),
+                Bound::Counter { .. } | Bound::GuardedExit { .. }
+            ) {
                 continue;
             }
             let tasks: Vec<CallId> = a

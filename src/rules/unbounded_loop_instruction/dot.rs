@@ -130,7 +130,10 @@ fn tokenize(src: &str) -> Vec<(Tok, Range<usize>)> {
                         .unwrap_or(1);
                     continue;
                 }
-                out.push((Tok::Id(src.get(start..i).unwrap_or("").to_string()), start..i));
+                out.push((
+                    Tok::Id(src.get(start..i).unwrap_or("").to_string()),
+                    start..i,
+                ));
             }
         }
     }
@@ -299,9 +302,9 @@ pub fn open_cycles(
             .max_by_key(|e| e.span.start);
         let Some(closing) = closing else { continue };
         covered.extend(cycle.iter().map(|s| (*s).clone()));
-        let capped_node = cycle.iter().any(|n| {
-            has_cap(n) || g.nodes.get(*n).is_some_and(|l| has_cap(l))
-        });
+        let capped_node = cycle
+            .iter()
+            .any(|n| has_cap(n) || g.nodes.get(*n).is_some_and(|l| has_cap(l)));
         let capped_edge = g.edges.iter().any(|e| {
             cycle.contains(&e.from)
                 && cycle.contains(&e.to)

@@ -116,7 +116,12 @@ impl Rule for UnboundedLoopInstruction {
             let texts: Vec<(usize, &str)> = prompt
                 .strings
                 .iter()
-                .map(|n| (n.start_byte(), src.get(n.start_byte()..n.end_byte()).unwrap_or("")))
+                .map(|n| {
+                    (
+                        n.start_byte(),
+                        src.get(n.start_byte()..n.end_byte()).unwrap_or(""),
+                    )
+                })
                 .collect();
             // The task's strings together are one scope for caps.
             if texts.iter().any(|(_, t)| matchers.has_cap(t)) {

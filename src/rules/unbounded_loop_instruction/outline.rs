@@ -99,11 +99,7 @@ impl Outline {
     /// heading is a section of its own).
     pub fn section_of(&self, pos: usize) -> Range<usize> {
         let Some(i) = self.headings.iter().rposition(|(_, s)| *s <= pos) else {
-            let end = self
-                .headings
-                .first()
-                .map(|(_, s)| *s)
-                .unwrap_or(self.len);
+            let end = self.headings.first().map(|(_, s)| *s).unwrap_or(self.len);
             return self.body_start..end;
         };
         let (level, start) = self.headings[i];
@@ -223,7 +219,11 @@ mod tests {
     fn sections_blocks_and_code() {
         let text = "---\nname: x\n---\nintro\n# A\n\npara one\nstill one\n\n- item 1\n- item 2\n  more\n## A.1\n```dot\na -> b\n```\n# B\n<!-- c -->\n";
         let o = Outline::parse(text);
-        let blocks: Vec<&str> = o.blocks.iter().filter_map(|r| text.get(r.clone())).collect();
+        let blocks: Vec<&str> = o
+            .blocks
+            .iter()
+            .filter_map(|r| text.get(r.clone()))
+            .collect();
         assert_eq!(
             blocks,
             vec![

@@ -18,18 +18,21 @@ use crate::config::Config;
 pub const RULE_ID: &str = "unbounded-loop-instruction";
 
 /// A number a cap can name: digits or a word.
-const N: &str = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)";
+const N: &str =
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)";
 
 /// The object of an open-ended "until": an optional ✅ and a determiner,
-/// then one word (`until approved`, `until ✅ approved`, `until all green`).
-const OBJECT: &str = r"(?:\s+(?:✅\s*)?(?:(?:the|all|no|every)\s+)?[\w'’-]+)?";
+/// then one word and its verb when it has one (`until approved`,
+/// `until ✅ approved`, `until the reviewer approves`, `until no findings
+/// remain`).
+const OBJECT: &str = r"(?:\s+(?:✅\s*)?(?:(?:the|all|no|every)\s+)?[\w'’-]+(?:\s+(?:approves?|pass(?:es)?|remains?))?)?";
 
 /// Default loop phrases.
 pub fn default_phrases() -> Vec<String> {
     vec![
         format!(r"\brepeat(?:ing)?\s+until\b{OBJECT}"),
         format!(r"\b(?:loop|iterate)\s+until\b{OBJECT}"),
-        r"\bkeep\s+(?:fixing|iterating|reviewing)\b[^.;:\n]{0,60}?\buntil\b".to_string(),
+        format!(r"\bkeep\s+(?:fixing|iterating|reviewing)\b[^.;:\n]{{0,60}}?\buntil\b{OBJECT}"),
         format!(r"\bre-?review(?:ing)?\s+until\b{OBJECT}"),
         r"\buntil\s+(?:the\s+)?reviewers?\s+approves?\b".to_string(),
         r"\buntil\s+all\s+(?:the\s+)?(?:tests|checks)\s+pass(?:es)?\b".to_string(),
@@ -148,7 +151,10 @@ mod tests {
 
     #[test]
     fn loop_phrases() {
-        assert_eq!(found("Repeat until approved."), vec!["Repeat until approved"]);
+        assert_eq!(
+            found("Repeat until approved."),
+            vec!["Repeat until approved"]
+        );
         assert_eq!(
             found("repeat until ✅ approved"),
             vec!["repeat until ✅ approved"]
@@ -156,7 +162,15 @@ mod tests {
         assert_eq!(found("Loop until all green"), vec!["Loop until all green"]);
         assert_eq!(
             found("keep fixing the code until it passes"),
-            vec!["keep fixing the code until"]
+            vec!["keep fixing the code until it passes"]
+        );
+        assert_eq!(
+            found("Keep fixing until the reviewer approves."),
+            vec!["Keep fixing until the reviewer approves"]
+        );
+        assert_eq!(
+            found("Re-review until no findings remain."),
+            vec!["Re-review until no findings remain"]
         );
         assert_eq!(
             found("Re-review until clean, then merge"),
@@ -166,10 +180,7 @@ mod tests {
             found("fix it until the reviewer approves"),
             vec!["until the reviewer approves"]
         );
-        assert_eq!(
-            found("until all tests pass"),
-            vec!["until all tests pass"]
-        );
+        assert_eq!(found("until all tests pass"), vec!["until all tests pass"]);
         assert_eq!(
             found("until no findings remain"),
             vec!["until no findings remain"]

@@ -49,7 +49,10 @@ pub fn agent_prompts<'t>(m: &JsModel<'t>) -> Vec<PromptStrings<'t>> {
         }
         strings.sort_by_key(|n| n.start_byte());
         out.push(PromptStrings {
-            task: def.id.clone().unwrap_or_else(|| m.text(def.id_node).to_string()),
+            task: def
+                .id
+                .clone()
+                .unwrap_or_else(|| m.text(def.id_node).to_string()),
             strings,
         });
     }
