@@ -30,6 +30,24 @@ pub enum Command {
         /// Rule id, e.g. `unchecked-breakpoint`.
         rule: String,
     },
+    /// List recorded runs (`.a5c/runs/*`): status, effects, breakpoints, journal integrity.
+    Runs(RunsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Directory to search at any depth, or a run directory (default: the current directory).
+    pub path: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RunsFormat::Table)]
+    pub format: RunsFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunsFormat {
+    Table,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

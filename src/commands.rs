@@ -19,6 +19,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Check(args) => check(args),
         Command::Rules(args) => list_rules(&args),
         Command::Explain { rule } => explain(&rule),
+        Command::Runs(args) => crate::runs::command::run(&args),
     }
 }
 

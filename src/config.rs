@@ -215,8 +215,9 @@ impl Config {
                         ));
                     }
                     if let Some(rule) = rules::find(&id) {
-                        rule.validate_options(&t)
-                            .map_err(|m| err(Some(value_span.clone()), m))?;
+                        rule.validate_options(&t).map_err(|m| {
+                            err(Some(value_span.clone()), format!("rule `{id}`: {m}"))
+                        })?;
                     }
                     config.rule_options.insert(id.clone(), t);
                     level

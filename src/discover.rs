@@ -71,6 +71,7 @@ const PROCESS_MARKERS: &[&str] = &[
     "ctx.parallel.",
     "context.task(",
     "context.breakpoint(",
+    "function process(",
 ];
 
 /// Cheap scan: does this JavaScript look like process code?

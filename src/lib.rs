@@ -11,8 +11,12 @@ pub mod diagnostic;
 pub mod discover;
 pub mod js;
 pub mod lint;
+pub mod manifest;
+pub mod markdown;
+pub mod project;
 pub mod report;
 pub mod rules;
+pub mod runs;
 pub mod source;
 pub mod suppress;
 

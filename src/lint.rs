@@ -1,6 +1,8 @@
-//! The engine: read → classify → parse → model → rules → suppressions, per
-//! file in parallel, then deterministic ordering.
+//! The engine: read → classify → parse → model → per-file rules and
+//! summary, per file in parallel; then the cross-module pass over the
+//! summaries, suppressions, and deterministic ordering.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,9 +13,12 @@ use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::discover::{self, Candidate, FileKind};
 use crate::js::{self, JsModel, ModelOptions};
-use crate::rules::{self, JsContext, Sink};
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
+use crate::project::{self, ModuleSummary, Project};
+use crate::rules::{self, JsContext, ManifestContext, ProjectSink, Sink, SkillContext};
 use crate::source::{self, SourceFile, Span};
-use crate::suppress;
+use crate::suppress::{self, Directive};
 
 /// How far to take each file (the benchmark compares the two).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,20 +29,25 @@ pub enum Stage {
     Full,
 }
 
-/// What linting one file produced.
+/// What the per-file pass produced for one file.
 #[derive(Debug, Clone)]
 pub struct FileOutcome {
     pub display: Arc<str>,
     pub path: PathBuf,
     pub kind: FileKind,
     pub lines: usize,
+    /// Findings are reported for this file (false for modules loaded only
+    /// as context for cross-module rules).
+    pub report: bool,
     pub diagnostics: Vec<Diagnostic>,
+    pub directives: Vec<Directive>,
+    pub summary: Option<ModuleSummary>,
 }
 
 /// The result of a whole run.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// Files linted (process modules, skills, manifests), by path.
+    /// Files reported on (process modules, skills, manifests), by path.
     pub files: Vec<FileOutcome>,
     /// All diagnostics, sorted.
     pub diagnostics: Vec<Diagnostic>,
@@ -52,28 +62,150 @@ impl Outcome {
     }
 }
 
+/// Context modules are loaded at most this many import hops away.
+const CONTEXT_ROUNDS: usize = 3;
+
 /// Lints every file under `paths`.
 pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
     let (candidates, walk_errors) = discover::discover(paths, config);
     let mut files: Vec<FileOutcome> = candidates
         .par_iter()
-        .filter_map(|c| lint_candidate(c, config, stage))
+        .filter_map(|c| lint_candidate(c, config, stage, true))
         .collect();
-    let mut diagnostics: Vec<Diagnostic> = files
-        .iter_mut()
-        .flat_map(|f| std::mem::take(&mut f.diagnostics))
-        .collect();
+    if stage == Stage::Full {
+        load_context_modules(&mut files, &candidates, config);
+    }
+    let mut extra = Vec::new();
     for e in walk_errors {
-        let path: Arc<str> = Arc::from(e.path.as_str());
-        diagnostics.push(Diagnostic::new(
+        extra.push(Diagnostic::new(
             "io-error",
             config.severity_of("io-error").unwrap_or(Severity::Warning),
-            whole_file(path),
+            whole_file(Arc::from(e.path.as_str())),
             format!("cannot read: {}", e.message),
         ));
     }
+    finish(files, extra, config, stage)
+}
+
+/// JavaScript that process modules import but that was not linted (helper
+/// modules without SDK markers, or files outside the given paths): parsed
+/// for its summary; reported on only when it was inside the walked paths.
+fn load_context_modules(files: &mut Vec<FileOutcome>, walked: &[Candidate], config: &Config) {
+    let walked: HashMap<PathBuf, &Candidate> = walked
+        .iter()
+        .map(|c| (project::module_key(&c.path), c))
+        .collect();
+    for _ in 0..CONTEXT_ROUNDS {
+        let summaries: Vec<ModuleSummary> =
+            files.iter().filter_map(|f| f.summary.clone()).collect();
+        let index = Project::new(summaries);
+        let missing = project::unresolved_relative_imports(&index);
+        if missing.is_empty() {
+            return;
+        }
+        let extra: Vec<FileOutcome> = missing
+            .par_iter()
+            .filter_map(|key| {
+                let (candidate, report) = match walked.get(key) {
+                    Some(c) => ((*c).clone(), true),
+                    None => (
+                        Candidate {
+                            path: key.clone(),
+                            display: relative_display(key),
+                            kind: FileKind::Process,
+                            explicit: true,
+                        },
+                        false,
+                    ),
+                };
+                let mut c = candidate;
+                c.explicit = true;
+                lint_candidate(&c, config, Stage::Full, report)
+            })
+            .collect();
+        if extra.is_empty() {
+            return;
+        }
+        files.extend(extra);
+    }
+}
+
+fn relative_display(key: &Path) -> Arc<str> {
+    let rel = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| key.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| key.to_path_buf());
+    Arc::from(rel.to_string_lossy().replace('\\', "/"))
+}
+
+/// The cross-module pass, suppressions and ordering.
+pub fn finish(
+    mut files: Vec<FileOutcome>,
+    mut extra: Vec<Diagnostic>,
+    config: &Config,
+    stage: Stage,
+) -> Outcome {
+    files.sort_by(|a, b| a.display.cmp(&b.display));
+    if stage == Stage::Full {
+        let summaries: Vec<ModuleSummary> =
+            files.iter_mut().filter_map(|f| f.summary.take()).collect();
+        let project = Project::new(summaries);
+        for rule in rules::all() {
+            let meta = rule.meta();
+            if meta.builtin || !config.is_enabled(meta.id) {
+                continue;
+            }
+            let mut sink = ProjectSink::new(meta, config);
+            match catch_unwind(AssertUnwindSafe(|| {
+                rule.check_project(&project, config, &mut sink)
+            })) {
+                Ok(()) => extra.append(&mut sink.out),
+                Err(p) => extra.push(
+                    Diagnostic::new(
+                        "internal-error",
+                        Severity::Error,
+                        whole_file(Arc::from("<project>")),
+                        format!(
+                            "internal error in {} (cross-module pass): {}",
+                            meta.id,
+                            panic_message(&p)
+                        ),
+                    )
+                    .with_help("this is a bug in proclint; please report it"),
+                ),
+            }
+        }
+    }
+    // Route cross-module findings to their files for suppression.
+    let index: HashMap<Arc<str>, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.display.clone(), i))
+        .collect();
+    let mut loose = Vec::new();
+    for d in extra {
+        match index.get(&d.location.path) {
+            Some(&i) => files[i].diagnostics.push(d),
+            None => loose.push(d),
+        }
+    }
+    let mut diagnostics = loose;
+    for f in &mut files {
+        if !f.report {
+            continue;
+        }
+        let mut ds = std::mem::take(&mut f.diagnostics);
+        ds.retain(|d| config.is_enabled(d.rule));
+        if stage == Stage::Full {
+            ds = suppress::apply(ds, &mut f.directives);
+            ds.extend(suppress::unused(&f.directives, config));
+        }
+        diagnostics.append(&mut ds);
+    }
+    files.retain(|f| f.report);
     diagnostics.retain(|d| config.is_enabled(d.rule));
     diagnostic::sort(&mut diagnostics);
+    diagnostics.dedup();
     Outcome { files, diagnostics }
 }
 
@@ -89,18 +221,26 @@ fn whole_file(path: Arc<str>) -> diagnostic::Location {
 
 /// Reads and lints one discovered file. `None` for JavaScript that turns
 /// out not to be process code.
-pub fn lint_candidate(c: &Candidate, config: &Config, stage: Stage) -> Option<FileOutcome> {
+pub fn lint_candidate(
+    c: &Candidate,
+    config: &Config,
+    stage: Stage,
+    report: bool,
+) -> Option<FileOutcome> {
     let note = |rule: &'static str, msg: String| FileOutcome {
         display: c.display.clone(),
         path: c.path.clone(),
         kind: c.kind,
         lines: 0,
+        report,
         diagnostics: vec![Diagnostic::new(
             rule,
             config.severity_of(rule).unwrap_or(Severity::Info),
             whole_file(c.display.clone()),
             msg,
         )],
+        directives: Vec::new(),
+        summary: None,
     };
     let size = std::fs::metadata(&c.path).map(|m| m.len()).unwrap_or(0);
     if size > config.max_file_size {
@@ -127,47 +267,58 @@ pub fn lint_candidate(c: &Candidate, config: &Config, stage: Stage) -> Option<Fi
     }
     let (text, invalid_at) = source::decode(bytes);
     let file = SourceFile::new(c.display.clone(), text);
-    let mut diagnostics = lint_source(&file, c.kind, config, stage);
+    let key = project::module_key(&c.path);
+    let mut outcome = analyse(&file, c.kind, config, stage, key, report);
+    outcome.path = c.path.clone();
     if let Some(at) = invalid_at {
-        diagnostics.push(Diagnostic::new(
+        outcome.diagnostics.push(Diagnostic::new(
             "parse-error",
             config.severity_of("parse-error").unwrap_or(Severity::Info),
             file.location(Span::new(at, at + 1)),
             "invalid UTF-8; the bad bytes were read as `?` for analysis",
         ));
     }
-    Some(FileOutcome {
-        display: c.display.clone(),
-        path: c.path.clone(),
-        kind: c.kind,
-        lines: file.lines.line_count(&file.text),
-        diagnostics,
-    })
+    Some(outcome)
 }
 
-/// Lints one file's text (also used for stdin and the rule-doc examples).
-pub fn lint_source(
+/// The per-file pass over one file's text.
+pub fn analyse(
     file: &SourceFile,
     kind: FileKind,
     config: &Config,
     stage: Stage,
-) -> Vec<Diagnostic> {
-    let mut diagnostics = match kind {
-        FileKind::Process => lint_js(file, config, stage),
-        FileKind::Skill => lint_markdown(file, config, stage),
-        FileKind::Manifest => Vec::new(),
+    key: PathBuf,
+    report: bool,
+) -> FileOutcome {
+    let (diagnostics, summary) = match kind {
+        FileKind::Process => lint_js(file, config, stage, key, report),
+        FileKind::Skill => (lint_skill(file, config, stage), None),
+        FileKind::Manifest => (lint_manifest(file, config, stage), None),
     };
-    if stage == Stage::ParseOnly {
-        return diagnostics;
+    let directives = if stage == Stage::Full {
+        suppress::parse(file)
+    } else {
+        Vec::new()
+    };
+    FileOutcome {
+        display: file.path.clone(),
+        path: PathBuf::from(&*file.path),
+        kind,
+        lines: file.lines.line_count(&file.text),
+        report,
+        diagnostics,
+        directives,
+        summary,
     }
-    diagnostics.retain(|d| config.is_enabled(d.rule));
-    let mut directives = suppress::parse(file);
-    let mut kept = suppress::apply(diagnostics, &mut directives);
-    kept.extend(suppress::unused(&directives, file, config));
-    kept
 }
 
-fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+fn lint_js(
+    file: &SourceFile,
+    config: &Config,
+    stage: Stage,
+    key: PathBuf,
+    report: bool,
+) -> (Vec<Diagnostic>, Option<ModuleSummary>) {
     let mut out = Vec::new();
     let parsed = catch_unwind(AssertUnwindSafe(|| js::parse::parse(&file.text)));
     let tree = match parsed {
@@ -178,15 +329,15 @@ fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> 
                 "parser",
                 "tree-sitter returned no tree".into(),
             ));
-            return out;
+            return (out, None);
         }
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return out;
+            return (out, None);
         }
     };
     if stage == Stage::ParseOnly {
-        return out;
+        return (out, None);
     }
     let options = ModelOptions {
         context_names: config.context_names.clone(),
@@ -196,7 +347,7 @@ fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> 
         Ok(m) => m,
         Err(p) => {
             out.push(internal(file, "process model", panic_message(&p)));
-            return out;
+            return (out, None);
         }
     };
     if let Some(first) = model.syntax_errors.first() {
@@ -232,34 +383,94 @@ fn lint_js(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> 
         file,
         config,
     };
-    for rule in rules::all() {
-        let meta = rule.meta();
-        if meta.builtin || !config.is_enabled(meta.id) {
-            continue;
-        }
-        let mut sink = Sink::new(meta, config, file);
-        match catch_unwind(AssertUnwindSafe(|| rule.check_js(&cx, &mut sink))) {
-            Ok(()) => out.append(&mut sink.out),
-            Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
+    if report {
+        for rule in rules::all() {
+            let meta = rule.meta();
+            if meta.builtin || !config.is_enabled(meta.id) {
+                continue;
+            }
+            let mut sink = Sink::new(meta, config, file);
+            match catch_unwind(AssertUnwindSafe(|| rule.check_js(&cx, &mut sink))) {
+                Ok(()) => out.append(&mut sink.out),
+                Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
+            }
         }
     }
-    out
+    let summary = match catch_unwind(AssertUnwindSafe(|| {
+        js::summary::summarize(&model, key, report)
+    })) {
+        Ok(s) => Some(s),
+        Err(p) => {
+            out.push(internal(file, "module summary", panic_message(&p)));
+            None
+        }
+    };
+    (out, summary)
 }
 
-fn lint_markdown(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+/// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs
+/// (npm cannot read it either, so nothing else about it can be trusted).
+fn lint_manifest(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    let manifest = match PackageJson::parse(&file.text) {
+        Ok(m) => m,
+        Err(e) => {
+            let at = e.offset.min(file.text.len());
+            let end = file.text[at..]
+                .chars()
+                .next()
+                .map_or(at, |c| at + c.len_utf8());
+            return vec![Diagnostic::new(
+                "parse-error",
+                config.severity_of("parse-error").unwrap_or(Severity::Info),
+                file.location(Span::new(at, end)),
+                format!("package.json is not valid JSON: {}", e.message),
+            )
+            .with_help("npm cannot read this file either; fix the JSON syntax at this position")];
+        }
+    };
     if stage == Stage::ParseOnly {
-        return out;
+        return Vec::new();
     }
+    let cx = ManifestContext {
+        manifest: &manifest,
+        file,
+        config,
+    };
+    run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink))
+}
+
+fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    let parsed = catch_unwind(AssertUnwindSafe(|| SkillMarkdown::parse(&file.text)));
+    let skill = match parsed {
+        Ok(s) => s,
+        Err(p) => return vec![internal(file, "markdown parser", panic_message(&p))],
+    };
+    if stage == Stage::ParseOnly {
+        return Vec::new();
+    }
+    let cx = SkillContext {
+        skill: &skill,
+        file,
+        config,
+    };
+    run_rules(file, config, |rule, sink| rule.check_skill(&cx, sink))
+}
+
+/// Runs every enabled rule through `check`, turning a panicking rule into an
+/// `internal-error` on this file instead of a crash.
+fn run_rules(
+    file: &SourceFile,
+    config: &Config,
+    check: impl Fn(&dyn rules::Rule, &mut Sink),
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     for rule in rules::all() {
         let meta = rule.meta();
         if meta.builtin || !config.is_enabled(meta.id) {
             continue;
         }
         let mut sink = Sink::new(meta, config, file);
-        match catch_unwind(AssertUnwindSafe(|| {
-            rule.check_markdown(file, config, &mut sink)
-        })) {
+        match catch_unwind(AssertUnwindSafe(|| check(*rule, &mut sink))) {
             Ok(()) => out.append(&mut sink.out),
             Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
         }
@@ -287,12 +498,23 @@ fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// Lints a snippet as if it were a file at `display` (stdin, rule docs).
+/// Lints in-memory files as one project (stdin, rule-doc examples, tests):
+/// `(display path, kind, text)`.
+pub fn lint_texts(inputs: Vec<(String, FileKind, String)>, config: &Config) -> Outcome {
+    let files = inputs
+        .into_iter()
+        .map(|(display, kind, text)| {
+            let file = SourceFile::new(display.as_str(), text);
+            let key = project::module_key(Path::new(&display));
+            analyse(&file, kind, config, Stage::Full, key, true)
+        })
+        .collect();
+    finish(files, Vec::new(), config, Stage::Full)
+}
+
+/// Lints one snippet as if it were a file at `display`.
 pub fn lint_text(display: &str, kind: FileKind, text: String, config: &Config) -> Vec<Diagnostic> {
-    let file = SourceFile::new(display, text);
-    let mut d = lint_source(&file, kind, config, Stage::Full);
-    diagnostic::sort(&mut d);
-    d
+    lint_texts(vec![(display.to_string(), kind, text)], config).diagnostics
 }
 
 /// Kind of a path for stdin/explicit use.

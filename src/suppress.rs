@@ -5,6 +5,7 @@
 //! `unused-suppression`.
 
 use crate::config::Config;
+use crate::diagnostic::Location;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
 use crate::source::{SourceFile, Span};
@@ -20,9 +21,9 @@ pub struct Directive {
     pub scope: Scope,
     /// 1-based line of the comment.
     pub line: u32,
-    /// Rule ids with their spans; empty means every rule.
-    pub rules: Vec<(String, Span)>,
-    pub span: Span,
+    /// Rule ids with their locations; empty means every rule.
+    pub rules: Vec<(String, Location)>,
+    pub location: Location,
     used: Vec<bool>,
     used_any: bool,
 }
@@ -75,7 +76,10 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
                 continue;
             }
             let s = after_start + start;
-            rules.push((part.to_string(), Span::new(s, s + part.len())));
+            rules.push((
+                part.to_string(),
+                file.location(Span::new(s, s + part.len())),
+            ));
         }
         // Lines split on LF only; a CR-only file has one "line" here, so
         // use the index's line for the directive's position.
@@ -85,7 +89,10 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
             scope,
             line: line_no,
             rules,
-            span: Span::new(line_start + at, after_start + body.trim_end().len()),
+            location: file.location(Span::new(
+                line_start + at,
+                after_start + body.trim_end().len(),
+            )),
             used: vec![false; n],
             used_any: false,
         });
@@ -129,7 +136,7 @@ pub fn apply(diags: Vec<Diagnostic>, directives: &mut [Directive]) -> Vec<Diagno
 /// `unused-suppression` diagnostics for directives (or rule ids in them)
 /// that suppressed nothing. Disabled rules are not reported: toggling a
 /// rule in config should not make its suppressions noisy.
-pub fn unused(directives: &[Directive], file: &SourceFile, config: &Config) -> Vec<Diagnostic> {
+pub fn unused(directives: &[Directive], config: &Config) -> Vec<Diagnostic> {
     let id = "unused-suppression";
     if !config.is_enabled(id) {
         return Vec::new();
@@ -143,7 +150,7 @@ pub fn unused(directives: &[Directive], file: &SourceFile, config: &Config) -> V
                     Diagnostic::new(
                         id,
                         severity,
-                        file.location(dir.span),
+                        dir.location.clone(),
                         "this suppression suppresses nothing",
                     )
                     .with_help("remove the comment"),
@@ -151,7 +158,7 @@ pub fn unused(directives: &[Directive], file: &SourceFile, config: &Config) -> V
             }
             continue;
         }
-        for (i, (rule, span)) in dir.rules.iter().enumerate() {
+        for (i, (rule, location)) in dir.rules.iter().enumerate() {
             if dir.used[i] {
                 continue;
             }
@@ -170,7 +177,7 @@ pub fn unused(directives: &[Directive], file: &SourceFile, config: &Config) -> V
                     .unwrap_or_else(|| "see `proclint rules` for the rule ids".into());
                 (format!("unknown rule `{rule}` in suppression"), hint)
             };
-            out.push(Diagnostic::new(id, severity, file.location(*span), message).with_help(help));
+            out.push(Diagnostic::new(id, severity, location.clone(), message).with_help(help));
         }
     }
     out

@@ -65,7 +65,14 @@ fn per_rule_fixtures() {
     rules.sort();
     assert!(!rules.is_empty());
     for rule in rules {
-        let mut files: Vec<_> = walk(&dir.join(&rule));
+        // Files directly in the rule's folder are linted one by one;
+        // subfolders (multi-module trees) as a whole.
+        let mut files: Vec<_> = std::fs::read_dir(dir.join(&rule))
+            .map(|rd| rd.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.retain(|p: &std::path::PathBuf| {
+            p.is_dir() || proclint::discover::kind_by_name(p).is_some()
+        });
         files.sort();
         for file in files {
             let rel = file
@@ -85,19 +92,4 @@ fn per_rule_fixtures() {
             insta::assert_snapshot!(name, stdout(&o));
         }
     }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else if proclint::discover::kind_by_name(&p).is_some() {
-                out.push(p);
-            }
-        }
-    }
-    out
 }

@@ -8,7 +8,11 @@ pub mod loops;
 pub mod model;
 pub mod objects;
 pub mod parse;
+pub mod repeat;
+pub mod results;
 pub mod scope;
+pub mod strings;
+pub mod summary;
 pub mod syntax;
 
 pub use model::{EffectKind, JsModel, ModelOptions};

@@ -107,6 +107,8 @@ pub struct Import {
 #[derive(Debug, Clone)]
 pub struct Export<'t> {
     pub name: String,
+    /// `export { x } from './y.js'`: the module re-exported from.
+    pub source: Option<String>,
     /// The exported value: an identifier, a function or another expression.
     pub value: Option<Node<'t>>,
     pub span: Span,
@@ -1224,6 +1226,7 @@ impl<'t> Builder<'_, 't> {
                 "function_declaration" | "generator_function_declaration" | "class_declaration" => {
                     if let Some(name) = decl.child_by_field_name("name") {
                         self.exports.push(Export {
+                            source: None,
                             name: text(name, self.src).to_string(),
                             value: Some(decl),
                             span: span(name),
@@ -1231,6 +1234,7 @@ impl<'t> Builder<'_, 't> {
                     }
                     if is_default {
                         self.exports.push(Export {
+                            source: None,
                             name: "default".into(),
                             value: Some(decl),
                             span: span(decl),
@@ -1243,6 +1247,7 @@ impl<'t> Builder<'_, 't> {
                         if let Some(name) = d.child_by_field_name("name") {
                             if name.kind() == "identifier" {
                                 self.exports.push(Export {
+                                    source: None,
                                     name: text(name, self.src).to_string(),
                                     value: Some(name),
                                     span: span(name),
@@ -1258,6 +1263,7 @@ impl<'t> Builder<'_, 't> {
         }
         if let Some(value) = node.child_by_field_name("value") {
             self.exports.push(Export {
+                source: None,
                 name: "default".into(),
                 value: Some(value),
                 span: span(value),
@@ -1283,6 +1289,9 @@ impl<'t> Builder<'_, 't> {
                 // Re-exports (`export { x } from './y.js'`) name no local.
                 let local = node.child_by_field_name("source").is_none();
                 self.exports.push(Export {
+                    source: node
+                        .child_by_field_name("source")
+                        .and_then(|s| string_value(s, self.src)),
                     name: exported,
                     value: local.then_some(name),
                     span: span(alias),
@@ -1305,6 +1314,7 @@ impl<'t> Builder<'_, 't> {
                 for p in right.named_children(&mut c) {
                     match p.kind() {
                         "shorthand_property_identifier" => self.exports.push(Export {
+                            source: None,
                             name: text(p, self.src).to_string(),
                             value: Some(p),
                             span: span(p),
@@ -1315,6 +1325,7 @@ impl<'t> Builder<'_, 't> {
                                 .and_then(|k| syntax::key_name(k, self.src));
                             if let Some(k) = key {
                                 self.exports.push(Export {
+                                    source: None,
                                     name: k,
                                     value: p.child_by_field_name("value"),
                                     span: span(p),
@@ -1324,6 +1335,7 @@ impl<'t> Builder<'_, 't> {
                         "method_definition" => {
                             if let Some(n) = p.child_by_field_name("name") {
                                 self.exports.push(Export {
+                                    source: None,
                                     name: text(n, self.src).to_string(),
                                     value: Some(p),
                                     span: span(n),
@@ -1335,6 +1347,7 @@ impl<'t> Builder<'_, 't> {
                 }
             } else {
                 self.exports.push(Export {
+                    source: None,
                     name: "default".into(),
                     value: Some(right),
                     span: span(right),
@@ -1349,6 +1362,7 @@ impl<'t> Builder<'_, 't> {
                 .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
             {
                 self.exports.push(Export {
+                    source: None,
                     name: name.to_string(),
                     value: Some(right),
                     span: span(left),
@@ -1393,5 +1407,12 @@ fn function_name(node: Node, src: &str) -> Option<String> {
             .child_by_field_name("left")
             .map(|l| text(l, src).to_string()),
         _ => None,
+    }
+}
+
+impl JsModel<'_> {
+    /// Whether an export name is the process entry (`process` or default).
+    pub fn is_process_export(&self, name: &str) -> bool {
+        name == "process" || name == "default"
     }
 }

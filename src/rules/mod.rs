@@ -5,17 +5,27 @@
 use std::fmt;
 
 use crate::config::Config;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::js::JsModel;
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
+use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
 pub mod convergence;
 pub mod exhausted_retry_unhandled;
+pub mod git_in_agent_task;
+pub mod missing_labels;
+pub mod missing_stable_key;
 pub mod retry_without_history;
+pub mod skill_broken_link;
+pub mod skill_frontmatter;
 pub mod unbounded_loop;
 pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
+pub mod unpinned_sdk;
+pub mod unused_output_field;
 
 /// The process-quality criteria a retrospective grades.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -95,6 +105,31 @@ pub struct JsContext<'a, 't> {
     pub config: &'a Config,
 }
 
+/// What a rule sees of one package.json that parsed as JSON.
+pub struct ManifestContext<'a> {
+    pub manifest: &'a PackageJson,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+/// What a rule sees of one Markdown file (a `SKILL.md` or another `.md`).
+pub struct SkillContext<'a> {
+    pub skill: &'a SkillMarkdown,
+    pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+impl SkillContext<'_> {
+    /// Whether the file is a skill definition (`SKILL.md`, or `skill.md` as the reference
+    /// validator also accepts), not some other Markdown file.
+    pub fn is_skill_file(&self) -> bool {
+        let name = std::path::Path::new(&*self.file.path)
+            .file_name()
+            .and_then(|n| n.to_str());
+        matches!(name, Some("SKILL.md" | "skill.md"))
+    }
+}
+
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
@@ -158,16 +193,62 @@ pub trait Rule: Sync + Send {
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
 
-    /// Checks one Markdown file (`SKILL.md`, or any `.md` named explicitly).
-    /// Rules parse what they need from the text until the shared Markdown
-    /// front end lands.
-    fn check_markdown(&self, _file: &SourceFile, _config: &Config, _sink: &mut Sink) {}
+    /// Checks one package.json.
+    fn check_manifest(&self, _cx: &ManifestContext, _sink: &mut Sink) {}
 
-    /// Validates the rule's `[rules.<id>]` option values (keys are checked
-    /// against [`RuleMeta::options`] already); the error is shown at the
-    /// table in `proclint.toml`.
+    /// Checks one Markdown file.
+    fn check_skill(&self, _cx: &SkillContext, _sink: &mut Sink) {}
+
+    /// Validates the `[rules.<id>]` options (keys are already checked against
+    /// `RuleMeta::options`); an error message becomes a config error at the table.
     fn validate_options(&self, _options: &toml::Table) -> Result<(), String> {
         Ok(())
+    }
+
+    /// Checks the whole project over per-module summaries (runs once,
+    /// after every file).
+    fn check_project(&self, _project: &Project, _config: &Config, _sink: &mut ProjectSink) {}
+}
+
+/// Collects one rule's cross-module diagnostics.
+pub struct ProjectSink {
+    meta: &'static RuleMeta,
+    severity: Severity,
+    overridden: bool,
+    pub out: Vec<Diagnostic>,
+}
+
+impl ProjectSink {
+    pub fn new(meta: &'static RuleMeta, config: &Config) -> Self {
+        let over = config.severity_override(meta.id);
+        ProjectSink {
+            meta,
+            severity: over.unwrap_or(meta.severity),
+            overridden: over.is_some(),
+            out: Vec::new(),
+        }
+    }
+
+    pub fn diag(&self, location: Location, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(self.meta.id, self.severity, location, message)
+    }
+
+    pub fn diag_at(
+        &self,
+        severity: Severity,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let severity = if self.overridden {
+            self.severity
+        } else {
+            severity
+        };
+        Diagnostic::new(self.meta.id, severity, location, message)
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.out.push(d);
     }
 }
 
@@ -176,14 +257,21 @@ pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &builtin::DepthLimit,
         &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
+        &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &builtin::IoError,
+        &missing_labels::MissingLabels,
+        &missing_stable_key::MissingStableKey,
         &builtin::ParseError,
         &retry_without_history::RetryWithoutHistory,
         &builtin::SkippedFile,
+        &skill_broken_link::SkillBrokenLink,
+        &skill_frontmatter::SkillFrontmatter,
         &unbounded_loop::UnboundedLoop,
         &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unpinned_sdk::UnpinnedSdk,
+        &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,
     ];
     RULES

@@ -131,9 +131,17 @@ impl Matchers {
         }
     }
 
-    /// Whether `text` states a cap or a breaker.
-    pub fn has_cap(&self, text: &str) -> bool {
-        CAPS.as_ref().is_some_and(|re| re.is_match(text))
+    /// Statements of a cap or a breaker in `text`, as byte ranges.
+    pub fn caps(&self, text: &str) -> Vec<Range<usize>> {
+        match CAPS.as_ref() {
+            Some(re) => re.find_iter(text).map(|m| m.range()).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    #[cfg(test)]
+    fn has_cap(&self, text: &str) -> bool {
+        !self.caps(text).is_empty()
     }
 }
 

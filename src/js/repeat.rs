@@ -1,0 +1,164 @@
+//! Why a call may run more than once per process iteration: a loop around
+//! it, a batch or array callback it sits in, a function of the module that
+//! is itself called repeatedly (or recursively), or a function passed to a
+//! helper that calls it in a loop.
+
+use tree_sitter::Node;
+
+use super::model::{CallId, EffectKind, JsModel, LoopId};
+use super::scope::FnId;
+use super::syntax::unparen;
+
+/// How far calls are followed within the module.
+const MAX_DEPTH: usize = 4;
+
+#[derive(Debug, Clone)]
+pub enum Repeat<'t> {
+    /// Lexically inside this loop.
+    Loop(LoopId),
+    /// Inside a callback of this batch or array call.
+    Callback(Node<'t>),
+    /// Inside a function that calls itself here.
+    Recursive(Node<'t>),
+    /// Inside a function called (or invoked through a parameter) at `via`,
+    /// which repeats for `cause`.
+    Via {
+        via: Node<'t>,
+        cause: Box<Repeat<'t>>,
+    },
+}
+
+impl<'t> Repeat<'t> {
+    /// The innermost syntactic reason: the loop header, batch or self-call.
+    pub fn root(&self) -> &Repeat<'t> {
+        match self {
+            Repeat::Via { cause, .. } => cause.root(),
+            other => other,
+        }
+    }
+}
+
+const ARRAY_CALLBACKS: &[&str] = &[
+    "map", "forEach", "flatMap", "filter", "reduce", "some", "every",
+];
+
+pub fn repetition<'t>(m: &JsModel<'t>, call: CallId) -> Option<Repeat<'t>> {
+    repeat_of_call(m, call, 0)
+}
+
+fn repeat_of_call<'t>(m: &JsModel<'t>, call: CallId, depth: usize) -> Option<Repeat<'t>> {
+    let c = &m.calls[call];
+    if let Some(&l) = c.loops.last() {
+        return Some(Repeat::Loop(l));
+    }
+    let mut f = c.func;
+    while let Some(fid) = f {
+        if let Some(r) = repeat_of_function(m, fid, call, depth) {
+            return Some(r);
+        }
+        f = m.functions[fid].parent;
+    }
+    None
+}
+
+fn repeat_of_function<'t>(
+    m: &JsModel<'t>,
+    f: FnId,
+    origin: CallId,
+    depth: usize,
+) -> Option<Repeat<'t>> {
+    let fnode = m.functions[f].node;
+    if let Some(cb) = callback_of(m, fnode) {
+        return Some(Repeat::Callback(cb));
+    }
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    // Direct call sites of the function in this module.
+    for (ci, call) in m.calls.iter().enumerate() {
+        if m.function_of_expr(call.callee) != Some(f) {
+            continue;
+        }
+        if super::syntax::contains(fnode, call.node) {
+            return Some(Repeat::Recursive(call.node));
+        }
+        if ci == origin {
+            continue;
+        }
+        if let Some(cause) = repeat_of_call(m, ci, depth + 1) {
+            return Some(Repeat::Via {
+                via: call.node,
+                cause: Box::new(cause),
+            });
+        }
+    }
+    // Passed to a helper: `runStep({ runCheck: async () => ctx.task(…) })`.
+    let (helper_call, index, key) = passed_to(m, fnode)?;
+    let helper = m.function_of_expr(m.calls[helper_call].callee)?;
+    let param = (*m.functions[helper].param_bindings.get(index)?)?;
+    for (ci, call) in m.calls.iter().enumerate() {
+        let callee = unparen(call.callee);
+        let invokes = match (&key, callee.kind()) {
+            (None, "identifier") => m.binding_of_expr(callee) == Some(param),
+            (Some(k), "member_expression") => {
+                callee
+                    .child_by_field_name("object")
+                    .and_then(|o| m.binding_of_expr(o))
+                    == Some(param)
+                    && callee
+                        .child_by_field_name("property")
+                        .is_some_and(|p| m.text(p) == k)
+            }
+            _ => false,
+        };
+        if !invokes {
+            continue;
+        }
+        if let Some(cause) = repeat_of_call(m, ci, depth + 1) {
+            return Some(Repeat::Via {
+                via: call.node,
+                cause: Box::new(cause),
+            });
+        }
+    }
+    None
+}
+
+/// The batch/array call a function is a callback of, if any.
+fn callback_of<'t>(m: &JsModel<'t>, fnode: Node<'t>) -> Option<Node<'t>> {
+    let mut holder = fnode.parent()?;
+    // `ctx.parallel.all([() => …])`: thunks sit in an array argument.
+    if holder.kind() == "array" {
+        holder = holder.parent()?;
+    }
+    if holder.kind() != "arguments" {
+        return None;
+    }
+    let call = holder.parent()?;
+    let ci = m.call_of_node(call)?;
+    if m.effects.iter().any(|e| {
+        e.call == ci && matches!(e.kind, EffectKind::ParallelAll | EffectKind::ParallelMap)
+    }) {
+        return Some(call);
+    }
+    let callee = unparen(m.calls[ci].callee);
+    let method = callee.child_by_field_name("property").map(|p| m.text(p))?;
+    (callee.kind() == "member_expression" && ARRAY_CALLBACKS.contains(&method)).then_some(call)
+}
+
+/// `helper(fn)` → (call, 0, None); `helper({ k: fn })` → (call, 0, Some(k)).
+fn passed_to(m: &JsModel, fnode: Node) -> Option<(CallId, usize, Option<String>)> {
+    let parent = fnode.parent()?;
+    let (arg, key) = if parent.kind() == "pair" {
+        let key = parent
+            .child_by_field_name("key")
+            .and_then(|k| super::syntax::key_name(k, m.src()))?;
+        (parent.parent()?, Some(key))
+    } else {
+        (fnode, None)
+    };
+    let args = arg.parent().filter(|a| a.kind() == "arguments")?;
+    let call = m.call_of_node(args.parent()?)?;
+    let index = m.calls[call].args.iter().position(|a| a.id() == arg.id())?;
+    Some((call, index, key))
+}

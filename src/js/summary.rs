@@ -1,0 +1,395 @@
+//! Builds the owned [`ModuleSummary`] of a module from its model: what the
+//! cross-module pass needs, and nothing that pins the tree in memory.
+
+use std::path::PathBuf;
+
+use tree_sitter::Node;
+
+use super::model::{Imported, JsModel, TaskTarget};
+use super::objects;
+use super::repeat::{repetition, Repeat};
+use super::results::{self, reads_of, reads_of_pattern, Reads};
+use super::strings::{literal_text, strings_of, Strings};
+use super::syntax::{span, string_value, unparen};
+use super::EffectKind;
+use crate::project::{
+    ExportKind, ExportSummary, ForwardKind, ImportSummary, ImportedCall, InvocationSummary,
+    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
+};
+
+pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
+    let tasks = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
+    let invocations = m
+        .effects_of(EffectKind::Task)
+        .map(|e| invocation(m, e.call))
+        .collect();
+    ModuleSummary {
+        path: m.file.path.clone(),
+        key,
+        report,
+        imports: m
+            .imports
+            .iter()
+            .map(|i| ImportSummary {
+                source: i.source.clone(),
+                name: match &i.imported {
+                    Imported::Named(n) => n.clone(),
+                    Imported::Default => "default".into(),
+                    Imported::Namespace => "*".into(),
+                },
+                location: m.file.location(i.span),
+            })
+            .collect(),
+        tasks,
+        invocations,
+        exports: exports(m),
+        imported_calls: imported_calls(m),
+    }
+}
+
+fn loc(m: &JsModel, node: Node) -> crate::diagnostic::Location {
+    m.file.location(span(node))
+}
+
+pub fn string_set(m: &JsModel, s: &Strings) -> StringSet {
+    StringSet {
+        literals: s
+            .literals
+            .iter()
+            .map(|n| StringLit {
+                text: literal_text(m, *n),
+                location: loc(m, *n),
+            })
+            .collect(),
+        pending: s.pending.clone(),
+        arg_fields: s.arg_fields.clone(),
+    }
+}
+
+pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
+    let mut out = ReadSet::default();
+    for (path, node) in &r.paths {
+        out.paths
+            .entry(path.clone())
+            .or_insert_with(|| loc(m, *node));
+    }
+    for f in &r.forwards {
+        let kind = match &f.kind {
+            results::ForwardKind::Task(t) => ForwardKind::Task(t.clone()),
+            results::ForwardKind::ProcessOutput => ForwardKind::ProcessOutput,
+            results::ForwardKind::Breakpoint => ForwardKind::Breakpoint,
+            results::ForwardKind::Unknown(u) => ForwardKind::Unknown(u.clone()),
+        };
+        out.forwards.push((kind, loc(m, f.node)));
+    }
+    for p in &r.pending {
+        out.pending.push(PendingFlow {
+            source: p.source.clone(),
+            name: p.name.clone(),
+            kind: p.kind.clone(),
+            wrap: p.wrap.clone(),
+            acc: p.acc.clone(),
+            location: loc(m, p.node),
+        });
+    }
+    out
+}
+
+fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
+    let prop = |name: &str| {
+        t.objects
+            .iter()
+            .find_map(|o| objects::property(m, *o, name))
+    };
+    let kind = prop("kind").and_then(|v| string_value(v, m.src()));
+    let args_param = t
+        .factory
+        .and_then(|f| m.functions[f].param_bindings.first().copied().flatten());
+    let agent = t
+        .objects
+        .iter()
+        .find_map(|o| objects::path(m, *o, &["agent", "prompt"]));
+    let schema_fields = t
+        .objects
+        .iter()
+        .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]))
+        .and_then(|s| m.object_of_expr(s))
+        .and_then(|s| objects::property(m, s, "properties"))
+        .and_then(|p| m.object_of_expr(p))
+        .map(|props| {
+            objects::properties(m, props)
+                .into_iter()
+                .map(|(name, p)| (name, loc(m, p.key)))
+                .collect()
+        });
+    TaskSummary {
+        id: t.id.clone(),
+        id_location: loc(m, t.id_node),
+        definition: loc(m, m.calls[t.call].node),
+        local_name: t.binding.map(|b| m.scopes.get(b).name.clone()),
+        kind,
+        has_stable_key: prop("stableKey").is_some(),
+        schema_fields,
+        prompt: agent.map(|p| string_set(m, &strings_of(m, p, args_param))),
+    }
+}
+
+fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
+    let c = &m.calls[call];
+    let target = match c.args.first().map(|a| m.task_target(*a)) {
+        Some(TaskTarget::Local(i)) => TaskRef::Local(i),
+        Some(TaskTarget::Imported { source, name }) => TaskRef::Imported { source, name },
+        _ => TaskRef::Unknown,
+    };
+    let bound = c.node.parent().and_then(|p| {
+        let p = if p.kind() == "await_expression" {
+            p.parent()?
+        } else {
+            p
+        };
+        (p.kind() == "variable_declarator")
+            .then(|| p.child_by_field_name("name"))
+            .flatten()
+            .map(|n| loc(m, n))
+    });
+    let args = c
+        .args
+        .get(1)
+        .and_then(|a| m.object_of_expr(*a))
+        .map(|o| {
+            objects::properties(m, o)
+                .into_iter()
+                .map(|(k, p)| (k, string_set(m, &strings_of(m, p.value, None))))
+                .collect()
+        })
+        .unwrap_or_default();
+    let unkeyed_repeat = if invocation_key(m, call).is_none() {
+        repetition(m, call).map(|r| describe_repeat(m, &r))
+    } else {
+        None
+    };
+    let call_text = format!(
+        "{}({}, …)",
+        m.text(c.callee),
+        c.args.first().map(|a| m.text(*a)).unwrap_or("")
+    );
+    InvocationSummary {
+        target,
+        call_text,
+        location: loc(m, c.node),
+        bound,
+        reads: read_set(m, &reads_of(m, c.node)),
+        args,
+        unkeyed_repeat,
+    }
+}
+
+/// The invocation's explicit key: `Some(None)` when present but not a
+/// constant, `Some(Some(s))` for a constant string, `None` when absent.
+/// Options that are not an object literal count as keyed (unknowable).
+pub fn invocation_key(m: &JsModel, call: usize) -> Option<Option<String>> {
+    let opts = m.calls[call].args.get(2)?;
+    let Some(obj) = m.object_of_expr(*opts) else {
+        return Some(None);
+    };
+    if objects::has_opaque_spread(m, obj) {
+        return Some(None);
+    }
+    let v = objects::property(m, obj, "key").or_else(|| objects::property(m, obj, "stableKey"))?;
+    Some(string_value(unparen(v), m.src()))
+}
+
+/// "the `while (!passed)` loop", the place to point at, and a variable that
+/// differs per repetition.
+pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
+    let via = match r {
+        Repeat::Via { via, .. } => Some(*via),
+        _ => None,
+    };
+    let callee_of = |call: &Node, default: &'static str| -> String {
+        call.child_by_field_name("function")
+            .map(|f| m.text(f).to_string())
+            .unwrap_or_else(|| default.to_string())
+    };
+    let (what, location, variable) = match r.root() {
+        Repeat::Loop(l) => {
+            let lp = &m.loops[*l];
+            let header = m
+                .file
+                .slice(lp.header())
+                .trim()
+                .trim_end_matches('{')
+                .trim();
+            let header: String = header.chars().take(60).collect();
+            (
+                format!("the `{header}` loop"),
+                m.file.location(lp.header()),
+                loop_variable(m, lp.node),
+            )
+        }
+        Repeat::Callback(call) => {
+            let variable = call
+                .child_by_field_name("arguments")
+                .and_then(|a| {
+                    let mut c = a.walk();
+                    let f = a.named_children(&mut c).find_map(|n| m.function_of_node(n));
+                    f
+                })
+                .and_then(|f| m.functions[f].param_bindings.first().copied().flatten())
+                .map(|b| m.scopes.get(b).name.clone());
+            (
+                format!("the `{}` callback", callee_of(call, "batch")),
+                loc(m, *call),
+                variable,
+            )
+        }
+        Repeat::Recursive(call) => (
+            format!("the recursive call to `{}`", callee_of(call, "itself")),
+            loc(m, *call),
+            None,
+        ),
+        Repeat::Via { .. } => (
+            "a repeated call".to_string(),
+            loc(m, m.tree.root_node()),
+            None,
+        ),
+    };
+    let what = match via {
+        Some(v) => format!("{what}, through `{}(…)`", callee_of(&v, "a helper")),
+        None => what,
+    };
+    RepeatInfo {
+        what,
+        location,
+        variable,
+    }
+}
+
+/// `round` in `for (let round = 1; …)`, `item` in `for (const item of …)`.
+fn loop_variable(m: &JsModel, node: Node) -> Option<String> {
+    let target = match node.kind() {
+        "for_statement" => node
+            .child_by_field_name("initializer")
+            .and_then(|i| i.named_child(0))
+            .and_then(|d| d.child_by_field_name("name").or(Some(d))),
+        "for_in_statement" => node.child_by_field_name("left"),
+        _ => None,
+    }?;
+    (target.kind() == "identifier").then(|| m.text(target).to_string())
+}
+
+fn exports(m: &JsModel) -> Vec<ExportSummary> {
+    let mut out = Vec::new();
+    for e in &m.exports {
+        let location = m.file.location(e.span);
+        if let Some(source) = &e.source {
+            let orig = e
+                .value
+                .map(|v| m.text(v).to_string())
+                .unwrap_or_else(|| e.name.clone());
+            out.push(ExportSummary {
+                name: e.name.clone(),
+                kind: ExportKind::Other,
+                location,
+                reexport: Some((source.clone(), orig)),
+            });
+            continue;
+        }
+        let Some(value) = e.value else { continue };
+        // `export { imported }`: a re-export of an import.
+        if let Some(imp) = m.binding_of_expr(value).and_then(|b| m.import_of(b)) {
+            if let Imported::Named(n) = &imp.imported {
+                out.push(ExportSummary {
+                    name: e.name.clone(),
+                    kind: ExportKind::Other,
+                    location,
+                    reexport: Some((imp.source.clone(), n.clone())),
+                });
+                continue;
+            }
+        }
+        let kind = export_kind(m, value);
+        out.push(ExportSummary {
+            name: e.name.clone(),
+            kind,
+            location,
+            reexport: None,
+        });
+    }
+    out
+}
+
+fn export_kind(m: &JsModel, value: Node) -> ExportKind {
+    if let TaskTarget::Local(i) = m.task_target(value) {
+        return ExportKind::Task(i);
+    }
+    // `export const x = defineTask(…)`: the value node is the name.
+    if let Some(b) = m.binding_of_expr(value) {
+        if let Some(i) = m.task_defs.iter().position(|t| t.binding == Some(b)) {
+            return ExportKind::Task(i);
+        }
+    }
+    if let Some(f) = m.function_of_expr(value) {
+        let fun = &m.functions[f];
+        let params = fun
+            .params
+            .iter()
+            .map(|p| read_set(m, &reads_of_pattern(m, *p)))
+            .collect();
+        // Instruction builders return strings; processes return results.
+        let strings = super::strings::returned_exprs(m, f)
+            .into_iter()
+            .map(|r| strings_of(m, r, None))
+            .fold(Strings::default(), |mut acc, s| {
+                acc.literals.extend(s.literals);
+                acc.pending.extend(s.pending);
+                acc
+            });
+        if !strings.literals.is_empty() && fun.params.is_empty() {
+            return ExportKind::Strings(string_set(m, &strings));
+        }
+        return ExportKind::Function { params };
+    }
+    let s = strings_of(m, value, None);
+    if s.literals.is_empty() && s.pending.is_empty() {
+        ExportKind::Other
+    } else {
+        ExportKind::Strings(string_set(m, &s))
+    }
+}
+
+fn imported_calls(m: &JsModel) -> Vec<ImportedCall> {
+    let mut out = Vec::new();
+    for c in &m.calls {
+        let callee = unparen(c.callee);
+        let (binding, name) = match callee.kind() {
+            "identifier" => (m.binding_of_expr(callee), None),
+            "member_expression" => (
+                callee
+                    .child_by_field_name("object")
+                    .and_then(|o| m.binding_of_expr(o)),
+                callee
+                    .child_by_field_name("property")
+                    .map(|p| m.text(p).to_string()),
+            ),
+            _ => continue,
+        };
+        let Some(imp) = binding.and_then(|b| m.import_of(b)) else {
+            continue;
+        };
+        if !imp.source.starts_with('.') {
+            continue;
+        }
+        let name = match (&imp.imported, name) {
+            (Imported::Named(n), None) => n.clone(),
+            (Imported::Namespace, Some(n)) => n,
+            _ => continue,
+        };
+        out.push(ImportedCall {
+            source: imp.source.clone(),
+            name,
+            reads: read_set(m, &reads_of(m, c.node)),
+        });
+    }
+    out
+}

@@ -1,0 +1,340 @@
+//! The cross-file index: small, owned per-module summaries (built in the
+//! parallel per-file pass) and the lookups cross-module rules need. No tree
+//! or source text lives here, so memory stays proportional to what rules
+//! need, not to the size of the tree.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diagnostic::Location;
+pub use crate::js::results::{PendingKind, Seg};
+
+/// A string literal an agent may be told, with where it is written.
+#[derive(Debug, Clone)]
+pub struct StringLit {
+    pub text: String,
+    pub location: Location,
+}
+
+/// Strings an expression may evaluate to, with references to other modules
+/// still to resolve.
+#[derive(Debug, Clone, Default)]
+pub struct StringSet {
+    pub literals: Vec<StringLit>,
+    /// (import source, imported name).
+    pub pending: Vec<(String, String)>,
+    /// Fields of the task factory's `args` that the strings come from.
+    pub arg_fields: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum ForwardKind {
+    Task(String),
+    ProcessOutput,
+    Breakpoint,
+    Unknown(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct PendingFlow {
+    pub source: String,
+    pub name: String,
+    pub kind: PendingKind,
+    pub wrap: Vec<Seg>,
+    pub acc: Vec<String>,
+    pub location: Location,
+}
+
+/// Where a value (a task result, a parameter) is read.
+#[derive(Debug, Clone, Default)]
+pub struct ReadSet {
+    /// Read paths with the first place each is read.
+    pub paths: BTreeMap<Vec<String>, Location>,
+    pub forwards: Vec<(ForwardKind, Location)>,
+    pub pending: Vec<PendingFlow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskRef {
+    Local(usize),
+    Imported { source: String, name: String },
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskSummary {
+    pub id: Option<String>,
+    pub id_location: Location,
+    pub definition: Location,
+    /// The variable holding the definition, if any.
+    pub local_name: Option<String>,
+    pub kind: Option<String>,
+    pub has_stable_key: bool,
+    /// `outputSchema.properties` names, when resolvable.
+    pub schema_fields: Option<Vec<(String, Location)>>,
+    /// Strings of `agent.prompt`.
+    pub prompt: Option<StringSet>,
+}
+
+#[derive(Debug, Clone)]
+pub struct InvocationSummary {
+    pub target: TaskRef,
+    pub location: Location,
+    /// Where the result is bound (`const review = …`), if it is.
+    pub bound: Option<Location>,
+    pub reads: ReadSet,
+    /// Strings of each property of the args object literal.
+    pub args: Vec<(String, StringSet)>,
+    /// `ctx.task(fixTask, …)` as written, for messages.
+    pub call_text: String,
+    /// Set when the call repeats and has no invocation key.
+    pub unkeyed_repeat: Option<RepeatInfo>,
+}
+
+/// Why a call repeats, for messages: "the `while (!passed)` loop".
+#[derive(Debug, Clone)]
+pub struct RepeatInfo {
+    pub what: String,
+    /// The loop header, batch call or self-call.
+    pub location: Location,
+    /// A variable that differs per repetition (`round`, `item`), if any.
+    pub variable: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum ExportKind {
+    Task(usize),
+    /// A function, with what each parameter has read on it.
+    Function {
+        params: Vec<ReadSet>,
+    },
+    /// A value whose strings are known (instruction arrays, builders).
+    Strings(StringSet),
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExportSummary {
+    pub name: String,
+    pub kind: ExportKind,
+    pub location: Location,
+    /// `export { x } from './y.js'`: (source, name).
+    pub reexport: Option<(String, String)>,
+}
+
+/// The reads of the result of a call to an imported function.
+#[derive(Debug, Clone)]
+pub struct ImportedCall {
+    pub source: String,
+    pub name: String,
+    pub reads: ReadSet,
+}
+
+#[derive(Debug, Clone)]
+pub struct ImportSummary {
+    pub source: String,
+    pub name: String,
+    pub location: Location,
+}
+
+#[derive(Debug, Clone)]
+pub struct ModuleSummary {
+    pub path: Arc<str>,
+    /// Lexically normalised absolute path, for resolving imports.
+    pub key: PathBuf,
+    /// Findings in this module are reported (false for context-only modules).
+    pub report: bool,
+    pub imports: Vec<ImportSummary>,
+    pub tasks: Vec<TaskSummary>,
+    pub invocations: Vec<InvocationSummary>,
+    pub exports: Vec<ExportSummary>,
+    pub imported_calls: Vec<ImportedCall>,
+}
+
+pub struct Project {
+    pub modules: Vec<ModuleSummary>,
+    by_key: HashMap<PathBuf, usize>,
+}
+
+/// Bounds chains of re-exports and function hops across modules.
+pub const MAX_HOPS: usize = 4;
+
+impl Project {
+    pub fn new(mut modules: Vec<ModuleSummary>) -> Project {
+        modules.sort_by(|a, b| a.path.cmp(&b.path));
+        let by_key = modules
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.key.clone(), i))
+            .collect();
+        Project { modules, by_key }
+    }
+
+    /// The module an import specifier of `from` refers to.
+    pub fn resolve(&self, from: usize, source: &str) -> Option<usize> {
+        let base = self.modules.get(from)?.key.parent()?;
+        for candidate in import_candidates(base, source) {
+            if let Some(&i) = self.by_key.get(&candidate) {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// The export `name` of module `m`, following re-exports.
+    pub fn export(&self, m: usize, name: &str) -> Option<(usize, &ExportSummary)> {
+        let mut module = m;
+        let mut name = name.to_string();
+        for _ in 0..MAX_HOPS {
+            let e = self.modules[module]
+                .exports
+                .iter()
+                .find(|e| e.name == name)?;
+            match &e.reexport {
+                Some((source, orig)) => {
+                    module = self.resolve(module, source)?;
+                    name = orig.clone();
+                }
+                None => return Some((module, e)),
+            }
+        }
+        None
+    }
+
+    /// The task an invocation in module `m` dispatches: (module, task index).
+    pub fn task_of(&self, m: usize, target: &TaskRef) -> Option<(usize, usize)> {
+        match target {
+            TaskRef::Local(i) => Some((m, *i)),
+            TaskRef::Imported { source, name } => {
+                let from = self.resolve(m, source)?;
+                match self.export(from, name)? {
+                    (
+                        owner,
+                        ExportSummary {
+                            kind: ExportKind::Task(i),
+                            ..
+                        },
+                    ) => Some((owner, *i)),
+                    _ => None,
+                }
+            }
+            TaskRef::Unknown => None,
+        }
+    }
+
+    /// Every invocation of a task across the project: (module, invocation).
+    pub fn invocations_of(&self, module: usize, task: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (mi, m) in self.modules.iter().enumerate() {
+            for (ii, inv) in m.invocations.iter().enumerate() {
+                if self.task_of(mi, &inv.target) == Some((module, task)) {
+                    out.push((mi, ii));
+                }
+            }
+        }
+        out
+    }
+
+    /// Resolves a string set's pending imports into literals.
+    pub fn resolve_strings(&self, module: usize, set: &StringSet) -> Vec<StringLit> {
+        let mut out = set.literals.clone();
+        let mut work: Vec<(usize, String, String, usize)> = set
+            .pending
+            .iter()
+            .map(|(s, n)| (module, s.clone(), n.clone(), 0))
+            .collect();
+        while let Some((m, source, name, depth)) = work.pop() {
+            if depth >= MAX_HOPS {
+                continue;
+            }
+            let Some(target) = self.resolve(m, &source) else {
+                continue;
+            };
+            if let Some((
+                owner,
+                ExportSummary {
+                    kind: ExportKind::Strings(s),
+                    ..
+                },
+            )) = self.export(target, &name)
+            {
+                out.extend(s.literals.iter().cloned());
+                work.extend(
+                    s.pending
+                        .iter()
+                        .map(|(src, n)| (owner, src.clone(), n.clone(), depth + 1)),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Paths an import specifier may name, most specific first.
+fn import_candidates(base: &Path, source: &str) -> Vec<PathBuf> {
+    if !(source.starts_with("./") || source.starts_with("../") || source.starts_with('/')) {
+        return Vec::new();
+    }
+    let joined = normalize(&base.join(source));
+    let mut out = vec![joined.clone()];
+    for ext in ["js", "mjs", "cjs"] {
+        let mut p = joined.clone().into_os_string();
+        p.push(format!(".{ext}"));
+        out.push(PathBuf::from(p));
+        out.push(joined.join(format!("index.{ext}")));
+    }
+    out
+}
+
+/// Lexical normalisation (no symlink resolution, no I/O).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The key a file path gets in the index.
+pub fn module_key(path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    normalize(&abs)
+}
+
+/// Relative import specifiers of a module that do not resolve in the
+/// project: candidates for loading as context modules.
+pub fn unresolved_relative_imports(p: &Project) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for (i, m) in p.modules.iter().enumerate() {
+        let Some(base) = m.key.parent() else { continue };
+        for imp in &m.imports {
+            if p.resolve(i, &imp.source).is_some() {
+                continue;
+            }
+            if let Some(found) = import_candidates(base, &imp.source)
+                .into_iter()
+                .find(|c| c.is_file())
+            {
+                out.push(found);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}

@@ -1,0 +1,190 @@
+//! `git-in-agent-task`: an agent told to write to git inside a replayable
+//! task.
+
+use std::collections::BTreeSet;
+
+use regex::Regex;
+
+use super::{Area, ProjectSink, Rule, RuleMeta};
+use crate::config::Config;
+use crate::diagnostic::Severity;
+use crate::project::{Project, StringLit};
+
+pub struct GitInAgentTask;
+
+static META: RuleMeta = RuleMeta {
+    id: "git-in-agent-task",
+    summary: "An agent task's prompt tells the agent to commit, push or otherwise write to git.",
+    severity: Severity::Warning,
+    area: Area::Idempotency,
+    doc: include_str!("../../rules/git-in-agent-task.md"),
+    builtin: false,
+    options: &["phrases"],
+};
+
+pub const DEFAULT_PHRASES: &[&str] = &[
+    "git commit",
+    "git push",
+    "git tag",
+    "git rebase",
+    "git reset --hard",
+    "git merge",
+    "commit your work",
+    "commit your changes",
+    "commit your fixes",
+    "commit the changes",
+    "push to (origin|remote|main)",
+];
+
+/// A negation earlier in the same sentence (`do not commit`, `never push`).
+const NEGATION: &str = r"(?i)\b(do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|without|no need to|not)\b";
+
+fn phrase_regex(config: &Config) -> Option<Regex> {
+    let phrases: Vec<String> = config
+        .rule_options
+        .get(META.id)
+        .and_then(|t| t.get("phrases"))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_else(|| DEFAULT_PHRASES.iter().map(|s| s.to_string()).collect());
+    // Phrases are regex fragments (so `(origin|remote)` works); spaces
+    // match any whitespace run.
+    let alts: Vec<String> = phrases
+        .iter()
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(r"\s+"))
+        .collect();
+    Regex::new(&format!(r"(?i)\b(?:{})(?:\b|$)", alts.join("|"))).ok()
+}
+
+/// The first git write a text instructs, if it is not negated.
+pub fn find_instruction<'a>(re: &Regex, neg: &Regex, text: &'a str) -> Option<&'a str> {
+    for m in re.find_iter(text) {
+        let before = &text[..m.start()];
+        let sentence_start = before
+            .rfind(['.', '!', '?', ';', '\n'])
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        if !neg.is_match(&before[sentence_start..]) {
+            return Some(m.as_str());
+        }
+    }
+    None
+}
+
+impl Rule for GitInAgentTask {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_project(&self, p: &Project, config: &Config, sink: &mut ProjectSink) {
+        let (Some(re), Ok(neg)) = (phrase_regex(config), Regex::new(NEGATION)) else {
+            return;
+        };
+        for (mi, module) in p.modules.iter().enumerate() {
+            if !module.report {
+                continue;
+            }
+            for (ti, task) in module.tasks.iter().enumerate() {
+                if task.kind.as_deref() != Some("agent") {
+                    continue;
+                }
+                let Some(prompt) = &task.prompt else { continue };
+                // (literal, call site that passed it)
+                let mut strings: Vec<(StringLit, Option<crate::diagnostic::Location>)> = p
+                    .resolve_strings(mi, prompt)
+                    .into_iter()
+                    .map(|s| (s, None))
+                    .collect();
+                if !prompt.arg_fields.is_empty() {
+                    for (mj, ii) in p.invocations_of(mi, ti) {
+                        let inv = &p.modules[mj].invocations[ii];
+                        for (key, set) in &inv.args {
+                            if prompt.arg_fields.contains(key) {
+                                strings.extend(
+                                    p.resolve_strings(mj, set)
+                                        .into_iter()
+                                        .map(|s| (s, Some(inv.location.clone()))),
+                                );
+                            }
+                        }
+                    }
+                }
+                let id = task.id.as_deref().unwrap_or("task");
+                let mut seen = BTreeSet::new();
+                for (lit, site) in strings {
+                    let Some(phrase) = find_instruction(&re, &neg, &lit.text) else {
+                        continue;
+                    };
+                    let key = (lit.location.path.clone(), lit.location.span);
+                    if !seen.insert(key) {
+                        continue;
+                    }
+                    let mut d = sink
+                        .diag(
+                            lit.location.clone(),
+                            format!(
+                                "agent task `{id}` is told to \"{phrase}\": a replayed effect re-runs the agent, which writes to git again"
+                            ),
+                        )
+                        .with_help(
+                            "drop the git instruction from the prompt and do the git write in a dedicated `kind: 'shell'` task whose key encodes the expected tree",
+                        );
+                    if lit.location.path != task.definition.path
+                        || !(task.definition.span.start..=task.definition.span.end)
+                            .contains(&lit.location.span.start)
+                    {
+                        d = d.with_related(
+                            task.definition.clone(),
+                            format!("agent task `{id}` is defined here"),
+                        );
+                    }
+                    if let Some(site) = site {
+                        d = d.with_related(
+                            site,
+                            "the instruction is passed in the task's args here",
+                        );
+                    }
+                    sink.push(d);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phrases_and_negations() {
+        let re = phrase_regex(&Config::default());
+        let neg = Regex::new(NEGATION).ok();
+        let (Some(re), Some(neg)) = (re, neg) else {
+            panic!("regexes must compile");
+        };
+        let hit = |t: &str| find_instruction(&re, &neg, t).map(str::to_string);
+        assert_eq!(
+            hit("Then git commit the fix.").as_deref(),
+            Some("git commit")
+        );
+        assert_eq!(
+            hit("Commit your changes.").as_deref(),
+            Some("Commit your changes")
+        );
+        assert_eq!(
+            hit("push to origin when done").as_deref(),
+            Some("push to origin")
+        );
+        assert_eq!(hit("Do not commit. Run git status."), None);
+        assert_eq!(hit("Never run git push."), None);
+        assert_eq!(hit("Use git diff and git log; read recent commits."), None);
+        assert_eq!(
+            hit("Don't git commit. Then git push to origin."),
+            Some("git push".into())
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! `missing-labels`: a task definition without labels.
+
+use tree_sitter::Node;
+
+use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use crate::diagnostic::{Edit, Fix, Severity};
+use crate::js::objects;
+use crate::js::syntax::{span, string_value, unparen};
+use crate::js::JsModel;
+use crate::source::Span;
+
+pub struct MissingLabels;
+
+static META: RuleMeta = RuleMeta {
+    id: "missing-labels",
+    summary: "A task definition has no labels, so dashboards and queries cannot find it.",
+    severity: Severity::Warning,
+    area: Area::Labels,
+    doc: include_str!("../../rules/missing-labels.md"),
+    builtin: false,
+    options: &[],
+};
+
+impl Rule for MissingLabels {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        for t in &m.task_defs {
+            // Definitions proclint cannot see (a factory returning a call)
+            // are not judged.
+            let Some(problem) = t
+                .objects
+                .iter()
+                .filter(|o| !objects::has_opaque_spread(m, **o))
+                .find_map(|o| labels_problem(m, *o))
+            else {
+                continue;
+            };
+            let (obj, empty) = problem;
+            let kind = objects::property(m, obj, "kind").and_then(|k| string_value(k, m.src()));
+            let id = t.id.clone().unwrap_or_else(|| "task".into());
+            let suggestion = suggest(kind.as_deref(), &id);
+            let message = if empty.is_some() {
+                format!("task `{id}` has an empty `labels` array")
+            } else {
+                format!("task `{id}` has no `labels`")
+            };
+            let mut d = sink
+                .diag(span(t.id_node), message)
+                .with_help(format!(
+                    "add `labels: {suggestion}` so dashboards and retrospective queries can filter on it"
+                ));
+            if let Some(fix) = fix(m, obj, empty, &suggestion) {
+                d = d.with_fix(fix);
+            }
+            sink.push(d);
+        }
+    }
+}
+
+/// `Some((object, Some(empty_array)))` for `labels: []`, `Some((object,
+/// None))` when absent, `None` when labels are present.
+fn labels_problem<'t>(m: &JsModel<'t>, obj: Node<'t>) -> Option<(Node<'t>, Option<Node<'t>>)> {
+    match objects::property(m, obj, "labels") {
+        None => Some((obj, None)),
+        Some(v) => {
+            let v = unparen(v);
+            if v.kind() == "array" && v.named_child_count() == 0 {
+                Some((obj, Some(v)))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// `['agent', 'spec', 'review']` from the kind and the words of the id.
+pub fn suggest(kind: Option<&str>, id: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    if let Some(k) = kind {
+        words.push(k.to_string());
+    }
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in id.chars() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    let mut seen = Vec::new();
+    words.retain(|w| {
+        let new = !seen.contains(w);
+        seen.push(w.clone());
+        new
+    });
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// Inserts a `labels` line after `kind` (or at the top of the object),
+/// matching the indentation of the surrounding properties.
+fn fix(m: &JsModel, obj: Node, empty: Option<Node>, suggestion: &str) -> Option<Fix> {
+    let src = m.src();
+    if let Some(array) = empty {
+        return Some(Fix {
+            description: format!("fill in labels {suggestion}"),
+            edits: vec![crate::diagnostic::Edit {
+                span: span(array),
+                replacement: suggestion.to_string(),
+            }],
+            safe: true,
+        });
+    }
+    let mut cursor = obj.walk();
+    let props: Vec<Node> = obj
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    let first = *props.first()?;
+    let kind_pair = props.iter().copied().find(|p| {
+        p.kind() == "pair"
+            && p.child_by_field_name("key")
+                .is_some_and(|k| m.text(k) == "kind")
+    });
+    let anchor = kind_pair.unwrap_or(first);
+    let line_start = src[..anchor.start_byte()].rfind('\n').map(|i| i + 1)?;
+    let indent = &src[line_start..anchor.start_byte()];
+    if !indent.chars().all(|c| c == ' ' || c == '\t') {
+        // A one-line object: insert inline after `{`.
+        let open = obj.start_byte() + 1;
+        return Some(Fix {
+            description: format!("add labels {suggestion}"),
+            edits: vec![Edit {
+                span: Span::new(open, open),
+                replacement: format!(" labels: {suggestion},"),
+            }],
+            safe: true,
+        });
+    }
+    let edit = match kind_pair {
+        Some(pair) => {
+            // After the pair and its comma.
+            let mut end = pair.end_byte();
+            let rest = &src[end..];
+            let trimmed = rest.trim_start_matches([' ', '\t']);
+            if trimmed.starts_with(',') {
+                end += rest.len() - trimmed.len() + 1;
+                Edit {
+                    span: Span::new(end, end),
+                    replacement: format!("\n{indent}labels: {suggestion},"),
+                }
+            } else {
+                Edit {
+                    span: Span::new(end, end),
+                    replacement: format!(",\n{indent}labels: {suggestion}"),
+                }
+            }
+        }
+        None => Edit {
+            span: Span::new(line_start, line_start),
+            replacement: format!("{indent}labels: {suggestion},\n"),
+        },
+    };
+    Some(Fix {
+        description: format!("add labels {suggestion}"),
+        edits: vec![edit],
+        safe: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suggest;
+
+    #[test]
+    fn suggestions_from_kind_and_id() {
+        assert_eq!(
+            suggest(Some("agent"), "spec-review"),
+            "['agent', 'spec', 'review']"
+        );
+        assert_eq!(suggest(None, "fixIssues"), "['fix', 'issues']");
+        assert_eq!(
+            suggest(Some("shell"), "shell/run_tests"),
+            "['shell', 'run', 'tests']"
+        );
+    }
+}

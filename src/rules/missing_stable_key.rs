@@ -1,0 +1,119 @@
+//! `missing-stable-key`: a repeated `ctx.task` call without an explicit key
+//! (or with a constant one).
+
+use super::{Area, JsContext, ProjectSink, Rule, RuleMeta, Sink};
+use crate::config::Config;
+use crate::diagnostic::Severity;
+use crate::js::repeat::repetition;
+use crate::js::summary::{describe_repeat, invocation_key};
+use crate::js::syntax::span;
+use crate::js::EffectKind;
+use crate::project::Project;
+
+pub struct MissingStableKey;
+
+static META: RuleMeta = RuleMeta {
+    id: "missing-stable-key",
+    summary:
+        "A task dispatched repeatedly has no explicit key, so replay matches it by call order.",
+    severity: Severity::Warning,
+    area: Area::Idempotency,
+    doc: include_str!("../../rules/missing-stable-key.md"),
+    builtin: false,
+    options: &[],
+};
+
+fn key_example(task: &str, variable: Option<&str>) -> String {
+    let v = variable.unwrap_or("attempt");
+    let stem = task
+        .trim_end_matches("Task")
+        .chars()
+        .flat_map(|c| {
+            if c.is_uppercase() {
+                vec!['-', c.to_ascii_lowercase()]
+            } else {
+                vec![c]
+            }
+        })
+        .collect::<String>();
+    let stem = stem.trim_matches('-');
+    format!("{{ key: `{stem}-${{{v}}}` }}")
+}
+
+impl Rule for MissingStableKey {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    /// Constant keys: every repetition gets the same identity.
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        for e in m.effects_of(EffectKind::Task) {
+            let Some(Some(key)) = invocation_key(m, e.call) else {
+                continue;
+            };
+            let Some(r) = repetition(m, e.call) else {
+                continue;
+            };
+            let info = describe_repeat(m, &r);
+            let call = &m.calls[e.call];
+            let task = call.args.first().map(|a| m.text(*a)).unwrap_or("task");
+            let key_node = call.args.get(2).copied().unwrap_or(call.node);
+            let d = sink
+                .diag(
+                    span(key_node),
+                    format!(
+                        "`{}({task}, …)` uses the constant key `'{key}'` in {}: every repetition gets the same identity, so replay returns the first result each time",
+                        m.text(call.callee),
+                        info.what
+                    ),
+                )
+                .with_related(info.location, "repeats here")
+                .with_help(format!(
+                    "build the key from what differs per repetition, e.g. `{}`",
+                    key_example(task, info.variable.as_deref())
+                ));
+            sink.push(d);
+        }
+    }
+
+    /// Unkeyed repeated calls; a `stableKey` on the definition (possibly in
+    /// another module) also counts as a key.
+    fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
+        for (mi, module) in p.modules.iter().enumerate() {
+            if !module.report {
+                continue;
+            }
+            for inv in &module.invocations {
+                let Some(info) = &inv.unkeyed_repeat else {
+                    continue;
+                };
+                if let Some((owner, t)) = p.task_of(mi, &inv.target) {
+                    if p.modules[owner].tasks[t].has_stable_key {
+                        continue;
+                    }
+                }
+                let task = inv
+                    .call_text
+                    .split_once('(')
+                    .map(|(_, rest)| rest.trim_end_matches(", …)"))
+                    .unwrap_or("task");
+                let d = sink
+                    .diag(
+                        inv.location.clone(),
+                        format!(
+                            "`{}` is dispatched repeatedly (in {}) without a key: replay identifies it by call order, so a changed order or shape returns the wrong recorded result or re-dispatches the effect",
+                            inv.call_text, info.what
+                        ),
+                    )
+                    .with_related(info.location.clone(), "repeats here")
+                    .with_help(format!(
+                        "pass an explicit key built from what differs per repetition: `{}(…, {})`, or set `stableKey` in the task definition",
+                        inv.call_text.split('(').next().unwrap_or("ctx.task"),
+                        key_example(task, info.variable.as_deref())
+                    ));
+                sink.push(d);
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! `unused-output-field`: output schema properties nothing reads.
+
+use std::collections::BTreeSet;
+
+use super::{Area, ProjectSink, Rule, RuleMeta};
+use crate::config::Config;
+use crate::diagnostic::{Location, Severity};
+use crate::project::{ExportKind, ForwardKind, PendingKind, Project, ReadSet, Seg, MAX_HOPS};
+
+pub struct UnusedOutputField;
+
+static META: RuleMeta = RuleMeta {
+    id: "unused-output-field",
+    summary: "An agent task's output schema declares fields that nothing reads.",
+    severity: Severity::Warning,
+    area: Area::EffectGranularity,
+    doc: include_str!("../../rules/unused-output-field.md"),
+    builtin: false,
+    options: &[],
+};
+
+/// What is known about every use of one task's results.
+#[derive(Default)]
+pub struct ResultUse {
+    pub fields: BTreeSet<String>,
+    pub forwards: Vec<(ForwardKind, Location)>,
+}
+
+/// Collects the fields read on results across modules.
+pub fn collect(p: &Project, module: usize, reads: &ReadSet, hops: usize, out: &mut ResultUse) {
+    collect_wrapped(p, module, reads, &[], &[], hops, out);
+}
+
+/// `reads` are relative to a value that holds the result at `wrap`
+/// (outermost layer last) with `acc` already read.
+fn collect_wrapped(
+    p: &Project,
+    module: usize,
+    reads: &ReadSet,
+    wrap: &[Seg],
+    acc: &[String],
+    hops: usize,
+    out: &mut ResultUse,
+) {
+    for path in reads.paths.keys() {
+        if let Some((_, a)) = consume(wrap, acc, path) {
+            if let Some(first) = a.first() {
+                out.fields.insert(first.clone());
+            }
+        }
+    }
+    if wrap.is_empty() {
+        out.forwards.extend(reads.forwards.iter().cloned());
+    }
+    for q in &reads.pending {
+        // The result inside what is passed on: consume q.acc, then q.wrap
+        // adds layers outside.
+        let Some((mut w, a)) = consume(wrap, acc, &q.acc) else {
+            continue;
+        };
+        w.extend(q.wrap.iter().cloned());
+        if hops >= MAX_HOPS {
+            out.forwards
+                .push((ForwardKind::Unknown(q.name.clone()), q.location.clone()));
+            continue;
+        }
+        follow(p, module, q, &w, &a, hops + 1, out);
+    }
+}
+
+fn follow(
+    p: &Project,
+    module: usize,
+    q: &crate::project::PendingFlow,
+    wrap: &[Seg],
+    acc: &[String],
+    hops: usize,
+    out: &mut ResultUse,
+) {
+    match q.kind {
+        PendingKind::Param(i) => {
+            let target = p
+                .resolve(module, &q.source)
+                .and_then(|t| p.export(t, &q.name));
+            match target {
+                Some((owner, e)) => match &e.kind {
+                    ExportKind::Function { params } => {
+                        if let Some(reads) = params.get(i) {
+                            collect_wrapped(p, owner, reads, wrap, acc, hops, out);
+                        }
+                    }
+                    _ => out
+                        .forwards
+                        .push((ForwardKind::Unknown(q.name.clone()), q.location.clone())),
+                },
+                None => out
+                    .forwards
+                    .push((ForwardKind::Unknown(q.name.clone()), q.location.clone())),
+            }
+        }
+        PendingKind::ReturnOf => {
+            let mut callers = 0;
+            for (mi, m) in p.modules.iter().enumerate() {
+                for call in &m.imported_calls {
+                    if call.name == q.name && p.resolve(mi, &call.source) == Some(module) {
+                        callers += 1;
+                        collect_wrapped(p, mi, &call.reads, wrap, acc, hops, out);
+                    }
+                }
+            }
+            if callers == 0 {
+                out.forwards.push((
+                    ForwardKind::Unknown(format!("export `{}`", q.name)),
+                    q.location.clone(),
+                ));
+            }
+        }
+    }
+}
+
+/// Reads `path` through the layers around the result: `None` when the
+/// path leaves the result; otherwise the remaining layers and what has been
+/// read on the result itself.
+fn consume(wrap: &[Seg], acc: &[String], path: &[String]) -> Option<(Vec<Seg>, Vec<String>)> {
+    let mut w = wrap.to_vec();
+    let mut a = acc.to_vec();
+    for seg in path {
+        match w.last() {
+            Some(Seg::Field(k)) if k == seg => {
+                w.pop();
+            }
+            Some(_) => return None,
+            None => a.push(seg.clone()),
+        }
+    }
+    Some((w, a))
+}
+
+fn describe(kind: &ForwardKind) -> String {
+    match kind {
+        ForwardKind::Task(t) => format!("passed in the args of `{t}`"),
+        ForwardKind::ProcessOutput => "returned as the process output".into(),
+        ForwardKind::Breakpoint => "shown in a breakpoint".into(),
+        ForwardKind::Unknown(u) => format!("handed to `{u}`"),
+    }
+}
+
+impl Rule for UnusedOutputField {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
+        for (mi, module) in p.modules.iter().enumerate() {
+            if !module.report {
+                continue;
+            }
+            for (ti, task) in module.tasks.iter().enumerate() {
+                let Some(fields) = task.schema_fields.as_ref().filter(|f| !f.is_empty()) else {
+                    continue;
+                };
+                let invocations = p.invocations_of(mi, ti);
+                // A task nobody in the linted set dispatches may be used by
+                // code proclint did not see.
+                if invocations.is_empty() {
+                    continue;
+                }
+                let mut uses = ResultUse::default();
+                let mut bound = Vec::new();
+                for (mj, ii) in &invocations {
+                    let inv = &p.modules[*mj].invocations[*ii];
+                    collect(p, *mj, &inv.reads, 0, &mut uses);
+                    if let Some(b) = &inv.bound {
+                        bound.push(b.clone());
+                    }
+                }
+                let unused: Vec<&(String, Location)> = fields
+                    .iter()
+                    .filter(|(name, _)| !uses.fields.contains(name))
+                    .collect();
+                let Some(first) = unused.first() else {
+                    continue;
+                };
+                let names: Vec<String> = unused.iter().map(|(n, _)| format!("`{n}`")).collect();
+                let id = task.id.as_deref().unwrap_or("task");
+                let plural = if unused.len() == 1 { "field" } else { "fields" };
+                let mut forwards: Vec<String> =
+                    uses.forwards.iter().map(|(k, _)| describe(k)).collect();
+                forwards.sort();
+                forwards.dedup();
+                let mut d = if forwards.is_empty() {
+                    sink.diag(
+                        first.1.clone(),
+                        format!(
+                            "task `{id}` declares output {plural} {} that nothing reads",
+                            names.join(", ")
+                        ),
+                    )
+                    .with_help(
+                        "remove the field from `outputSchema` (the agent spends tokens producing it), or use it",
+                    )
+                } else {
+                    sink.diag_at(
+                        Severity::Info,
+                        first.1.clone(),
+                        format!(
+                            "task `{id}` declares output {plural} {} that no code reads; the result is only forwarded wholesale ({})",
+                            names.join(", "),
+                            forwards.join("; ")
+                        ),
+                    )
+                    .with_help(
+                        "if the receiver does not need the field, remove it from `outputSchema`; otherwise read it where it matters",
+                    )
+                };
+                for (name, loc) in unused.iter().skip(1) {
+                    d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
+                }
+                for b in bound.into_iter().take(3) {
+                    d = d.with_related(b, "the result is bound here");
+                }
+                sink.push(d);
+            }
+        }
+    }
+}

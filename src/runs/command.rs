@@ -1,0 +1,74 @@
+//! `proclint runs [PATH] [--format table|json]`.
+//!
+//! Exit codes follow `check`: 0 when every journal verifies, 1 when any
+//! integrity check failed, 2 when PATH cannot be read.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{discover_runs, load_run, render_json, render_table, summarize, Run};
+use crate::cli::{RunsArgs, RunsFormat};
+use crate::commands::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+
+pub fn run(args: &RunsArgs) -> i32 {
+    let root = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !root.is_dir() {
+        eprintln!("error: `{}` is not a directory", root.display());
+        return EXIT_ERROR;
+    }
+    let runs: Vec<Run> = discover_runs(&root)
+        .iter()
+        .map(|d| load_run(&d.path, &root))
+        .collect();
+    let summaries: Vec<_> = runs.iter().map(summarize).collect();
+    let out = match args.format {
+        // stdout carries exactly the documented JSON; integrity details go to stderr.
+        RunsFormat::Json => {
+            for line in issue_lines(&runs, &root) {
+                eprintln!("{line}");
+            }
+            render_json(&summaries) + "\n"
+        }
+        RunsFormat::Table => {
+            let mut text = render_table(&summaries);
+            let issues = issue_lines(&runs, &root);
+            if !issues.is_empty() {
+                text.push_str("\njournal integrity:\n");
+                for line in issues {
+                    text.push_str("  ");
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+            }
+            text
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(out.as_bytes())
+        .and_then(|_| stdout.flush())
+        .is_err()
+    {
+        return EXIT_ERROR;
+    }
+    if runs.iter().any(|r| r.integrity.failed() > 0) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+/// `path:line: error[journal-integrity] message`, with paths as the user can open them.
+fn issue_lines(runs: &[Run], root: &Path) -> Vec<String> {
+    let shown_root = (root != Path::new(".")).then(|| root.to_string_lossy().replace('\\', "/"));
+    let mut lines = Vec::new();
+    for issue in runs.iter().flat_map(|r| &r.integrity.issues) {
+        let file = match &shown_root {
+            Some(r) => format!("{}/{}", r.trim_end_matches('/'), issue.file),
+            None => issue.file.clone(),
+        };
+        let at = issue.line.map(|l| format!("{file}:{l}")).unwrap_or(file);
+        lines.push(format!("{at}: error[journal-integrity] {}", issue.message));
+    }
+    lines
+}

@@ -1,0 +1,707 @@
+//! Discovering run directories and reading them into typed values.
+//!
+//! Reading never fails as a whole: a run with a missing `run.json`, a
+//! truncated event or a dangling `resultRef` still loads, and what is wrong is
+//! recorded in [`Run::integrity`] so the report can say so next to the data.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::integrity::{self, IntegrityIssue, IntegrityReport, JournalFileName};
+use super::time::parse_iso8601_ms;
+
+/// Journal events and task files are small; anything this large is not
+/// something the SDK wrote, and reading it whole would only waste memory.
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Directories that never hold run journals worth reporting and can be huge.
+const SKIP_DIRS: &[&str] = &["node_modules", ".git", "target"];
+
+/// Deep enough for any monorepo; bounded so a pathological tree cannot recurse forever.
+const MAX_DEPTH: usize = 32;
+
+pub const BREAKPOINT_TASK_ID: &str = "__sdk.breakpoint";
+pub const TERMINAL_EVENTS: &[&str] = &["RUN_COMPLETED", "RUN_FAILED", "RUN_HALTED"];
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RunDir {
+    pub path: PathBuf,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunMeta {
+    pub run_id: Option<String>,
+    pub process_id: Option<String>,
+    pub created_at: Option<String>,
+    pub import_path: Option<String>,
+    pub export_name: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub seq: u64,
+    pub ulid: String,
+    /// Path relative to the scanned root, `/`-separated.
+    pub file: String,
+    pub event_type: String,
+    pub recorded_at: Option<String>,
+    pub recorded_ms: Option<i64>,
+    pub data: Value,
+    /// 1-based lines of the keys directly inside `data`, for pointing at them.
+    pub key_lines: BTreeMap<String, u32>,
+}
+
+impl Event {
+    pub fn is_terminal(&self) -> bool {
+        TERMINAL_EVENTS.contains(&self.event_type.as_str())
+    }
+
+    pub fn data_str(&self, key: &str) -> Option<&str> {
+        self.data.get(key).and_then(Value::as_str)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EffectStatus {
+    Ok,
+    Error,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Approved,
+    Rejected,
+    Pending,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution {
+    pub seq: u64,
+    pub status: EffectStatus,
+    pub recorded_at: Option<String>,
+    pub recorded_ms: Option<i64>,
+    pub error_message: Option<String>,
+    /// The task's result object (`result.json` → `value`, else `result`).
+    pub value: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effect {
+    pub effect_id: String,
+    pub task_id: String,
+    pub kind: Option<String>,
+    pub label: Option<String>,
+    pub labels: Vec<String>,
+    pub invocation_key: Option<String>,
+    /// From `task.json`; breakpoints carry their label here.
+    pub title: Option<String>,
+    pub requested_seq: u64,
+    pub requested_at: Option<String>,
+    pub requested_ms: Option<i64>,
+    pub resolution: Option<Resolution>,
+}
+
+impl Effect {
+    pub fn is_breakpoint(&self) -> bool {
+        self.task_id == BREAKPOINT_TASK_ID || self.kind.as_deref() == Some("breakpoint")
+    }
+
+    pub fn status(&self) -> Option<EffectStatus> {
+        self.resolution.as_ref().map(|r| r.status)
+    }
+
+    pub fn value(&self) -> Option<&Value> {
+        self.resolution.as_ref().and_then(|r| r.value.as_ref())
+    }
+
+    /// A breakpoint's decision; `None` for other effects. The result value's
+    /// `approved` decides; a breakpoint resolved `ok` without that field let the
+    /// process continue, so it counts as approved, and one resolved with an
+    /// error or cancelled counts as rejected.
+    pub fn breakpoint_decision(&self) -> Option<Decision> {
+        if !self.is_breakpoint() {
+            return None;
+        }
+        let Some(resolution) = &self.resolution else {
+            return Some(Decision::Pending);
+        };
+        if resolution.status != EffectStatus::Ok {
+            return Some(Decision::Rejected);
+        }
+        let approved = resolution
+            .value
+            .as_ref()
+            .and_then(|v| v.get("approved"))
+            .and_then(Value::as_bool);
+        Some(if approved == Some(false) {
+            Decision::Rejected
+        } else {
+            Decision::Approved
+        })
+    }
+
+    /// Milliseconds from request to resolution, when both times are known.
+    pub fn wait_ms(&self) -> Option<i64> {
+        let resolved = self.resolution.as_ref()?.recorded_ms?;
+        Some(resolved - self.requested_ms?)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub dir: PathBuf,
+    /// The run directory relative to the scanned root (`""` when it is the root).
+    pub rel_dir: String,
+    /// `run.json` runId, else the RUN_CREATED event's, else the directory name.
+    pub run_id: String,
+    pub meta: RunMeta,
+    pub inputs: Option<Value>,
+    /// Parseable events in sequence order.
+    pub events: Vec<Event>,
+    /// Effects in request order.
+    pub effects: Vec<Effect>,
+    pub integrity: IntegrityReport,
+}
+
+impl Run {
+    pub fn terminal_event(&self) -> Option<&Event> {
+        self.events.iter().find(|e| e.is_terminal())
+    }
+
+    pub fn created_at(&self) -> Option<&str> {
+        self.meta.created_at.as_deref().or_else(|| {
+            self.events
+                .iter()
+                .find(|e| e.event_type == "RUN_CREATED")
+                .and_then(|e| e.recorded_at.as_deref())
+        })
+    }
+}
+
+/// Every run directory under `root`: `.a5c/runs/*` at any depth, or `root`
+/// itself when it is a run directory. Sorted by path; unreadable directories
+/// are skipped (they cannot be reported on anyway).
+pub fn discover_runs(root: &Path) -> Vec<RunDir> {
+    let mut found = Vec::new();
+    if is_run_dir(root) {
+        found.push(RunDir {
+            path: root.to_path_buf(),
+        });
+        return found;
+    }
+    walk(root, 0, &mut found);
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn is_run_dir(dir: &Path) -> bool {
+    dir.join("run.json").is_file() || dir.join("journal").is_dir()
+}
+
+fn is_runs_container(dir: &Path) -> bool {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    if name(dir).as_deref() != Some("runs") {
+        return false;
+    }
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+    match parent {
+        Some(p) => name(p).as_deref() == Some(".a5c"),
+        // `root` given as a bare relative `runs`: look at the real parent.
+        None => {
+            fs::canonicalize(dir)
+                .ok()
+                .and_then(|c| c.parent().and_then(name))
+                .as_deref()
+                == Some(".a5c")
+        }
+    }
+}
+
+fn walk(dir: &Path, depth: usize, found: &mut Vec<RunDir>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let container = is_runs_container(dir);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut children: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        // file_type() does not follow symlinks, so symlinked trees cannot loop us.
+        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+        .map(|e| e.path())
+        .collect();
+    children.sort();
+    for child in children {
+        if container {
+            found.push(RunDir { path: child });
+            continue;
+        }
+        let skip = child
+            .file_name()
+            .map(|n| SKIP_DIRS.contains(&n.to_string_lossy().as_ref()))
+            .unwrap_or(true);
+        if !skip {
+            walk(&child, depth + 1, found);
+        }
+    }
+}
+
+/// `path` relative to `root`, `/`-separated; the path itself when it is not under root.
+pub fn rel_path(path: &Path, root: &Path) -> String {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return path.to_string_lossy().replace('\\', "/");
+    };
+    let parts: Vec<String> = rel
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+fn join_rel(rel_dir: &str, tail: &str) -> String {
+    if rel_dir.is_empty() {
+        tail.to_string()
+    } else {
+        format!("{rel_dir}/{tail}")
+    }
+}
+
+/// Reads a small text file; the error is a short human message.
+pub(crate) fn read_text(path: &Path) -> Result<String, String> {
+    let meta = fs::metadata(path).map_err(|e| io_message(&e))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "file is {} bytes, larger than the {MAX_FILE_BYTES}-byte limit",
+            meta.len()
+        ));
+    }
+    let bytes = fs::read(path).map_err(|e| io_message(&e))?;
+    String::from_utf8(bytes)
+        .map_err(|e| format!("not valid UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "file not found".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+/// Reads and parses a JSON file.
+pub(crate) fn read_json(path: &Path) -> Result<Value, String> {
+    let text = read_text(path)?;
+    serde_json::from_str(&text).map_err(|e| integrity::describe_parse_error(&e))
+}
+
+/// Resolves a run-relative reference (`tasks/<id>/result.json`) inside the run
+/// directory. References that are absolute or climb out with `..` are refused:
+/// a linter must not be steered into reading arbitrary files by a journal.
+pub(crate) fn resolve_ref(run_dir: &Path, reference: &str) -> Option<PathBuf> {
+    let rel = Path::new(reference);
+    let safe = rel
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    (safe && !reference.is_empty()).then(|| run_dir.join(rel))
+}
+
+pub fn load_run(dir: &Path, root: &Path) -> Run {
+    let rel_dir = rel_path(dir, root);
+    let mut report = IntegrityReport::default();
+
+    let meta = match read_json(&dir.join("run.json")) {
+        Ok(v) => parse_meta(&v),
+        Err(message) => {
+            report.issues.push(IntegrityIssue {
+                file: join_rel(&rel_dir, "run.json"),
+                line: None,
+                message: format!("run.json unreadable: {message}"),
+            });
+            RunMeta::default()
+        }
+    };
+    let inputs = match read_json(&dir.join("inputs.json")) {
+        Ok(v) => Some(v),
+        // The SDK itself treats a missing inputs.json as "no inputs".
+        Err(m) if m == "file not found" => None,
+        Err(message) => {
+            report.issues.push(IntegrityIssue {
+                file: join_rel(&rel_dir, "inputs.json"),
+                line: None,
+                message: format!("inputs.json unreadable: {message}"),
+            });
+            None
+        }
+    };
+
+    let events = read_journal(dir, &rel_dir, &mut report);
+    report.issues.extend(integrity::check_events(&events, dir));
+    let effects = build_effects(&events, dir);
+
+    let run_id = meta
+        .run_id
+        .clone()
+        .or_else(|| {
+            events
+                .iter()
+                .find(|e| e.event_type == "RUN_CREATED")
+                .and_then(|e| e.data_str("runId"))
+                .map(str::to_string)
+        })
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+
+    let mut meta = meta;
+    if meta.process_id.is_none() {
+        meta.process_id = events
+            .iter()
+            .find(|e| e.event_type == "RUN_CREATED")
+            .and_then(|e| e.data_str("processId"))
+            .map(str::to_string);
+    }
+
+    Run {
+        dir: dir.to_path_buf(),
+        rel_dir,
+        run_id,
+        meta,
+        inputs,
+        events,
+        effects,
+        integrity: report,
+    }
+}
+
+fn parse_meta(v: &Value) -> RunMeta {
+    let s = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+    let entry = v.get("entrypoint");
+    let e = |key: &str| {
+        entry
+            .and_then(|x| x.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    RunMeta {
+        run_id: s("runId"),
+        process_id: s("processId"),
+        created_at: s("createdAt"),
+        import_path: e("importPath"),
+        export_name: e("exportName"),
+    }
+}
+
+fn read_journal(dir: &Path, rel_dir: &str, report: &mut IntegrityReport) -> Vec<Event> {
+    let journal_dir = dir.join("journal");
+    let Ok(entries) = fs::read_dir(&journal_dir) else {
+        report.issues.push(IntegrityIssue {
+            file: join_rel(rel_dir, "journal"),
+            line: None,
+            message: "journal directory missing or unreadable".to_string(),
+        });
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        // Like the SDK's loader: only *.json counts, which also skips the
+        // `*.json.tmp-<pid>-<ms>` leftovers of interrupted atomic writes.
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+
+    let mut files = Vec::new();
+    for name in names {
+        let rel = join_rel(rel_dir, &format!("journal/{name}"));
+        match JournalFileName::parse(&name) {
+            Some(parsed) => files.push((parsed, rel)),
+            None => report.issues.push(IntegrityIssue {
+                file: rel,
+                line: None,
+                message: "journal file name is not NNNNNN.<ULID>.json".to_string(),
+            }),
+        }
+    }
+    // Numeric order, so a 7-digit sequence after 999999 still sorts right.
+    files.sort_by(|a, b| (a.0.seq, &a.0.ulid).cmp(&(b.0.seq, &b.0.ulid)));
+    report.issues.extend(integrity::check_sequence(&files));
+
+    let mut events = Vec::new();
+    for (name, rel) in files {
+        let text = match read_text(&journal_dir.join(&name.file_name)) {
+            Ok(t) => t,
+            Err(message) => {
+                report.issues.push(IntegrityIssue {
+                    file: rel,
+                    line: None,
+                    message,
+                });
+                continue;
+            }
+        };
+        let checked = integrity::verify_event_text(&rel, &text);
+        if checked.verified {
+            report.verified += 1;
+        }
+        report.issues.extend(checked.issues);
+        if let Some(value) = checked.value {
+            events.push(to_event(&name, rel, value, checked.key_lines));
+        }
+    }
+    events
+}
+
+fn to_event(
+    name: &JournalFileName,
+    file: String,
+    value: Value,
+    key_lines: BTreeMap<String, u32>,
+) -> Event {
+    let recorded_at = value
+        .get("recordedAt")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let event_type = value
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("UNKNOWN")
+        .to_string();
+    let data = match value {
+        Value::Object(mut map) => map
+            .shift_remove("data")
+            .unwrap_or(Value::Object(Map::new())),
+        _ => Value::Object(Map::new()),
+    };
+    Event {
+        seq: name.seq,
+        ulid: name.ulid.clone(),
+        file,
+        event_type,
+        recorded_ms: recorded_at.as_deref().and_then(parse_iso8601_ms),
+        recorded_at,
+        data,
+        key_lines,
+    }
+}
+
+fn build_effects(events: &[Event], dir: &Path) -> Vec<Effect> {
+    let mut effects: Vec<Effect> = Vec::new();
+    for event in events {
+        let Some(effect_id) = event.data_str("effectId") else {
+            continue;
+        };
+        match event.event_type.as_str() {
+            "EFFECT_REQUESTED" => {
+                if effects.iter().any(|e| e.effect_id == effect_id) {
+                    continue; // duplicate request: reported by integrity, first one wins
+                }
+                effects.push(requested_effect(event, effect_id, dir));
+            }
+            "EFFECT_RESOLVED" | "EFFECT_CANCELLED" => {
+                let Some(effect) = effects
+                    .iter_mut()
+                    .find(|e| e.effect_id == effect_id && e.resolution.is_none())
+                else {
+                    continue;
+                };
+                effect.resolution = Some(resolution(event, effect_id, dir));
+            }
+            _ => {}
+        }
+    }
+    effects
+}
+
+fn requested_effect(event: &Event, effect_id: &str, dir: &Path) -> Effect {
+    let s = |key: &str| event.data_str(key).map(str::to_string);
+    let task_ref = event
+        .data_str("taskDefRef")
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("tasks/{effect_id}/task.json"));
+    let task = resolve_ref(dir, &task_ref).and_then(|p| read_json(&p).ok());
+    let task_str = |key: &str| {
+        task.as_ref()
+            .and_then(|t| t.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let labels = event
+        .data
+        .get("labels")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    Effect {
+        effect_id: effect_id.to_string(),
+        task_id: s("taskId")
+            .or_else(|| task_str("taskId"))
+            .unwrap_or_else(|| "(unknown task)".to_string()),
+        kind: s("kind").or_else(|| task_str("kind")),
+        label: s("label"),
+        labels,
+        invocation_key: s("invocationKey"),
+        title: task_str("title"),
+        requested_seq: event.seq,
+        requested_at: event.recorded_at.clone(),
+        requested_ms: event.recorded_ms,
+        resolution: None,
+    }
+}
+
+fn resolution(event: &Event, effect_id: &str, dir: &Path) -> Resolution {
+    let status = match (event.event_type.as_str(), event.data_str("status")) {
+        ("EFFECT_CANCELLED", _) => EffectStatus::Cancelled,
+        (_, Some("ok")) => EffectStatus::Ok,
+        _ => EffectStatus::Error,
+    };
+    let result_ref = event
+        .data_str("resultRef")
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("tasks/{effect_id}/result.json"));
+    let result = resolve_ref(dir, &result_ref).and_then(|p| read_json(&p).ok());
+    let value = result.as_ref().and_then(|r| result_value(r, dir));
+    let error_message = error_message(event.data.get("error"))
+        .or_else(|| error_message(result.as_ref().and_then(|r| r.get("error"))))
+        .or_else(|| {
+            (status == EffectStatus::Cancelled)
+                .then(|| event.data_str("reason").map(str::to_string))
+                .flatten()
+        });
+    Resolution {
+        seq: event.seq,
+        status,
+        recorded_at: event.recorded_at.clone(),
+        recorded_ms: event.recorded_ms,
+        error_message,
+        value,
+    }
+}
+
+/// The SDK writes the result object as both `value` and `result`; results over
+/// 1 MiB are spilled to a blob named by `resultRef` inside `result.json`.
+fn result_value(result: &Value, dir: &Path) -> Option<Value> {
+    if let Some(v) = result.get("value").or_else(|| result.get("result")) {
+        return Some(v.clone());
+    }
+    let blob = result.get("resultRef").and_then(Value::as_str)?;
+    resolve_ref(dir, blob).and_then(|p| read_json(&p).ok())
+}
+
+fn error_message(error: Option<&Value>) -> Option<String> {
+    match error? {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => o
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| o.get("name").and_then(Value::as_str).map(str::to_string)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refs_cannot_escape_the_run_dir() {
+        let dir = Path::new("/r");
+        assert!(resolve_ref(dir, "tasks/e1/result.json").is_some());
+        assert!(resolve_ref(dir, "./tasks/e1/result.json").is_some());
+        assert!(resolve_ref(dir, "../other/result.json").is_none());
+        assert!(resolve_ref(dir, "/etc/passwd").is_none());
+        assert!(resolve_ref(dir, "").is_none());
+    }
+
+    #[test]
+    fn rel_paths_use_forward_slashes() {
+        let root = Path::new("/a/b");
+        assert_eq!(rel_path(Path::new("/a/b/.a5c/runs/x"), root), ".a5c/runs/x");
+        assert_eq!(rel_path(Path::new("/a/b"), root), "");
+        assert_eq!(rel_path(Path::new("/elsewhere/x"), root), "/elsewhere/x");
+    }
+
+    #[test]
+    fn garbage_everywhere_never_panics() {
+        let tmp = match tempfile::tempdir() {
+            Ok(t) => t,
+            Err(e) => panic!("tempdir: {e}"),
+        };
+        let dir = tmp.path().join(".a5c/runs/bad");
+        let put = |rel: &str, text: &[u8]| {
+            let p = dir.join(rel);
+            fs::create_dir_all(p.parent().unwrap_or(&dir)).ok();
+            fs::write(p, text).ok();
+        };
+        fs::create_dir_all(dir.join("run.json")).ok(); // a directory where a file belongs
+        put("inputs.json", b"{");
+        put("journal/000001.01KF0000000000000000000001.json", b"null");
+        put("journal/000002.01KF0000000000000000000002.json", b"[]");
+        put(
+            "journal/000003.01KF0000000000000000000003.json",
+            br#"{"type":5,"recordedAt":"yesterday","data":[1]}"#,
+        );
+        put(
+            "journal/000004.01KF0000000000000000000004.json",
+            b"\xff\xfe not utf8",
+        );
+        put("journal/000005.01KF0000000000000000000005.json", br#"{"type":"EFFECT_RESOLVED","recordedAt":"2026-01-01T00:00:00Z","data":{"effectId":7,"resultRef":"../../x"}}"#);
+        put("journal/000006.01KF0000000000000000000006.json", br#"{"type":"EFFECT_REQUESTED","recordedAt":"2026-01-01T00:00:00Z","data":{"effectId":"e","taskDefRef":"/etc/passwd"}}"#);
+        put("journal/000007.01KF0000000000000000000007.json", br#"{"type":"EFFECT_RESOLVED","recordedAt":"2026-01-01T00:00:01Z","data":{"effectId":"e","status":"maybe","resultRef":"../../../etc/passwd"}}"#);
+        put("journal/notes.json", b"{}");
+        put("journal/000008.tmp", b"ignored");
+        let found = discover_runs(tmp.path());
+        assert_eq!(found.len(), 1);
+        let run = load_run(&found[0].path, tmp.path());
+        assert_eq!(run.run_id, "bad");
+        assert_eq!(run.integrity.verified, 0);
+        assert_eq!(run.effects.len(), 1);
+        assert_eq!(run.effects[0].task_id, "(unknown task)");
+        let messages: Vec<&str> = run
+            .integrity
+            .issues
+            .iter()
+            .map(|i| i.message.as_str())
+            .collect();
+        for needle in [
+            "run.json unreadable",
+            "inputs.json unreadable",
+            "not NNNNNN.<ULID>.json",
+            "event is not a JSON object",
+            "recordedAt `yesterday`",
+            "not valid UTF-8",
+            "without an effectId",
+            "taskDefRef `/etc/passwd` points outside the run directory",
+            "status is \"maybe\"",
+            "points outside the run directory",
+        ] {
+            assert!(
+                messages.iter().any(|m| m.contains(needle)),
+                "{needle}: {messages:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn missing_directory_loads_as_empty_run_with_issues() {
+        let run = load_run(
+            Path::new("/nonexistent/proclint/run"),
+            Path::new("/nonexistent"),
+        );
+        assert_eq!(run.run_id, "run");
+        assert!(run.events.is_empty());
+        assert_eq!(run.integrity.issues.len(), 2, "{:?}", run.integrity.issues);
+        assert!(discover_runs(Path::new("/nonexistent/proclint")).is_empty());
+    }
+}
