@@ -294,6 +294,24 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
         out
     }
 
+    /// Exits of the loop guarded by a comparison of a counter it advances
+    /// (the cap exits).
+    pub fn counter_exits(&self, l: LoopId) -> Vec<Node<'t>> {
+        let lp = &self.m.loops[l];
+        let Some(body) = lp.body else {
+            return Vec::new();
+        };
+        self.exits(lp.node, body)
+            .into_iter()
+            .filter(|e| {
+                matches!(
+                    self.exit_guard(lp.node, body, *e),
+                    CounterCheck::Advanced(_)
+                )
+            })
+            .collect()
+    }
+
     fn exit_guard(&self, lp: Node<'t>, body: Node<'t>, exit: Node<'t>) -> CounterCheck<'t> {
         let mut result = CounterCheck::None;
         for guard in self.guards(body, exit) {
@@ -640,7 +658,15 @@ fn is_advancing_write(m: &JsModel, w: Node, b: BindingId) -> bool {
     let Some(p) = w.parent() else { return false };
     match p.kind() {
         "update_expression" => true,
-        "augmented_assignment_expression" => matches!(op(m, p), "+=" | "-="),
+        // `n += 1`, `n -= step`; not `notes += text`.
+        "augmented_assignment_expression" => {
+            matches!(op(m, p), "+=" | "-=")
+                && p.child_by_field_name("right")
+                    .map(unparen)
+                    .is_some_and(|r| {
+                        matches!(r.kind(), "number" | "identifier" | "member_expression")
+                    })
+        }
         "assignment_expression" => p
             .child_by_field_name("right")
             .map(unparen)

@@ -9,7 +9,7 @@ use tree_sitter::Node;
 use super::convergence::{call_name, excerpt, loop_header};
 use super::{Area, JsContext, Rule, RuleMeta, Sink};
 use crate::diagnostic::Severity;
-use crate::js::loops::{comparisons_in, conjuncts, mentions, walk, Bound, LoopAnalysis};
+use crate::js::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::{LoopId, LoopKind};
 use crate::js::scope::BindingId;
 use crate::js::syntax::{contains, is_function, span, string_value, unparen};
@@ -46,10 +46,8 @@ impl Rule for ExhaustedRetryUnhandled {
             if matches!(lp.kind, LoopKind::ForIn | LoopKind::ForOf) {
                 continue;
             }
-            if !matches!(
-                a.bound(l),
-                Bound::Counter { .. } | Bound::GuardedExit { .. }
-            ) {
+            let bound = a.bound(l);
+            if !matches!(bound, Bound::Counter { .. } | Bound::GuardedExit { .. }) {
                 continue;
             }
             if a.dispatches_in(l).is_empty() {
@@ -61,7 +59,15 @@ impl Rule for ExhaustedRetryUnhandled {
             for forced in forced_successes(&a, l) {
                 sink.push(forced_diag(m, sink, forced));
             }
-            check_outcome_read(&a, l, &retry, sink);
+            // When every cap exit throws or returns, falling out of the
+            // loop can only mean it converged.
+            let exhaustion_falls_through = matches!(bound, Bound::Counter { .. })
+                || a.counter_exits(l)
+                    .iter()
+                    .any(|e| e.kind() == "break_statement");
+            if exhaustion_falls_through {
+                check_outcome_read(&a, l, &retry, sink);
+            }
         }
     }
 }
@@ -148,11 +154,16 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
                 }
             }
         }
-        // `last = review` elsewhere in the body: the last result survives.
+        // `last = review` / `verdict = review.passed` elsewhere in the
+        // body: the last result survives the loop.
         for b in &outer {
             let copies_tested = m.scopes.get(*b).writes.iter().any(|w| {
                 contains(lp.node, *w)
-                    && assigned_value(*w).is_some_and(|v| tested.iter().any(|t| mentions(m, v, *t)))
+                    && assigned_value(*w).is_some_and(|v| {
+                        member_root(v)
+                            .and_then(|r| m.binding_of_expr(r))
+                            .is_some_and(|r| tested.contains(&r))
+                    })
             });
             if copies_tested {
                 carriers.insert(*b);
@@ -189,6 +200,16 @@ fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
         true
     });
     out
+}
+
+/// The variable a plain value reads (`review`, `review.passed`); `None`
+/// for anything computed.
+fn member_root(v: Node) -> Option<Node> {
+    let mut n = unparen(v);
+    while matches!(n.kind(), "member_expression" | "subscript_expression") {
+        n = unparen(n.child_by_field_name("object")?);
+    }
+    (n.kind() == "identifier").then_some(n)
 }
 
 /// The value assigned by the write reference `w` (`x = value`).
