@@ -24,8 +24,9 @@ const MAX_WALK_NODES: usize = 200_000;
 /// Operators that compare a counter with a limit.
 const COMPARISONS: &[&str] = &["<", "<=", ">", ">=", "!=", "!==", "==", "==="];
 
-/// Methods that consume a work list, making `list.length` a counter.
-const DRAINING_METHODS: &[&str] = &["shift", "pop", "splice"];
+/// Methods that consume a work list, making `list.length` (or a set's
+/// `size`) a counter.
+const DRAINING_METHODS: &[&str] = &["shift", "pop", "splice", "delete", "clear"];
 
 /// Methods that append to an accumulator in place.
 const APPENDING_METHODS: &[&str] = &["push", "unshift", "splice", "set", "add", "append"];
@@ -417,7 +418,7 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
                 let prop = n
                     .child_by_field_name("property")
                     .map(|p| text(p, self.m.src()));
-                if prop == Some("length") {
+                if matches!(prop, Some("length" | "size")) {
                     if let Some(obj) = n.child_by_field_name("object") {
                         if self.is_drained(lp, unparen(obj)) {
                             return true;
@@ -906,6 +907,8 @@ async function p(ctx, n, MAX, list) {
   let status = 'new';
   while (status !== 'done') { status = 'done'; }
   while (list.length > 0) { list.shift(); }
+  const seen = new Set(list);
+  while (seen.size > 0) { seen.delete(1); }
   while (true) { for (;;) { if (attempts++ > MAX) break; } }
   while (true) { attempts = attempts + 1; if (attempts > MAX) return; }
 }"#;
@@ -923,6 +926,7 @@ async function p(ctx, n, MAX, list) {
                 "counter",
                 "finite",
                 "result",
+                "counter",
                 "counter",
                 // The break leaves only the inner loop.
                 "always",
