@@ -90,6 +90,8 @@ pub struct InvocationSummary {
     pub call_text: String,
     /// Set when the call repeats and has no invocation key.
     pub unkeyed_repeat: Option<RepeatInfo>,
+    /// The edit that adds a key built from the repetition's variable.
+    pub key_edit: Option<crate::diagnostic::Edit>,
 }
 
 /// Why a call repeats, for messages: "the `while (!passed)` loop".

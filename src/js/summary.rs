@@ -168,6 +168,10 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     } else {
         None
     };
+    let key_edit = unkeyed_repeat
+        .as_ref()
+        .and_then(|info| info.variable.as_deref())
+        .and_then(|v| key_edit(m, call, v));
     let call_text = format!(
         "{}({}, …)",
         m.text(c.callee),
@@ -181,7 +185,57 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         reads: read_set(m, &reads_of(m, c.node)),
         args,
         unkeyed_repeat,
+        key_edit,
     }
+}
+
+/// `` { key: `review-${round}` } `` for a task variable and a per-repetition
+/// variable.
+pub fn key_example(task: &str, variable: Option<&str>) -> String {
+    let v = variable.unwrap_or("attempt");
+    let mut stem = String::new();
+    for c in task.trim_end_matches("Task").chars() {
+        if c.is_uppercase() {
+            stem.push('-');
+            stem.extend(c.to_lowercase());
+        } else if c.is_alphanumeric() {
+            stem.push(c);
+        } else {
+            stem.push('-');
+        }
+    }
+    let stem = stem.trim_matches('-');
+    format!("{{ key: `{stem}-${{{v}}}` }}")
+}
+
+/// Adds `{ key: … }` as the options argument (or into an options literal).
+fn key_edit(m: &JsModel, call: usize, variable: &str) -> Option<crate::diagnostic::Edit> {
+    let c = &m.calls[call];
+    let task = m.text(*c.args.first()?);
+    let example = key_example(task, Some(variable));
+    let (at, text) = match c.args.len() {
+        1 => (c.args[0].end_byte(), format!(", {{}}, {example}")),
+        2 => (c.args[1].end_byte(), format!(", {example}")),
+        _ => {
+            let opts = m
+                .object_of_expr(c.args[2])
+                .filter(|o| o.id() == unparen(c.args[2]).id())?;
+            let inner = example.trim_start_matches("{ ").trim_end_matches(" }");
+            let empty = opts.named_child_count() == 0;
+            (
+                opts.start_byte() + 1,
+                if empty {
+                    format!(" {inner} ")
+                } else {
+                    format!(" {inner},")
+                },
+            )
+        }
+    };
+    Some(crate::diagnostic::Edit {
+        span: crate::source::Span::new(at, at),
+        replacement: text,
+    })
 }
 
 /// The invocation's explicit key: `Some(None)` when present but not a

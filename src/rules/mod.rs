@@ -187,8 +187,65 @@ impl<'a> Sink<'a> {
     }
 }
 
+/// What a rule's findings are counted against in the retrospective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Sites {
+    #[default]
+    None,
+    Breakpoints,
+    Invocations,
+    RepeatedInvocations,
+    TaskDefinitions,
+    AgentTasks,
+    /// Tasks that declare an `outputSchema`.
+    SchemaTasks,
+    RetryLoops,
+    EffectLoops,
+    ParallelSites,
+    ProcessModules,
+    SkillFiles,
+    SdkDependencies,
+}
+
+impl Sites {
+    /// "breakpoints", "invocation sites", … for sentences.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Sites::None => "sites",
+            Sites::Breakpoints => "breakpoints",
+            Sites::Invocations => "invocation sites",
+            Sites::RepeatedInvocations => "repeated invocation sites",
+            Sites::TaskDefinitions => "task definitions",
+            Sites::AgentTasks => "agent tasks",
+            Sites::SchemaTasks => "tasks with an output schema",
+            Sites::RetryLoops => "open-ended loops",
+            Sites::EffectLoops => "loops that dispatch effects",
+            Sites::ParallelSites => "parallel batches",
+            Sites::ProcessModules => "process modules",
+            Sites::SkillFiles => "SKILL.md files",
+            Sites::SdkDependencies => "SDK dependencies",
+        }
+    }
+}
+
+/// How a rule appears in the retrospective: what its findings are counted
+/// against, the strength its silence proves, and what a recurring finding
+/// suggests for the SDK upstream. Empty strings mean "nothing to say".
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReportMeta {
+    pub sites: Sites,
+    /// "Every breakpoint branches on the decision".
+    pub praise: &'static str,
+    pub sdk_hint: &'static str,
+}
+
 pub trait Rule: Sync + Send {
     fn meta(&self) -> &'static RuleMeta;
+
+    /// Retrospective metadata (defaults to none).
+    fn report(&self) -> ReportMeta {
+        ReportMeta::default()
+    }
 
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
