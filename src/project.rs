@@ -28,11 +28,16 @@ pub struct StringSet {
     pub arg_fields: Vec<String>,
 }
 
+/// Where a value goes when it leaves what the analysis follows.
 #[derive(Debug, Clone)]
 pub enum ForwardKind {
+    /// Passed inside the args of another task (handed to another agent).
     Task(String),
+    /// Returned from the exported process function.
     ProcessOutput,
+    /// Given to a human in a breakpoint payload.
     Breakpoint,
+    /// Anything this analysis does not follow (named by its callee).
     Unknown(String),
 }
 

@@ -8,13 +8,13 @@ use tree_sitter::Node;
 use super::model::{Imported, JsModel, TaskTarget};
 use super::objects;
 use super::repeat::{repetition, Repeat};
-use super::results::{self, reads_of, reads_of_pattern, Reads};
+use super::results::{reads_of, reads_of_pattern, Reads};
 use super::strings::{literal_text, strings_of, Strings};
 use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
-    ExportKind, ExportSummary, ForwardKind, ImportSummary, ImportedCall, InvocationSummary,
-    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
+    ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
+    PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
 };
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
@@ -74,13 +74,7 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
             .or_insert_with(|| loc(m, *node));
     }
     for f in &r.forwards {
-        let kind = match &f.kind {
-            results::ForwardKind::Task(t) => ForwardKind::Task(t.clone()),
-            results::ForwardKind::ProcessOutput => ForwardKind::ProcessOutput,
-            results::ForwardKind::Breakpoint => ForwardKind::Breakpoint,
-            results::ForwardKind::Unknown(u) => ForwardKind::Unknown(u.clone()),
-        };
-        out.forwards.push((kind, loc(m, f.node)));
+        out.forwards.push((f.kind.clone(), loc(m, f.node)));
     }
     for p in &r.pending {
         out.pending.push(PendingFlow {

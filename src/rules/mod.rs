@@ -130,6 +130,15 @@ impl SkillContext<'_> {
     }
 }
 
+/// A configured severity replaces whatever the rule chose per finding.
+fn pick(overridden: bool, configured: Severity, chosen: Severity) -> Severity {
+    if overridden {
+        configured
+    } else {
+        chosen
+    }
+}
+
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
@@ -170,11 +179,7 @@ impl<'a> Sink<'a> {
         span: Span,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let severity = if self.overridden {
-            self.severity
-        } else {
-            severity
-        };
+        let severity = pick(self.overridden, self.severity, severity);
         Diagnostic::new(self.meta.id, severity, self.file.location(span), message)
     }
 
@@ -296,11 +301,7 @@ impl ProjectSink {
         location: Location,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let severity = if self.overridden {
-            self.severity
-        } else {
-            severity
-        };
+        let severity = pick(self.overridden, self.severity, severity);
         Diagnostic::new(self.meta.id, severity, location, message)
     }
 
