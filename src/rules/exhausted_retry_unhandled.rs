@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use super::convergence::{call_name, excerpt, loop_header};
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::{LoopId, LoopKind};
@@ -37,6 +37,17 @@ const SUCCESS_VALUES: &[&str] = &["approved", "passed", "done", "success", "acce
 impl Rule for ExhaustedRetryUnhandled {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            // No site count fits ("bounded retry loops" is not one of
+            // the retrospective's counts), so no praise is claimed from
+            // silence: an unbounded loop would be praised vacuously.
+            sites: Sites::None,
+            praise: "Every bounded retry loop tells convergence from exhaustion",
+            sdk_hint: "A retry helper that returns an explicit outcome (`{ outcome: 'passed' | 'exhausted', attempts }`) instead of the last result would make the exhausted case impossible to mistake for success.",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

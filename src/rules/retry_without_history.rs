@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use tree_sitter::Node;
 
 use super::convergence::{call_name, loop_header};
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::loops::{mentions, walk, Bound, LoopAnalysis};
 use crate::js::model::{CallId, LoopKind};
@@ -29,6 +29,17 @@ static META: RuleMeta = RuleMeta {
 impl Rule for RetryWithoutHistory {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            // No site count fits ("bounded retry loops" is not one of
+            // the retrospective's counts), so no praise is claimed from
+            // silence: an unbounded loop would be praised vacuously.
+            sites: Sites::None,
+            praise: "Fixers in review/fix loops receive the history of prior attempts",
+            sdk_hint: "",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

@@ -2,7 +2,7 @@
 //! nothing bounding how many times it runs.
 
 use super::convergence::{call_name, excerpt, loop_header};
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::loops::{Bound, LoopAnalysis, Unbounded};
 use crate::js::syntax::span;
@@ -25,6 +25,14 @@ const CAP_HELP: &str = "decide what happens at the cap: a breakpoint whose resul
 impl Rule for UnboundedLoop {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::EffectLoops,
+            praise: "Every loop that dispatches effects has a round cap",
+            sdk_hint: "Bounding a review/fix loop and deciding what happens at the cap is left to every process. A loop primitive with a required cap and an explicit cap handler (`ctx.loop({ maxRounds, onCap })`) would make the unbounded form impossible to write by accident.",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

@@ -7,7 +7,7 @@ pub mod phrases;
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use super::{Area, ProjectSink, Rule, RuleMeta, Sink, SkillContext};
+use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::{Project, StringLit};
@@ -32,6 +32,14 @@ const HELP: &str = "state the cap and what happens at it (arbitration, a ledger 
 impl Rule for UnboundedLoopInstruction {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::SkillFiles,
+            praise: "Every loop instruction in the skills and prompts states a cap",
+            sdk_hint: "",
+        }
     }
 
     fn validate_options(&self, options: &toml::Table) -> Result<(), String> {
