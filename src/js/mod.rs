@@ -4,6 +4,7 @@
 //! per file; rules query the model instead of walking syntax themselves.
 
 pub mod flow;
+pub mod loops;
 pub mod model;
 pub mod objects;
 pub mod parse;

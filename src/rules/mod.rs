@@ -13,11 +13,16 @@ use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
+pub mod convergence;
+pub mod exhausted_retry_unhandled;
 pub mod git_in_agent_task;
 pub mod missing_labels;
 pub mod missing_stable_key;
+pub mod retry_without_history;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
+pub mod unbounded_loop;
+pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
 pub mod unpinned_sdk;
 pub mod unused_output_field;
@@ -309,15 +314,19 @@ impl ProjectSink {
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &builtin::DepthLimit,
+        &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &builtin::IoError,
         &missing_labels::MissingLabels,
         &missing_stable_key::MissingStableKey,
         &builtin::ParseError,
+        &retry_without_history::RetryWithoutHistory,
         &builtin::SkippedFile,
         &skill_broken_link::SkillBrokenLink,
         &skill_frontmatter::SkillFrontmatter,
+        &unbounded_loop::UnboundedLoop,
+        &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
         &unpinned_sdk::UnpinnedSdk,
         &unused_output_field::UnusedOutputField,
