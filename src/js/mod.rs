@@ -8,6 +8,7 @@ pub mod context_api;
 pub mod effects;
 pub mod exports;
 pub mod flow;
+pub mod loops;
 pub mod model;
 pub mod objects;
 pub mod parse;

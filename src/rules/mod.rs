@@ -13,6 +13,8 @@ use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
+pub mod convergence;
+pub mod exhausted_retry_unhandled;
 pub mod git_in_agent_task;
 pub mod invalid_task_definition;
 pub mod invalid_task_invocation;
@@ -20,9 +22,12 @@ pub mod misplaced_breakpoint_option;
 pub mod missing_labels;
 pub mod missing_stable_key;
 pub mod parallel_thunk;
+pub mod retry_without_history;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
 pub mod swallowed_effect_signal;
+pub mod unbounded_loop;
+pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
 pub mod unknown_context_method;
 pub mod unpinned_sdk;
@@ -315,6 +320,7 @@ impl ProjectSink {
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &builtin::DepthLimit,
+        &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &invalid_task_definition::InvalidTaskDefinition,
@@ -325,10 +331,13 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &missing_stable_key::MissingStableKey,
         &parallel_thunk::ParallelThunk,
         &builtin::ParseError,
+        &retry_without_history::RetryWithoutHistory,
         &skill_broken_link::SkillBrokenLink,
         &skill_frontmatter::SkillFrontmatter,
         &builtin::SkippedFile,
         &swallowed_effect_signal::SwallowedEffectSignal,
+        &unbounded_loop::UnboundedLoop,
+        &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
         &unknown_context_method::UnknownContextMethod,
         &unpinned_sdk::UnpinnedSdk,
