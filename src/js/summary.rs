@@ -9,7 +9,7 @@ use super::model::{Imported, JsModel, TaskTarget};
 use super::objects;
 use super::repeat::{repetition, Repeat};
 use super::results::{reads_of, reads_of_pattern, Reads};
-use super::strings::{literal_text, strings_of, Strings};
+use super::strings::{literal_text, strings_of, ArgsParam, Strings};
 use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
@@ -96,9 +96,7 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
             .find_map(|o| objects::property(m, *o, name))
     };
     let kind = prop("kind").and_then(|v| string_value(v, m.src()));
-    let args_param = t
-        .factory
-        .and_then(|f| m.functions[f].param_bindings.first().copied().flatten());
+    let args_param = t.factory.map(|f| ArgsParam::of(m, f)).unwrap_or_default();
     let agent = t
         .objects
         .iter()
@@ -124,7 +122,7 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         kind,
         has_stable_key: prop("stableKey").is_some(),
         schema_fields,
-        prompt: agent.map(|p| string_set(m, &strings_of(m, p, args_param))),
+        prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
     }
 }
 
@@ -153,7 +151,12 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         .map(|o| {
             objects::properties(m, o)
                 .into_iter()
-                .map(|(k, p)| (k, string_set(m, &strings_of(m, p.value, None))))
+                .map(|(k, p)| {
+                    (
+                        k,
+                        string_set(m, &strings_of(m, p.value, &ArgsParam::default())),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -387,7 +390,7 @@ fn export_kind(m: &JsModel, value: Node) -> ExportKind {
         // Instruction builders return strings; processes return results.
         let strings = super::strings::returned_exprs(m, f)
             .into_iter()
-            .map(|r| strings_of(m, r, None))
+            .map(|r| strings_of(m, r, &ArgsParam::default()))
             .fold(Strings::default(), |mut acc, s| {
                 acc.literals.extend(s.literals);
                 acc.pending.extend(s.pending);
@@ -398,7 +401,7 @@ fn export_kind(m: &JsModel, value: Node) -> ExportKind {
         }
         return ExportKind::Function { params };
     }
-    let s = strings_of(m, value, None);
+    let s = strings_of(m, value, &ArgsParam::default());
     if s.literals.is_empty() && s.pending.is_empty() {
         ExportKind::Other
     } else {
