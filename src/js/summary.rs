@@ -101,18 +101,18 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         .objects
         .iter()
         .find_map(|o| objects::path(m, *o, &["agent", "prompt"]));
-    let schema_fields = t
+    let schema = t
         .objects
         .iter()
-        .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]))
-        .and_then(|s| m.object_of_expr(s))
-        .and_then(|s| objects::property(m, s, "properties"))
-        .and_then(|p| m.object_of_expr(p))
-        .map(|props| {
-            objects::properties(m, props)
-                .into_iter()
-                .map(|(name, p)| (name, loc(m, p.key)))
-                .collect()
+        .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]));
+    let schema_fields = schema.and_then(|s| schema_properties(m, s));
+    // `outputSchema: reviewSchema` imported from a shared module.
+    let schema_import = schema
+        .and_then(|s| m.binding_of_expr(s))
+        .and_then(|b| m.import_of(b))
+        .and_then(|i| match &i.imported {
+            Imported::Named(n) => Some((i.source.clone(), n.clone())),
+            _ => None,
         });
     TaskSummary {
         id: t.id.clone(),
@@ -122,8 +122,24 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         kind,
         has_stable_key: prop("stableKey").is_some(),
         schema_fields,
+        schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
     }
+}
+
+/// The declared property names of a JSON Schema object expression.
+fn schema_properties(
+    m: &JsModel,
+    schema: Node,
+) -> Option<Vec<(String, crate::diagnostic::Location)>> {
+    let s = m.object_of_expr(schema)?;
+    let props = m.object_of_expr(objects::property(m, s, "properties")?)?;
+    Some(
+        objects::properties(m, props)
+            .into_iter()
+            .map(|(name, p)| (name, loc(m, p.key)))
+            .collect(),
+    )
 }
 
 fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
@@ -343,6 +359,7 @@ fn exports(m: &JsModel) -> Vec<ExportSummary> {
                 kind: ExportKind::Other,
                 location,
                 reexport: Some((source.clone(), orig)),
+                schema_fields: None,
             });
             continue;
         }
@@ -355,6 +372,7 @@ fn exports(m: &JsModel) -> Vec<ExportSummary> {
                     kind: ExportKind::Other,
                     location,
                     reexport: Some((imp.source.clone(), n.clone())),
+                    schema_fields: None,
                 });
                 continue;
             }
@@ -365,6 +383,7 @@ fn exports(m: &JsModel) -> Vec<ExportSummary> {
             kind,
             location,
             reexport: None,
+            schema_fields: schema_properties(m, value),
         });
     }
     out
