@@ -80,6 +80,8 @@ pub struct TaskSummary {
     pub has_stable_key: bool,
     /// `outputSchema.properties` names, when resolvable.
     pub schema_fields: Option<Vec<(String, Location)>>,
+    /// `outputSchema` names an imported const: (source, name).
+    pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
     pub prompt: Option<StringSet>,
 }
@@ -130,6 +132,8 @@ pub struct ExportSummary {
     pub location: Location,
     /// `export { x } from './y.js'`: (source, name).
     pub reexport: Option<(String, String)>,
+    /// Property names when the export is a JSON Schema object literal.
+    pub schema_fields: Option<Vec<(String, Location)>>,
 }
 
 /// The reads of the result of a call to an imported function.
@@ -284,6 +288,18 @@ impl Project {
             }
             TaskRef::Unknown => None,
         }
+    }
+
+    /// A task's declared output fields: its own `outputSchema`, or a schema
+    /// const imported from another module.
+    pub fn schema_fields(&self, module: usize, task: usize) -> Option<&[(String, Location)]> {
+        let t = self.modules.get(module)?.tasks.get(task)?;
+        if let Some(f) = &t.schema_fields {
+            return Some(f);
+        }
+        let (source, name) = t.schema_import.as_ref()?;
+        let target = self.resolve(module, source)?;
+        self.export(target, name)?.1.schema_fields.as_deref()
     }
 
     /// Every invocation of a task across the project: (module, invocation).

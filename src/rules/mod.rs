@@ -237,6 +237,29 @@ impl Sites {
             Sites::SdkDependencies => "SDK dependencies",
         }
     }
+
+    /// "1 breakpoint", "3 breakpoints".
+    pub fn count(self, n: usize) -> String {
+        if n != 1 {
+            return format!("{n} {}", self.noun());
+        }
+        let one = match self {
+            Sites::None => "site",
+            Sites::Breakpoints => "breakpoint",
+            Sites::Invocations => "invocation site",
+            Sites::RepeatedInvocations => "repeated invocation site",
+            Sites::TaskDefinitions => "task definition",
+            Sites::AgentTasks => "agent task",
+            Sites::SchemaTasks => "task with an output schema",
+            Sites::RetryLoops => "open-ended loop",
+            Sites::EffectLoops => "loop that dispatches effects",
+            Sites::ParallelSites => "parallel batch",
+            Sites::ProcessModules => "process module",
+            Sites::SkillFiles => "SKILL.md file",
+            Sites::SdkDependencies => "SDK dependency",
+        };
+        format!("1 {one}")
+    }
 }
 
 /// How a rule appears in the retrospective: what its findings are counted
