@@ -1437,7 +1437,7 @@ impl JsModel<'_> {
                     .map(|p| self.text(p))
                     .is_some_and(|p| {
                         let head = |m: &&str| m.split('.').next() == Some(p);
-                        super::context_api::CONTEXT_METHODS.iter().any(|m| head(m))
+                        super::context_api::CONTEXT_METHODS.iter().any(head)
                             || super::context_api::CONTEXT_PROPERTIES.contains(&p)
                     }),
                 _ => false,
