@@ -210,7 +210,8 @@ man = {}
 for name in os.listdir(benches):
     if name.startswith("corpus-") and os.path.exists(os.path.join(benches, name, "manifest.json")):
         m = json.load(open(os.path.join(benches, name, "manifest.json")))
-        man[m["scale"]] = m
+        if any(r["scale"] == m["scale"] for r in rows.values()):
+            man[m["scale"]] = m
 
 def figures(key):
     r = rows[key]
