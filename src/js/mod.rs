@@ -4,14 +4,17 @@
 //! per file; rules query the model instead of walking syntax themselves.
 
 pub mod flow;
+pub mod isolation;
 pub mod model;
 pub mod objects;
 pub mod parse;
 pub mod repeat;
+pub mod replay;
 pub mod results;
 pub mod scope;
 pub mod strings;
 pub mod summary;
 pub mod syntax;
+pub mod taint;
 
 pub use model::{EffectKind, JsModel, ModelOptions};
