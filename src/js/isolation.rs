@@ -370,9 +370,15 @@ export async function process(inputs, ctx) {
 "#;
         let got = batches(src);
         assert_eq!(got.len(), 5, "{got:?}");
-        assert_eq!(got[0].as_deref(), Some(&["ctx.task(t, { item })".to_string()][..]));
+        assert_eq!(
+            got[0].as_deref(),
+            Some(&["ctx.task(t, { item })".to_string()][..])
+        );
         assert_eq!(got[1].as_deref(), Some(&[][..]));
-        assert_eq!(got[2].as_deref(), Some(&["ctx.task(a, {})".to_string()][..]));
+        assert_eq!(
+            got[2].as_deref(),
+            Some(&["ctx.task(a, {})".to_string()][..])
+        );
         assert_eq!(got[3].as_ref().map(Vec::len), Some(1));
         assert_eq!(got[4].as_deref(), Some(&[][..]));
     }

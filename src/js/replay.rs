@@ -201,12 +201,21 @@ fn origin_at(m: &JsModel, node: Node, depth: usize) -> Option<Origin> {
 }
 
 fn identifier_origin(m: &JsModel, node: Node, depth: usize) -> Option<Origin> {
-    let Some(b) = m.scopes.binding_of(node) else {
-        return Some(Origin {
+    let global = || {
+        Some(Origin {
             module: None,
             path: vec![m.text(node).to_string()],
-        });
+        })
     };
+    let Some(b) = m.scopes.binding_of(node) else {
+        return global();
+    };
+    // `export async function process(inputs, ctx)` shadows Node's global
+    // `process` in its module; `process.env` there is meant as the global
+    // (and reads nothing useful, a bug of its own), so it is treated as one.
+    if shadows_global_process(m, b) {
+        return global();
+    }
     if let Some(imp) = m.import_of(b) {
         let path = match &imp.imported {
             Imported::Named(n) => vec![n.clone()],
@@ -218,8 +227,10 @@ fn identifier_origin(m: &JsModel, node: Node, depth: usize) -> Option<Origin> {
         }));
     }
     let binding = m.scopes.get(b);
-    if !matches!(binding.kind, BindingKind::Const | BindingKind::Let | BindingKind::Var)
-        || !binding.writes.is_empty()
+    if !matches!(
+        binding.kind,
+        BindingKind::Const | BindingKind::Let | BindingKind::Var
+    ) || !binding.writes.is_empty()
     {
         return None;
     }
@@ -234,6 +245,11 @@ fn identifier_origin(m: &JsModel, node: Node, depth: usize) -> Option<Origin> {
     Some(normalise(o))
 }
 
+fn shadows_global_process(m: &JsModel, b: super::scope::BindingId) -> bool {
+    let binding = m.scopes.get(b);
+    binding.name == "process" && binding.kind == BindingKind::Function
+}
+
 /// For an identifier declared in `const { key: name } = value`: the key
 /// and the value expression.
 fn destructured_from<'t>(m: &JsModel<'t>, ident: Node<'t>) -> Option<(String, Node<'t>)> {
@@ -246,7 +262,9 @@ fn destructured_from<'t>(m: &JsModel<'t>, ident: Node<'t>) -> Option<(String, No
         ),
         _ => return None,
     };
-    let decl = pattern.parent().filter(|d| d.kind() == "variable_declarator")?;
+    let decl = pattern
+        .parent()
+        .filter(|d| d.kind() == "variable_declarator")?;
     if decl.child_by_field_name("name") != Some(pattern) {
         return None;
     }

@@ -111,9 +111,10 @@ impl<'t> Walk<'_, 't> {
             "for_statement" if is("condition") => self.sink(SinkKind::Branch, node),
             // `for (…; i < n; …)` wraps the test in an expression statement.
             "expression_statement"
-                if parent
-                    .parent()
-                    .is_some_and(|g| g.kind() == "for_statement" && g.child_by_field_name("condition") == Some(parent)) =>
+                if parent.parent().is_some_and(|g| {
+                    g.kind() == "for_statement"
+                        && g.child_by_field_name("condition") == Some(parent)
+                }) =>
             {
                 self.sink(SinkKind::Branch, node)
             }

@@ -12,13 +12,21 @@ use crate::markdown::SkillMarkdown;
 use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
+pub mod agent_verification;
+pub mod anonymous_breakpoint;
 pub mod builtin;
 pub mod git_in_agent_task;
 pub mod missing_labels;
+pub mod missing_output_schema;
 pub mod missing_stable_key;
+pub mod node_task_kind;
+pub mod nondeterministic_process;
+pub mod parallel_without_isolation;
+pub mod side_effect_outside_task;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
 pub mod unchecked_breakpoint;
+pub mod undeclared_output_field;
 pub mod unpinned_sdk;
 pub mod unused_output_field;
 
@@ -250,17 +258,25 @@ impl ProjectSink {
 /// Every rule, in id order.
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
+        &agent_verification::AgentVerification,
+        &anonymous_breakpoint::AnonymousBreakpoint,
         &builtin::DepthLimit,
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &builtin::IoError,
         &missing_labels::MissingLabels,
+        &missing_output_schema::MissingOutputSchema,
         &missing_stable_key::MissingStableKey,
+        &node_task_kind::NodeTaskKind,
+        &nondeterministic_process::NondeterministicProcess,
+        &parallel_without_isolation::ParallelWithoutIsolation,
         &builtin::ParseError,
+        &side_effect_outside_task::SideEffectOutsideTask,
         &builtin::SkippedFile,
         &skill_broken_link::SkillBrokenLink,
         &skill_frontmatter::SkillFrontmatter,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &undeclared_output_field::UndeclaredOutputField,
         &unpinned_sdk::UnpinnedSdk,
         &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,

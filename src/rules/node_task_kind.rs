@@ -1,0 +1,48 @@
+//! `node-task-kind`: `kind: 'node'` task definitions.
+
+use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use crate::diagnostic::Severity;
+use crate::js::objects;
+use crate::js::syntax::{span, string_value};
+
+pub struct NodeTaskKind;
+
+static META: RuleMeta = RuleMeta {
+    id: "node-task-kind",
+    summary: "A task uses `kind: 'node'`, which runs an inline script outside the agent orchestration model.",
+    severity: Severity::Warning,
+    area: Area::Idempotency,
+    doc: include_str!("../../rules/node-task-kind.md"),
+    builtin: false,
+    options: &[],
+};
+
+impl Rule for NodeTaskKind {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        for t in &m.task_defs {
+            let kind = t.objects.iter().find_map(|o| {
+                let v = objects::property(m, *o, "kind")?;
+                (string_value(v, m.src()).as_deref() == Some("node")).then_some(v)
+            });
+            let Some(kind) = kind else { continue };
+            let id = t.id.as_deref().unwrap_or("task");
+            sink.push(
+                sink.diag(
+                    span(kind),
+                    format!(
+                        "task `{id}` has `kind: 'node'`: it runs an inline script outside the agent orchestration model, \
+                         with no command or prompt in the journal to replay or review"
+                    ),
+                )
+                .with_help(
+                    "use `kind: 'shell'` with `shell: { command: 'node scripts/<step>.js', expectedExitCode: 0 }` for scripts, or an `agent`/`skill` task for judgement",
+                ),
+            );
+        }
+    }
+}
