@@ -92,14 +92,34 @@ impl Rule for AgentVerification {
                 let id = task.id.as_deref().unwrap_or("task");
                 let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
                 let lower = phrase.to_lowercase();
-                let command = if COMMAND_PREFIXES.iter().any(|c| lower.starts_with(c)) {
+                // The command to suggest: this phrase, or another one in the
+                // same string (`Type-check the project with tsc` → `tsc`).
+                let is_command = |t: &str| {
+                    let t = t.to_lowercase();
+                    COMMAND_PREFIXES.iter().any(|c| t.starts_with(c))
+                };
+                let command = if is_command(&lower) {
                     lower.clone()
                 } else {
-                    "npm test".to_string()
+                    re.find_iter(&lit.text)
+                        .map(|m| m.as_str().split_whitespace().collect::<Vec<_>>().join(" "))
+                        .find(|t| is_command(t))
+                        .unwrap_or_else(|| "npm test".to_string())
+                };
+                // A literal in a module that is only context (not reported)
+                // is pointed at from the task instead.
+                let literal_reported = p
+                    .modules
+                    .iter()
+                    .any(|m| m.report && m.path == lit.location.path);
+                let primary = if literal_reported {
+                    lit.location.clone()
+                } else {
+                    task.id_location.clone()
                 };
                 let mut d = sink
                     .diag(
-                        lit.location.clone(),
+                        primary,
                         format!(
                             "agent task `{id}` is asked to \"{phrase}\": an agent can report success without running anything, \
                              and its verdict is not a recorded exit code"
@@ -111,7 +131,9 @@ impl Rule for AgentVerification {
                 let in_definition = lit.location.path == task.definition.path
                     && (task.definition.span.start..=task.definition.span.end)
                         .contains(&lit.location.span.start);
-                if !in_definition {
+                if !literal_reported {
+                    d = d.with_related(lit.location.clone(), "the instruction is written here");
+                } else if !in_definition {
                     d = d.with_related(
                         task.definition.clone(),
                         format!("agent task `{id}` is defined here"),

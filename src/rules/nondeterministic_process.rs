@@ -36,7 +36,7 @@ impl Source {
             Source::Clock => "reads the clock",
             Source::Random => "is random",
             Source::Env => "reads the environment",
-            Source::ContextNow => "reads the wall clock (the SDK's default for `ctx.now()`)",
+            Source::ContextNow => "reads the wall clock (the SDK's default clock)",
         }
     }
 
@@ -172,7 +172,7 @@ fn report(m: &JsModel, sink: &mut Sink, node: Node, source: Source, shown: &str)
             Severity::Warning,
             span(node),
             format!(
-                "{head}: its value reaches {}, so a replay can take a different path than the journal recorded",
+                "{head}: its value reaches {}, so replays diverge from what the journal recorded",
                 join(&kinds)
             ),
         )

@@ -60,7 +60,7 @@ impl Rule for ParallelWithoutIsolation {
                 .collect();
             let peers_phrase = match e.kind {
                 EffectKind::ParallelMap => "its peers".to_string(),
-                _ if failing_peers == peers.len() => format!("all {} peers", peers.len()),
+                _ if failing_peers == peers.len() => "its peers".to_string(),
                 _ => format!("{failing_peers} of its {} peers", peers.len()),
             };
             let mut d = sink
