@@ -167,21 +167,20 @@ fn captured(m: &JsModel, site: Node, f: FnId, depth: usize) -> bool {
         if parent.id() == fnode.id() {
             break;
         }
-        match parent.kind() {
-            "try_statement" if parent.child_by_field_name("body") == Some(node) => {
-                if parent
-                    .child_by_field_name("handler")
-                    .is_some_and(|h| handler_captures(m, h))
-                {
-                    return true;
-                }
+        let handled = match parent.kind() {
+            "try_statement" => {
+                parent.child_by_field_name("body") == Some(node)
+                    && parent
+                        .child_by_field_name("handler")
+                        .is_some_and(|h| handler_captures(m, h))
             }
-            "member_expression" if parent.child_by_field_name("object") == Some(node) => {
-                if promise_handled(m, parent) {
-                    return true;
-                }
+            "member_expression" => {
+                parent.child_by_field_name("object") == Some(node) && promise_handled(m, parent)
             }
-            _ => {}
+            _ => false,
+        };
+        if handled {
+            return true;
         }
         // Crossing into an inner function: it is captured if whoever calls
         // it does so under a capturing handler.

@@ -31,6 +31,15 @@ impl Rule for NodeTaskKind {
             });
             let Some(kind) = kind else { continue };
             let id = t.id.as_deref().unwrap_or("task");
+            // `node: { script: 'scripts/bump.js' }` → `node scripts/bump.js`.
+            let command = t
+                .objects
+                .iter()
+                .find_map(|o| objects::path(m, *o, &["node", "script"]))
+                .and_then(|v| string_value(v, m.src()))
+                .filter(|s| !s.contains('\'') && !s.contains('\n'))
+                .map(|s| format!("node {s}"))
+                .unwrap_or_else(|| "node scripts/<step>.js".into());
             sink.push(
                 sink.diag(
                     span(kind),
@@ -39,9 +48,9 @@ impl Rule for NodeTaskKind {
                          with no command or prompt in the journal to replay or review"
                     ),
                 )
-                .with_help(
-                    "use `kind: 'shell'` with `shell: { command: 'node scripts/<step>.js', expectedExitCode: 0 }` for scripts, or an `agent`/`skill` task for judgement",
-                ),
+                .with_help(format!(
+                    "use `kind: 'shell'` with `shell: {{ command: '{command}', expectedExitCode: 0 }}` for scripts, or an `agent`/`skill` task for judgement"
+                )),
             );
         }
     }

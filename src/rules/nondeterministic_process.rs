@@ -130,14 +130,13 @@ impl Rule for NondeterministicProcess {
                     found.push((node, Source::Clock, "new Date()".into()));
                 }
             }
-            "member_expression" => {
-                if is_env_read(m, node) {
-                    let shown = node
-                        .parent()
-                        .filter(|p| p.kind() == "member_expression")
-                        .unwrap_or(node);
-                    found.push((node, Source::Env, shorten(m.text(shown))));
-                }
+            "member_expression" if is_env_read(m, node) => {
+                // `process.env.CI` reads better than `process.env`.
+                let shown = node
+                    .parent()
+                    .filter(|p| p.kind() == "member_expression")
+                    .unwrap_or(node);
+                found.push((node, Source::Env, shorten(m.text(shown))));
             }
             _ => {}
         });

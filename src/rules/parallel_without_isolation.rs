@@ -5,7 +5,8 @@ use super::{Area, JsContext, Rule, RuleMeta, Sink};
 use crate::diagnostic::Severity;
 use crate::js::isolation::{peers, uncaptured_dispatches};
 use crate::js::syntax::span;
-use crate::js::EffectKind;
+use crate::js::{EffectKind, JsModel};
+use tree_sitter::Node;
 
 pub struct ParallelWithoutIsolation;
 
@@ -50,14 +51,7 @@ impl Rule for ParallelWithoutIsolation {
             }
             let Some(first) = sites.first() else { continue };
             let callee = m.text(batch.callee);
-            let first_text: String = m
-                .text(*first)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(60)
-                .collect();
+            let first_text = describe_call(m, *first);
             let peers_phrase = match e.kind {
                 EffectKind::ParallelMap => "its peers".to_string(),
                 _ if failing_peers == peers.len() => "its peers".to_string(),
@@ -79,6 +73,38 @@ impl Rule for ParallelWithoutIsolation {
                 );
             }
             sink.push(d);
+        }
+    }
+}
+
+/// `ctx.task(testTask, …)`: the callee and a short first argument.
+fn describe_call(m: &JsModel, call: Node) -> String {
+    let callee = call
+        .child_by_field_name("function")
+        .map(|f| m.text(f))
+        .unwrap_or("call");
+    let args: Vec<Node> = call
+        .child_by_field_name("arguments")
+        .map(|a| {
+            let mut c = a.walk();
+            let v: Vec<Node> = a
+                .named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            v
+        })
+        .unwrap_or_default();
+    match args.first() {
+        None => format!("{callee}()"),
+        Some(first) => {
+            let text = m.text(*first);
+            let shown = if text.len() <= 30 && !text.contains('\n') {
+                text
+            } else {
+                "…"
+            };
+            let more = if args.len() > 1 { ", …" } else { "" };
+            format!("{callee}({shown}{more})")
         }
     }
 }
