@@ -9,6 +9,8 @@ pub mod commands;
 pub mod config;
 pub mod diagnostic;
 pub mod discover;
+pub mod facts;
+pub mod fix;
 pub mod js;
 pub mod lint;
 pub mod manifest;

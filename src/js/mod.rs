@@ -5,6 +5,7 @@
 
 pub mod flow;
 pub mod isolation;
+pub mod loops;
 pub mod model;
 pub mod objects;
 pub mod parse;

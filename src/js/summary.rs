@@ -8,14 +8,13 @@ use tree_sitter::Node;
 use super::model::{Imported, JsModel, TaskTarget};
 use super::objects;
 use super::repeat::{repetition, Repeat};
-use super::results::{self, reads_of, reads_of_pattern, Reads};
+use super::results::{reads_of, reads_of_pattern, Reads};
 use super::strings::{literal_text, strings_of, Strings};
 use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
-    ExportKind, ExportSummary, ForwardKind, ImportSummary, ImportedCall, InvocationSummary,
-    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, SchemaState, StringLit, StringSet, TaskRef,
-    TaskSummary,
+    ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
+    PendingFlow, ReadSet, RepeatInfo, SchemaState, StringLit, StringSet, TaskRef, TaskSummary,
 };
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
@@ -75,13 +74,7 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
             .or_insert_with(|| loc(m, *node));
     }
     for f in &r.forwards {
-        let kind = match &f.kind {
-            results::ForwardKind::Task(t) => ForwardKind::Task(t.clone()),
-            results::ForwardKind::ProcessOutput => ForwardKind::ProcessOutput,
-            results::ForwardKind::Breakpoint => ForwardKind::Breakpoint,
-            results::ForwardKind::Unknown(u) => ForwardKind::Unknown(u.clone()),
-        };
-        out.forwards.push((kind, loc(m, f.node)));
+        out.forwards.push((f.kind.clone(), loc(m, f.node)));
     }
     for p in &r.pending {
         out.pending.push(PendingFlow {
@@ -214,6 +207,10 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     } else {
         None
     };
+    let key_edit = unkeyed_repeat
+        .as_ref()
+        .and_then(|info| info.variable.as_deref())
+        .and_then(|v| key_edit(m, call, v));
     let call_text = format!(
         "{}({}, …)",
         m.text(c.callee),
@@ -227,7 +224,57 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         reads: read_set(m, &reads_of(m, c.node)),
         args,
         unkeyed_repeat,
+        key_edit,
     }
+}
+
+/// `` { key: `review-${round}` } `` for a task variable and a per-repetition
+/// variable.
+pub fn key_example(task: &str, variable: Option<&str>) -> String {
+    let v = variable.unwrap_or("attempt");
+    let mut stem = String::new();
+    for c in task.trim_end_matches("Task").chars() {
+        if c.is_uppercase() {
+            stem.push('-');
+            stem.extend(c.to_lowercase());
+        } else if c.is_alphanumeric() {
+            stem.push(c);
+        } else {
+            stem.push('-');
+        }
+    }
+    let stem = stem.trim_matches('-');
+    format!("{{ key: `{stem}-${{{v}}}` }}")
+}
+
+/// Adds `{ key: … }` as the options argument (or into an options literal).
+fn key_edit(m: &JsModel, call: usize, variable: &str) -> Option<crate::diagnostic::Edit> {
+    let c = &m.calls[call];
+    let task = m.text(*c.args.first()?);
+    let example = key_example(task, Some(variable));
+    let (at, text) = match c.args.len() {
+        1 => (c.args[0].end_byte(), format!(", {{}}, {example}")),
+        2 => (c.args[1].end_byte(), format!(", {example}")),
+        _ => {
+            let opts = m
+                .object_of_expr(c.args[2])
+                .filter(|o| o.id() == unparen(c.args[2]).id())?;
+            let inner = example.trim_start_matches("{ ").trim_end_matches(" }");
+            let empty = opts.named_child_count() == 0;
+            (
+                opts.start_byte() + 1,
+                if empty {
+                    format!(" {inner} ")
+                } else {
+                    format!(" {inner},")
+                },
+            )
+        }
+    };
+    Some(crate::diagnostic::Edit {
+        span: crate::source::Span::new(at, at),
+        replacement: text,
+    })
 }
 
 /// The invocation's explicit key: `Some(None)` when present but not a

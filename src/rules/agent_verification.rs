@@ -4,7 +4,7 @@
 use regex::Regex;
 
 use super::git_in_agent_task::{find_instruction, task_strings, NEGATION};
-use super::{Area, ProjectSink, Rule, RuleMeta};
+use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::{Project, StringLit};
@@ -59,6 +59,14 @@ fn phrase_regex() -> Option<Regex> {
 impl Rule for AgentVerification {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::AgentTasks,
+            praise: "Deterministic checks run in shell tasks, not agent tasks",
+            sdk_hint: "",
+        }
     }
 
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::objects;
 use crate::js::syntax::{span, string_value, unparen};
@@ -52,6 +52,14 @@ fn has(m: &JsModel, arg: Option<Node>, name: &str) -> Has {
 impl Rule for AnonymousBreakpoint {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::Breakpoints,
+            praise: "Every breakpoint is named",
+            sdk_hint: "The SDK could warn when two breakpoints in one run fall back to the default `breakpoint` identity.",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

@@ -2,7 +2,7 @@
 //! whose result is read by field.
 
 use super::undeclared_output_field::result_uses;
-use super::{Area, ProjectSink, Rule, RuleMeta};
+use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::project::{Project, SchemaState};
@@ -22,6 +22,14 @@ static META: RuleMeta = RuleMeta {
 impl Rule for MissingOutputSchema {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::AgentTasks,
+            praise: "Every agent task whose result is read by field declares an output schema",
+            sdk_hint: "",
+        }
     }
 
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {

@@ -15,6 +15,8 @@ use crate::source::{SourceFile, Span};
 pub mod agent_verification;
 pub mod anonymous_breakpoint;
 pub mod builtin;
+pub mod convergence;
+pub mod exhausted_retry_unhandled;
 pub mod git_in_agent_task;
 pub mod missing_labels;
 pub mod missing_output_schema;
@@ -22,9 +24,12 @@ pub mod missing_stable_key;
 pub mod node_task_kind;
 pub mod nondeterministic_process;
 pub mod parallel_without_isolation;
+pub mod retry_without_history;
 pub mod side_effect_outside_task;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
+pub mod unbounded_loop;
+pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
 pub mod undeclared_output_field;
 pub mod unpinned_sdk;
@@ -133,6 +138,15 @@ impl SkillContext<'_> {
     }
 }
 
+/// A configured severity replaces whatever the rule chose per finding.
+fn pick(overridden: bool, configured: Severity, chosen: Severity) -> Severity {
+    if overridden {
+        configured
+    } else {
+        chosen
+    }
+}
+
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
@@ -173,11 +187,7 @@ impl<'a> Sink<'a> {
         span: Span,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let severity = if self.overridden {
-            self.severity
-        } else {
-            severity
-        };
+        let severity = pick(self.overridden, self.severity, severity);
         Diagnostic::new(self.meta.id, severity, self.file.location(span), message)
     }
 
@@ -190,8 +200,65 @@ impl<'a> Sink<'a> {
     }
 }
 
+/// What a rule's findings are counted against in the retrospective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Sites {
+    #[default]
+    None,
+    Breakpoints,
+    Invocations,
+    RepeatedInvocations,
+    TaskDefinitions,
+    AgentTasks,
+    /// Tasks that declare an `outputSchema`.
+    SchemaTasks,
+    RetryLoops,
+    EffectLoops,
+    ParallelSites,
+    ProcessModules,
+    SkillFiles,
+    SdkDependencies,
+}
+
+impl Sites {
+    /// "breakpoints", "invocation sites", … for sentences.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Sites::None => "sites",
+            Sites::Breakpoints => "breakpoints",
+            Sites::Invocations => "invocation sites",
+            Sites::RepeatedInvocations => "repeated invocation sites",
+            Sites::TaskDefinitions => "task definitions",
+            Sites::AgentTasks => "agent tasks",
+            Sites::SchemaTasks => "tasks with an output schema",
+            Sites::RetryLoops => "open-ended loops",
+            Sites::EffectLoops => "loops that dispatch effects",
+            Sites::ParallelSites => "parallel batches",
+            Sites::ProcessModules => "process modules",
+            Sites::SkillFiles => "SKILL.md files",
+            Sites::SdkDependencies => "SDK dependencies",
+        }
+    }
+}
+
+/// How a rule appears in the retrospective: what its findings are counted
+/// against, the strength its silence proves, and what a recurring finding
+/// suggests for the SDK upstream. Empty strings mean "nothing to say".
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReportMeta {
+    pub sites: Sites,
+    /// "Every breakpoint branches on the decision".
+    pub praise: &'static str,
+    pub sdk_hint: &'static str,
+}
+
 pub trait Rule: Sync + Send {
     fn meta(&self) -> &'static RuleMeta;
+
+    /// Retrospective metadata (defaults to none).
+    fn report(&self) -> ReportMeta {
+        ReportMeta::default()
+    }
 
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
@@ -242,11 +309,7 @@ impl ProjectSink {
         location: Location,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let severity = if self.overridden {
-            self.severity
-        } else {
-            severity
-        };
+        let severity = pick(self.overridden, self.severity, severity);
         Diagnostic::new(self.meta.id, severity, location, message)
     }
 
@@ -261,6 +324,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &agent_verification::AgentVerification,
         &anonymous_breakpoint::AnonymousBreakpoint,
         &builtin::DepthLimit,
+        &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &builtin::IoError,
@@ -271,10 +335,13 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &nondeterministic_process::NondeterministicProcess,
         &parallel_without_isolation::ParallelWithoutIsolation,
         &builtin::ParseError,
+        &retry_without_history::RetryWithoutHistory,
         &side_effect_outside_task::SideEffectOutsideTask,
         &builtin::SkippedFile,
         &skill_broken_link::SkillBrokenLink,
         &skill_frontmatter::SkillFrontmatter,
+        &unbounded_loop::UnboundedLoop,
+        &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
         &undeclared_output_field::UndeclaredOutputField,
         &unpinned_sdk::UnpinnedSdk,

@@ -1,6 +1,6 @@
 //! `node-task-kind`: `kind: 'node'` task definitions.
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::objects;
 use crate::js::syntax::{span, string_value};
@@ -20,6 +20,14 @@ static META: RuleMeta = RuleMeta {
 impl Rule for NodeTaskKind {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::TaskDefinitions,
+            praise: "No `kind: 'node'` tasks",
+            sdk_hint: "",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::replay::{origin, Origin, Replay};
 use crate::js::syntax::span;
@@ -94,6 +94,14 @@ fn classify(o: &Origin) -> Option<Source> {
 impl Rule for NondeterministicProcess {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ProcessModules,
+            praise: "No clock, randomness or environment reads in replayed process code",
+            sdk_hint: "Processes keep reaching for the clock and randomness: replay-safe `ctx.now()` / `ctx.random()` that record their first value in the journal would make them deterministic by construction.",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

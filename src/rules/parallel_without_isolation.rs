@@ -1,7 +1,7 @@
 //! `parallel-without-isolation`: a batch whose peers can fail with no
 //! per-peer error capture, so one failure loses every sibling's result.
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::isolation::{peers, uncaptured_dispatches};
 use crate::js::syntax::span;
@@ -27,6 +27,14 @@ then triage after the batch (`const failed = results.filter((r) => !r.ok)`: retr
 impl Rule for ParallelWithoutIsolation {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ParallelSites,
+            praise: "Every parallel peer captures its own failure",
+            sdk_hint: "Per-peer capture is boilerplate every batch needs: a `ctx.parallel.allSettled` returning `{ ok, value | error }` per peer (passing the SDK's signals through) would make isolation the default.",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

@@ -1,7 +1,7 @@
 //! `side-effect-outside-task`: file writes, child processes, network calls
 //! and `process.exit` in code that re-runs on every replay.
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::replay::{origin, Origin, Replay};
 use crate::js::syntax::span;
@@ -158,6 +158,14 @@ fn classify(o: &Origin) -> Option<Effect> {
 impl Rule for SideEffectOutsideTask {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ProcessModules,
+            praise: "Every side effect runs inside a task",
+            sdk_hint: "",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {

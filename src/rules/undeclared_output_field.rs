@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::unused_output_field::{collect, ResultUse};
-use super::{Area, ProjectSink, Rule, RuleMeta};
+use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::{Project, SchemaState};
@@ -58,6 +58,14 @@ pub fn result_uses(p: &Project) -> BTreeMap<(usize, usize), ResultUse> {
 impl Rule for UndeclaredOutputField {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::SchemaTasks,
+            praise: "Every field read on a task result is declared in its output schema",
+            sdk_hint: "",
+        }
     }
 
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
