@@ -70,6 +70,8 @@ pub enum TaskRef {
 #[derive(Debug, Clone)]
 pub struct TaskSummary {
     pub id: Option<String>,
+    /// The id as registered: the literal, or the string a `const` id holds.
+    pub static_id: Option<String>,
     pub id_location: Location,
     pub definition: Location,
     /// The variable holding the definition, if any.
@@ -78,6 +80,8 @@ pub struct TaskSummary {
     pub has_stable_key: bool,
     /// `outputSchema.properties` names, when resolvable.
     pub schema_fields: Option<Vec<(String, Location)>>,
+    /// `outputSchema` names an imported const: (source, name).
+    pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
     pub prompt: Option<StringSet>,
     /// Whether the definition has an output schema at all.
@@ -145,6 +149,8 @@ pub struct ExportSummary {
     pub location: Location,
     /// `export { x } from './y.js'`: (source, name).
     pub reexport: Option<(String, String)>,
+    /// Property names when the export is a JSON Schema object literal.
+    pub schema_fields: Option<Vec<(String, Location)>>,
 }
 
 /// The reads of the result of a call to an imported function.
@@ -173,6 +179,9 @@ pub struct ModuleSummary {
     pub tasks: Vec<TaskSummary>,
     pub invocations: Vec<InvocationSummary>,
     pub exports: Vec<ExportSummary>,
+    /// The module may export names `exports` does not list (`export *`,
+    /// `module.exports = obj`).
+    pub opaque_exports: bool,
     pub imported_calls: Vec<ImportedCall>,
 }
 
@@ -296,6 +305,18 @@ impl Project {
             }
             TaskRef::Unknown => None,
         }
+    }
+
+    /// A task's declared output fields: its own `outputSchema`, or a schema
+    /// const imported from another module.
+    pub fn schema_fields(&self, module: usize, task: usize) -> Option<&[(String, Location)]> {
+        let t = self.modules.get(module)?.tasks.get(task)?;
+        if let Some(f) = &t.schema_fields {
+            return Some(f);
+        }
+        let (source, name) = t.schema_import.as_ref()?;
+        let target = self.resolve(module, source)?;
+        self.export(target, name)?.1.schema_fields.as_deref()
     }
 
     /// Every invocation of a task across the project: (module, invocation).

@@ -10,15 +10,16 @@
 //! `try`. Whether the handler also lets the SDK's intrinsic signals through
 //! is not judged here: that is `swallowed-effect-signal`'s finding.
 //!
-//! Note: `src/js/catch.rs` (runtime-correctness work) analyses what a
-//! handler does with intrinsic signals; this module only needs the other
-//! half — "does some path swallow an ordinary error" — and keeps its own
-//! small path walk for it.
+//! `catch.rs` answers the other question — what a handler does with the
+//! SDK's intrinsic signals — for `swallowed-effect-signal`. This module only
+//! needs "does some path turn an ordinary error into a value", a smaller
+//! walk that shares its guard and error-name lists.
 
 use std::collections::HashSet;
 
 use tree_sitter::Node;
 
+use super::context_api::{INTRINSIC_ERROR_NAMES, INTRINSIC_GUARDS};
 use super::model::{EffectKind, JsModel};
 use super::scope::{BindingKind, FnId};
 use super::syntax::{contains, unparen};
@@ -91,8 +92,8 @@ fn thunks(m: &JsModel, list: Node, depth: usize) -> Option<Vec<FnId>> {
 }
 
 /// Places in a peer that dispatch a failing effect without per-peer
-/// capture: an effect call, a call to a same-module helper that dispatches,
-/// or a call that hands the process context to code proclint cannot see.
+/// capture: an effect call, or a call to a same-module helper that
+/// dispatches one uncaptured.
 pub fn uncaptured_dispatches<'t>(m: &JsModel<'t>, peer: FnId) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -141,10 +142,9 @@ fn dispatch_sites<'t>(m: &JsModel<'t>, f: FnId, depth: usize) -> Vec<Node<'t>> {
             }
             continue;
         }
-        // `runReview(item, ctx)` with an imported or unknown function.
-        if c.args.iter().any(|a| m.is_context_expr(*a)) {
-            out.push(c.node);
-        }
+        // `runReview(item, ctx)` with an imported function: it may well
+        // capture its own failures, and proclint cannot see it, so it is
+        // not judged (no finding without a visible dispatch).
     }
     out
 }
@@ -311,16 +311,16 @@ fn completes(m: &JsModel, stmt: Node, err: Option<&str>, depth: usize) -> bool {
 }
 
 /// `isIntrinsicError(e)`, `e instanceof EffectRequestedError`,
-/// `e.name === 'EffectPendingError'` and the like.
+/// `e.name === 'EffectPendingError'` and the like: the condition mentions
+/// the caught error and one of the SDK's guards or intrinsic error names
+/// (the lists `catch.rs` uses).
 fn tests_intrinsic(m: &JsModel, cond: Node, err: Option<&str>) -> bool {
     let t = m.text(cond);
     let mentions_err = err.is_none_or(|e| t.contains(e));
     mentions_err
-        && (t.contains("Intrinsic")
-            || t.contains("EffectRequested")
-            || t.contains("EffectPending")
-            || t.contains("ParallelPending")
-            || t.contains("RunHalted"))
+        && (INTRINSIC_GUARDS.iter().any(|g| t.contains(g))
+            || INTRINSIC_ERROR_NAMES.iter().any(|n| t.contains(n))
+            || t.contains("Intrinsic"))
 }
 
 #[cfg(test)]

@@ -3,6 +3,10 @@
 //! Everything rules need to know about a process module is computed here once
 //! per file; rules query the model instead of walking syntax themselves.
 
+pub mod catch;
+pub mod context_api;
+pub mod effects;
+pub mod exports;
 pub mod flow;
 pub mod isolation;
 pub mod loops;
@@ -17,5 +21,8 @@ pub mod strings;
 pub mod summary;
 pub mod syntax;
 pub mod taint;
+pub mod tasks;
+#[cfg(test)]
+pub mod testing;
 
 pub use model::{EffectKind, JsModel, ModelOptions};

@@ -75,7 +75,11 @@ impl Rule for AnonymousBreakpoint {
                 has(m, options, "label"),
                 has(m, payload, "label"),
             ];
-            if routes.iter().all(|h| *h == Has::No) {
+            // A `breakpointId` written in the payload is
+            // `misplaced-breakpoint-option`'s finding (its fix names the
+            // breakpoint): not reported twice.
+            let misplaced = has(m, payload, "breakpointId") == Has::Yes;
+            if !misplaced && routes.iter().all(|h| *h == Has::No) {
                 anonymous.push(e.call);
             }
         }

@@ -39,6 +39,10 @@ impl Rule for MissingOutputSchema {
             if !module.report || task.kind.as_deref() != Some("agent") {
                 continue;
             }
+            // A schema imported from a shared module that declares fields.
+            if p.schema_fields(mi, ti).is_some_and(|f| !f.is_empty()) {
+                continue;
+            }
             let what = match task.schema {
                 SchemaState::Missing => "has no `outputSchema`",
                 SchemaState::NoProperties => "has an `outputSchema` that declares no properties",

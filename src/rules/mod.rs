@@ -18,20 +18,26 @@ pub mod builtin;
 pub mod convergence;
 pub mod exhausted_retry_unhandled;
 pub mod git_in_agent_task;
+pub mod invalid_task_definition;
+pub mod invalid_task_invocation;
+pub mod misplaced_breakpoint_option;
 pub mod missing_labels;
 pub mod missing_output_schema;
 pub mod missing_stable_key;
 pub mod node_task_kind;
 pub mod nondeterministic_process;
+pub mod parallel_thunk;
 pub mod parallel_without_isolation;
 pub mod retry_without_history;
 pub mod side_effect_outside_task;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
+pub mod swallowed_effect_signal;
 pub mod unbounded_loop;
 pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
 pub mod undeclared_output_field;
+pub mod unknown_context_method;
 pub mod unpinned_sdk;
 pub mod unused_output_field;
 
@@ -239,6 +245,29 @@ impl Sites {
             Sites::SdkDependencies => "SDK dependencies",
         }
     }
+
+    /// "1 breakpoint", "3 breakpoints".
+    pub fn count(self, n: usize) -> String {
+        if n != 1 {
+            return format!("{n} {}", self.noun());
+        }
+        let one = match self {
+            Sites::None => "site",
+            Sites::Breakpoints => "breakpoint",
+            Sites::Invocations => "invocation site",
+            Sites::RepeatedInvocations => "repeated invocation site",
+            Sites::TaskDefinitions => "task definition",
+            Sites::AgentTasks => "agent task",
+            Sites::SchemaTasks => "task with an output schema",
+            Sites::RetryLoops => "open-ended loop",
+            Sites::EffectLoops => "loop that dispatches effects",
+            Sites::ParallelSites => "parallel batch",
+            Sites::ProcessModules => "process module",
+            Sites::SkillFiles => "SKILL.md file",
+            Sites::SdkDependencies => "SDK dependency",
+        };
+        format!("1 {one}")
+    }
 }
 
 /// How a rule appears in the retrospective: what its findings are counted
@@ -327,23 +356,29 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
+        &invalid_task_definition::InvalidTaskDefinition,
+        &invalid_task_invocation::InvalidTaskInvocation,
         &builtin::IoError,
+        &misplaced_breakpoint_option::MisplacedBreakpointOption,
         &missing_labels::MissingLabels,
         &missing_output_schema::MissingOutputSchema,
         &missing_stable_key::MissingStableKey,
         &node_task_kind::NodeTaskKind,
         &nondeterministic_process::NondeterministicProcess,
+        &parallel_thunk::ParallelThunk,
         &parallel_without_isolation::ParallelWithoutIsolation,
         &builtin::ParseError,
         &retry_without_history::RetryWithoutHistory,
         &side_effect_outside_task::SideEffectOutsideTask,
-        &builtin::SkippedFile,
         &skill_broken_link::SkillBrokenLink,
         &skill_frontmatter::SkillFrontmatter,
+        &builtin::SkippedFile,
+        &swallowed_effect_signal::SwallowedEffectSignal,
         &unbounded_loop::UnboundedLoop,
         &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
         &undeclared_output_field::UndeclaredOutputField,
+        &unknown_context_method::UnknownContextMethod,
         &unpinned_sdk::UnpinnedSdk,
         &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,

@@ -8,7 +8,7 @@ use super::unused_output_field::{collect, ResultUse};
 use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
-use crate::project::{Project, SchemaState};
+use crate::project::Project;
 
 pub struct UndeclaredOutputField;
 
@@ -82,12 +82,11 @@ impl Rule for UndeclaredOutputField {
                     .push(*task);
             }
         }
+        // Tasks whose schema is unknown (or absent) may produce anything.
         let declares = |(mi, ti): (usize, usize), field: &str| {
-            let t = &p.modules[mi].tasks[ti];
-            t.schema != SchemaState::Declared
-                || t.schema_fields
-                    .as_ref()
-                    .is_none_or(|f| f.iter().any(|(n, _)| n == field))
+            p.schema_fields(mi, ti)
+                .filter(|f| !f.is_empty())
+                .is_none_or(|f| f.iter().any(|(n, _)| n == field))
         };
         let reported: HashMap<Arc<str>, bool> = p
             .modules
@@ -96,10 +95,8 @@ impl Rule for UndeclaredOutputField {
             .collect();
         for (&(mi, ti), u) in &uses {
             let task = &p.modules[mi].tasks[ti];
-            if task.schema != SchemaState::Declared {
-                continue;
-            }
-            let Some(fields) = task.schema_fields.as_ref() else {
+            // The schema may live in a shared module (`outputSchema: reviewSchema`).
+            let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
                 continue;
             };
             let declared: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();

@@ -166,7 +166,7 @@ impl Rule for UnusedOutputField {
                 continue;
             }
             for (ti, task) in module.tasks.iter().enumerate() {
-                let Some(fields) = task.schema_fields.as_ref().filter(|f| !f.is_empty()) else {
+                let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
                     continue;
                 };
                 let invocations = p.invocations_of(mi, ti);
