@@ -15,11 +15,13 @@
 //! needs "does some path turn an ordinary error into a value", a smaller
 //! walk that shares its guard and error-name lists.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
 use super::context_api::{INTRINSIC_ERROR_NAMES, INTRINSIC_GUARDS};
+use super::effects::effect_of_call;
 use super::model::{EffectKind, JsModel};
 use super::scope::{BindingKind, FnId};
 use super::syntax::{contains, unparen};
@@ -41,7 +43,7 @@ fn can_fail(kind: EffectKind) -> bool {
 /// the thunks of `ctx.parallel.all([...])` (an array literal, a local const
 /// array, or `items.map(x => () => …)`). `None` when they cannot be seen.
 pub fn peers(m: &JsModel, effect_call: usize) -> Option<Vec<FnId>> {
-    let effect = m.effects.iter().find(|e| e.call == effect_call)?;
+    let effect = effect_of_call(m, effect_call)?;
     let call = &m.calls[effect_call];
     match effect.kind {
         EffectKind::ParallelMap => Some(vec![m.function_of_expr(*call.args.get(1)?)?]),
@@ -97,7 +99,8 @@ fn thunks(m: &JsModel, list: Node, depth: usize) -> Option<Vec<FnId>> {
 pub fn uncaptured_dispatches<'t>(m: &JsModel<'t>, peer: FnId) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
-    uncaptured_in(m, peer, &mut out, &mut seen, 0);
+    let memo = RefCell::new(HashMap::new());
+    uncaptured_in(m, peer, &mut out, &mut seen, &memo, 0);
     out.sort_by_key(|n| n.start_byte());
     out.dedup_by_key(|n| n.id());
     out
@@ -108,12 +111,13 @@ fn uncaptured_in<'t>(
     f: FnId,
     out: &mut Vec<Node<'t>>,
     seen: &mut HashSet<FnId>,
+    memo: &Memo,
     depth: usize,
 ) {
     if depth > MAX_DEPTH || !seen.insert(f) {
         return;
     }
-    for site in dispatch_sites(m, f, depth) {
+    for site in dispatch_sites(m, f, memo, depth) {
         if !captured(m, site, f, depth) {
             out.push(site);
         }
@@ -122,14 +126,14 @@ fn uncaptured_in<'t>(
 
 /// Calls inside `f` (and the functions nested in it) that may dispatch a
 /// failing effect.
-fn dispatch_sites<'t>(m: &JsModel<'t>, f: FnId, depth: usize) -> Vec<Node<'t>> {
+fn dispatch_sites<'t>(m: &JsModel<'t>, f: FnId, memo: &Memo, depth: usize) -> Vec<Node<'t>> {
     let fnode = m.functions[f].node;
     let mut out = Vec::new();
     for (ci, c) in m.calls.iter().enumerate() {
         if !contains(fnode, c.node) || c.node.id() == fnode.id() {
             continue;
         }
-        if let Some(e) = m.effects.iter().find(|e| e.call == ci) {
+        if let Some(e) = effect_of_call(m, ci) {
             if can_fail(e.kind) {
                 out.push(c.node);
             }
@@ -137,7 +141,7 @@ fn dispatch_sites<'t>(m: &JsModel<'t>, f: FnId, depth: usize) -> Vec<Node<'t>> {
         }
         if let Some(g) = m.function_of_expr(c.callee) {
             // A helper whose own dispatches are all captured is fine.
-            if g != f && !contains(fnode, m.functions[g].node) && leaks(m, g, depth + 1) {
+            if g != f && !contains(fnode, m.functions[g].node) && leaks(m, g, memo, depth + 1) {
                 out.push(c.node);
             }
             continue;
@@ -151,12 +155,26 @@ fn dispatch_sites<'t>(m: &JsModel<'t>, f: FnId, depth: usize) -> Vec<Node<'t>> {
 
 /// Whether a failing dispatch in a function (or a helper it calls) can
 /// leave it uncaptured.
-fn leaks(m: &JsModel, f: FnId, depth: usize) -> bool {
-    depth <= MAX_DEPTH
-        && dispatch_sites(m, f, depth)
-            .into_iter()
-            .any(|site| !captured(m, site, f, depth))
+fn leaks(m: &JsModel, f: FnId, memo: &Memo, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    if let Some(known) = memo.borrow().get(&f) {
+        return *known;
+    }
+    // Provisionally false while it is being computed: recursion through
+    // a cycle of helpers adds nothing.
+    memo.borrow_mut().insert(f, false);
+    let leaks = dispatch_sites(m, f, memo, depth)
+        .into_iter()
+        .any(|site| !captured(m, site, f, depth));
+    memo.borrow_mut().insert(f, leaks);
+    leaks
 }
+
+/// Per-query cache of [`leaks`]: helpers shared by many call sites are
+/// analysed once, so helper-heavy modules stay linear-ish.
+type Memo = RefCell<HashMap<FnId, bool>>;
 
 /// Whether the dispatch at `site` is captured before its failure leaves
 /// `f`.

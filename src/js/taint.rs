@@ -13,6 +13,7 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
+use super::effects::effect_of_call;
 use super::model::{EffectKind, JsModel};
 use super::results::enclosing_function;
 use super::syntax::{key_name, text, unparen};
@@ -176,7 +177,7 @@ impl<'t> Walk<'_, 't> {
         };
         if call.kind() == "call_expression" {
             if let Some(ci) = m.call_of_node(call) {
-                if let Some(e) = m.effects.iter().find(|e| e.call == ci) {
+                if let Some(e) = effect_of_call(m, ci) {
                     let kind = match e.kind {
                         EffectKind::Log => SinkKind::Log,
                         EffectKind::Task if index == 2 && keyed => SinkKind::Key,

@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
+use crate::js::effects::effect_of_call;
 use crate::js::replay::{origin, Origin, Replay};
 use crate::js::syntax::span;
 use crate::js::taint::{sinks_of, SinkKind};
@@ -109,7 +110,7 @@ impl Rule for NondeterministicProcess {
         let replay = Replay::of(m);
         let mut found: Vec<(Node, Source, String)> = Vec::new();
         for (ci, c) in m.calls.iter().enumerate() {
-            if let Some(e) = m.effects.iter().find(|e| e.call == ci) {
+            if let Some(e) = effect_of_call(m, ci) {
                 if e.kind == EffectKind::Now {
                     found.push((
                         c.node,
