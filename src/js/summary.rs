@@ -199,9 +199,9 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         Some(TaskTarget::Imported { source, name }) => TaskRef::Imported { source, name },
         _ => TaskRef::Unknown,
     };
-    let bound = c.node.parent().and_then(|p| {
+    let bound = m.parent(c.node).and_then(|p| {
         let p = if p.kind() == "await_expression" {
-            p.parent()?
+            m.parent(p)?
         } else {
             p
         };

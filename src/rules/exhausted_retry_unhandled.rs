@@ -152,7 +152,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
             }
         }
         // `if (r.passed) { ok = true; break; }`: flags set on the way out.
-        if let Some(branch) = exit.parent() {
+        if let Some(branch) = m.parent(exit) {
             for b in &outer {
                 let set_here = m
                     .scopes
