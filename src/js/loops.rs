@@ -86,6 +86,9 @@ pub struct LoopAnalysis<'a, 't> {
     effect_calls: HashSet<CallId>,
     /// Per loop: the calls lexically inside it, in source order.
     loop_calls: Vec<Vec<CallId>>,
+    /// Every write reference, by start byte, with its binding: loops ask
+    /// "who is written in here" by range instead of scanning all bindings.
+    writes: Vec<(usize, BindingId)>,
 }
 
 impl<'a, 't> LoopAnalysis<'a, 't> {
@@ -152,11 +155,20 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
         for v in &mut loop_calls {
             v.sort_by_key(|&c| m.calls[c].node.start_byte());
         }
+        let mut writes: Vec<(usize, BindingId)> = m
+            .scopes
+            .bindings
+            .iter()
+            .enumerate()
+            .flat_map(|(bi, b)| b.writes.iter().map(move |w| (w.start_byte(), bi)))
+            .collect();
+        writes.sort_unstable();
         LoopAnalysis {
             m,
             fn_depth,
             effect_calls,
             loop_calls,
+            writes,
         }
     }
 
@@ -587,14 +599,16 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     /// not in-place mutation).
     pub fn outer_writes(&self, l: LoopId) -> Vec<BindingId> {
         let lp = self.m.loops[l].node;
-        self.m
-            .scopes
-            .bindings
+        let from = self.writes.partition_point(|(at, _)| *at < lp.start_byte());
+        let to = self.writes.partition_point(|(at, _)| *at < lp.end_byte());
+        let mut out: Vec<BindingId> = self.writes[from..to]
             .iter()
-            .enumerate()
-            .filter(|(_, b)| !contains(lp, b.node) && b.writes.iter().any(|w| contains(lp, *w)))
-            .map(|(bi, _)| bi)
-            .collect()
+            .map(|(_, b)| *b)
+            .filter(|b| !contains(lp, self.m.scopes.get(*b).node))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 
