@@ -231,6 +231,9 @@ impl<'t> JsModel<'t> {
         if root.has_error() {
             collect_errors(root, &mut syntax_errors);
         }
+        // Source order (the walk is nearly pre-order already; class
+        // heritage is visited after the body). Lookups binary-search on it.
+        b.calls.sort_by_key(|c| c.node.start_byte());
         let call_by_node = b
             .calls
             .iter()
