@@ -14,8 +14,10 @@ use crate::source::{SourceFile, Span};
 
 pub mod builtin;
 pub mod git_in_agent_task;
+pub mod journal_integrity;
 pub mod missing_labels;
 pub mod missing_stable_key;
+pub mod non_convergent_loop;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
 pub mod unchecked_breakpoint;
@@ -37,6 +39,10 @@ pub enum Area {
     Dependencies,
     /// proclint's own notes (parse errors, suppressions).
     Tooling,
+    /// What a recorded run shows (`check --run`): journal integrity, loop
+    /// convergence. Not graded: one run is evidence about that run, and a
+    /// process-only report must not claim a criterion it never looked at.
+    Run,
 }
 
 impl Area {
@@ -66,6 +72,7 @@ impl Area {
             Area::SkillHygiene => "Skill hygiene",
             Area::Dependencies => "Dependencies",
             Area::Tooling => "Tooling",
+            Area::Run => "Run evidence",
         }
     }
 }
@@ -104,6 +111,13 @@ pub struct JsContext<'a, 't> {
 pub struct ManifestContext<'a> {
     pub manifest: &'a PackageJson,
     pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+/// What a rule sees of a recorded run (`check --run`): the journal, the
+/// loop trajectories and where each task id lives in the checked source.
+pub struct RunContext<'a> {
+    pub analysis: &'a crate::runs::analysis::RunAnalysis,
     pub config: &'a Config,
 }
 
@@ -260,6 +274,16 @@ pub trait Rule: Sync + Send {
     /// Checks the whole project over per-module summaries (runs once,
     /// after every file).
     fn check_project(&self, _project: &Project, _config: &Config, _sink: &mut ProjectSink) {}
+
+    /// Checks a recorded run against the project (runs once, only when
+    /// `check --run` selected a run).
+    fn check_run(&self, _cx: &RunContext, _sink: &mut ProjectSink) {}
+
+    /// Whether the rule reports only from `check_run`: its findings need a
+    /// run, so its doc examples are journals rather than lintable code.
+    fn needs_run(&self) -> bool {
+        false
+    }
 }
 
 /// Collects one rule's cross-module diagnostics.
@@ -311,8 +335,10 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
         &builtin::IoError,
+        &journal_integrity::JournalIntegrity,
         &missing_labels::MissingLabels,
         &missing_stable_key::MissingStableKey,
+        &non_convergent_loop::NonConvergentLoop,
         &builtin::ParseError,
         &builtin::SkippedFile,
         &skill_broken_link::SkillBrokenLink,
