@@ -12,7 +12,7 @@ use crate::diagnostic::Location;
 use crate::facts::Facts;
 use crate::lint::Outcome;
 use crate::rules::{self, Area};
-use crate::runs::analysis::{loop_name, RunAnalysis};
+use crate::runs::analysis::{loop_name, InvocationSite, RunAnalysis, TaskSites};
 use crate::runs::summary::{summarize, RunStatus, RunSummary};
 use crate::runs::time::human_duration;
 use crate::runs::timeline::{
@@ -513,8 +513,16 @@ fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &RunSummary)
     for r in &tl.redispatched {
         any = true;
         let sites = a.tasks.get(&r.task_id);
-        let place = match sites.and_then(|s| s.loop_invocation()) {
-            Some(inv) => match &inv.repeat {
+        let looped: Vec<&InvocationSite> = sites
+            .map(|s| {
+                s.invocations
+                    .iter()
+                    .filter(|i| i.repeat.is_some())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let place = match (looped.as_slice(), sites) {
+            ([inv], _) => match &inv.repeat {
                 Some(rep) => format!(
                     " — {} at `{}` ran it {} times in this run (call at `{}`)",
                     rep.what,
@@ -524,13 +532,26 @@ fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &RunSummary)
                 ),
                 None => String::new(),
             },
-            None => match sites.and_then(|s| s.invocations.first()) {
-                Some(inv) => format!(
-                    " — its call at `{}` is not inside a loop in the checked source",
-                    at(&inv.site.location)
-                ),
-                None => " — not found in the checked modules".to_string(),
-            },
+            // Called inside several loops: the journal does not say which
+            // call each dispatch came from, so name them all.
+            ([_, _, ..], _) => format!(
+                " — from its calls inside {}",
+                looped
+                    .iter()
+                    .filter_map(|i| i.repeat.as_ref().map(|rep| format!(
+                        "{} at `{}` (call at `{}`)",
+                        rep.what,
+                        at(&rep.location),
+                        at(&i.site.location)
+                    )))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+            ([], Some(s)) if !s.invocations.is_empty() => format!(
+                " — its calls ({}) are not inside a loop in the checked source",
+                calls(s)
+            ),
+            ([], _) => " — not found in the checked modules".to_string(),
         };
         let class = a
             .trajectories
@@ -694,17 +715,28 @@ fn source_suffix(a: &RunAnalysis, task_id: &str) -> String {
     if let Some(d) = sites.definitions.first() {
         parts.push(format!("defined at `{}`", at(&d.location)));
     }
-    let call = sites
-        .loop_invocation()
-        .or_else(|| sites.invocations.first());
-    if let Some(c) = call {
-        parts.push(format!("called at `{}`", at(&c.site.location)));
+    if !sites.invocations.is_empty() {
+        parts.push(format!("called at {}", calls(sites)));
     }
     if parts.is_empty() {
         String::new()
     } else {
         format!(" ({})", parts.join(", "))
     }
+}
+
+/// "`a.js:3`, `b.js:9`" for a task's calls (the first few).
+fn calls(sites: &TaskSites) -> String {
+    let mut list: Vec<String> = sites
+        .invocations
+        .iter()
+        .take(3)
+        .map(|i| format!("`{}`", at(&i.site.location)))
+        .collect();
+    if sites.invocations.len() > 3 {
+        list.push(format!("{} more", sites.invocations.len() - 3));
+    }
+    list.join(", ")
 }
 
 fn cross_reference(out: &mut String, outcome: &Outcome, a: &RunAnalysis, tl: &Timeline) {
@@ -807,7 +839,7 @@ fn cross_reference(out: &mut String, outcome: &Outcome, a: &RunAnalysis, tl: &Ti
 
 /// Static (not run) findings at a task's definition, calls and loop headers:
 /// "`missing-stable-key` `review-phase.js:12`".
-fn static_findings(outcome: &Outcome, sites: &crate::runs::analysis::TaskSites) -> Vec<String> {
+fn static_findings(outcome: &Outcome, sites: &TaskSites) -> Vec<String> {
     let mut places: BTreeSet<(&str, u32)> = BTreeSet::new();
     for d in &sites.definitions {
         places.insert((&d.location.path, d.location.start.line));
