@@ -331,7 +331,7 @@ fn integrity_failures_are_run_evidence_in_the_report() {
         "{out}"
     );
     assert!(
-        out.contains("  - `fixtures/runs/integrity/.a5c/runs/int-structural/journal/000006.01KEYCX2GH0000000000000007.json:1`: PROCESS_LOG recorded after the terminal RUN_COMPLETED (event 5)"),
+        out.contains("  - `fixtures/runs/integrity/.a5c/runs/int-structural/journal/000006.01KEYCX2GH0000000000000007.json`: PROCESS_LOG recorded after the terminal RUN_COMPLETED (event 5)"),
         "{out}"
     );
     assert!(!out.contains("**Journal verified**"), "{out}");

@@ -679,7 +679,7 @@ fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &RunSummary)
         any = true;
         let _ = writeln!(
             out,
-            "- **Journal integrity: {} problem{}** (`journal-integrity`) — evidence after the first one cannot be trusted:",
+            "- **Journal integrity: {} problem{}** (`journal-integrity`) — from the first problem on, the journal may not show what happened:",
             issues.len(),
             plural(issues.len())
         );
