@@ -207,10 +207,8 @@ fn load_context_modules(files: &mut Vec<FileOutcome>, walked: &[Candidate], conf
         .map(|c| (project::module_key(&c.path), c))
         .collect();
     for _ in 0..CONTEXT_ROUNDS {
-        let summaries: Vec<ModuleSummary> =
-            files.iter().filter_map(|f| f.summary.clone()).collect();
-        let index = Project::new(summaries);
-        let missing = project::unresolved_relative_imports(&index);
+        let missing =
+            project::unresolved_relative_imports(files.iter().filter_map(|f| f.summary.as_ref()));
         if missing.is_empty() {
             return;
         }

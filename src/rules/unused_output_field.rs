@@ -104,16 +104,12 @@ fn follow(
             }
         }
         PendingKind::ReturnOf => {
-            let mut callers = 0;
-            for (mi, m) in p.modules.iter().enumerate() {
-                for call in &m.imported_calls {
-                    if call.name == q.name && p.resolve(mi, &call.source) == Some(module) {
-                        callers += 1;
-                        collect_wrapped(p, mi, &call.reads, wrap, acc, hops, out);
-                    }
-                }
+            let callers = p.callers_of(module, &q.name);
+            for &(mi, ci) in callers {
+                let call = &p.modules[mi].imported_calls[ci];
+                collect_wrapped(p, mi, &call.reads, wrap, acc, hops, out);
             }
-            if callers == 0 {
+            if callers.is_empty() {
                 forward(out, format!("export `{}`", q.name));
             }
         }
@@ -166,7 +162,7 @@ impl Rule for UnusedOutputField {
                 continue;
             }
             for (ti, task) in module.tasks.iter().enumerate() {
-                let Some(fields) = task.schema_fields.as_ref().filter(|f| !f.is_empty()) else {
+                let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
                     continue;
                 };
                 let invocations = p.invocations_of(mi, ti);

@@ -372,16 +372,16 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
     let shown: Vec<String> = where_.iter().take(4).cloned().collect();
     let more = where_.len().saturating_sub(4);
     let reason = if found.is_empty() {
-        format!("no findings over {n} {}", site_kind.noun())
+        format!("no findings over {}", site_kind.count(n))
     } else {
         format!(
-            "{} finding{} ({e} error{}, {w} warning{}, {i} note{}) over {n} {}: {}{}",
+            "{} finding{} ({e} error{}, {w} warning{}, {i} note{}) over {}: {}{}",
             found.len(),
             if found.len() == 1 { "" } else { "s" },
             if e == 1 { "" } else { "s" },
             if w == 1 { "" } else { "s" },
             if i == 1 { "" } else { "s" },
-            site_kind.noun(),
+            site_kind.count(n),
             shown.join(", "),
             if more > 0 {
                 format!(" and {more} more")
