@@ -336,3 +336,29 @@ fn integrity_failures_are_run_evidence_in_the_report() {
     );
     assert!(!out.contains("**Journal verified**"), "{out}");
 }
+
+/// docs/retrospective.md shows a run-aware report of the retro fixture;
+/// regenerate with `PROCLINT_UPDATE_DOCS=1 cargo test --test run_retrospective`.
+#[test]
+fn docs_run_example_is_in_sync() {
+    let (_, out, _) = retro(&["--run"]);
+    let out = out.replace("[VERSION]", env!("CARGO_PKG_VERSION"));
+    let path = root().join("docs/retrospective.md");
+    let page = std::fs::read_to_string(&path).unwrap_or_default();
+    let (begin, end) = (
+        "<!-- BEGIN GENERATED RUN EXAMPLE -->\n",
+        "<!-- END GENERATED RUN EXAMPLE -->",
+    );
+    let (Some(b), Some(e)) = (page.find(begin), page.find(end)) else {
+        panic!("docs/retrospective.md lacks the generated run example markers");
+    };
+    let block = format!("~~~~markdown\n{out}~~~~\n");
+    if page[b + begin.len()..e] != block {
+        if std::env::var_os("PROCLINT_UPDATE_DOCS").is_some() {
+            let updated = format!("{}{}{}", &page[..b + begin.len()], block, &page[e..]);
+            std::fs::write(&path, updated).unwrap_or_else(|e| panic!("{e}"));
+        } else {
+            panic!("docs/retrospective.md is out of date: run PROCLINT_UPDATE_DOCS=1 cargo test --test run_retrospective");
+        }
+    }
+}
