@@ -4,6 +4,7 @@
 //! and the run rules can report at the loop instead of at a journal file.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::sync::Arc;
 
 use super::convergence::{convergence, LoopTrajectory};
@@ -138,18 +139,31 @@ impl RunAnalysis {
 
 /// A whole-line location in a file that is not a checked module (a journal
 /// event, `run.json`): suppression comments cannot live there, but every
-/// report format can point at it.
+/// report format can point at it. The span covers the line when the file can
+/// be read (small journal files; the pretty report shows that line), else it
+/// is empty and only the line number is known.
 pub fn file_location(path: &str, line: Option<u32>) -> Location {
-    let pos = Pos {
-        line: line.unwrap_or(1).max(1),
-        column: 1,
-    };
+    let line = line.unwrap_or(1).max(1);
+    let span = line_span(Path::new(path), line).unwrap_or_default();
+    let pos = Pos { line, column: 1 };
     Location {
         path: Arc::from(path),
-        span: Span::default(),
+        span,
         start: pos,
         end: pos,
     }
+}
+
+fn line_span(path: &Path, line: u32) -> Option<Span> {
+    let text = super::journal::read_text(path).ok()?;
+    let start = if line == 1 {
+        0
+    } else {
+        let skip = usize::try_from(line - 2).ok()?;
+        text.match_indices('\n').nth(skip).map(|(i, _)| i + 1)?
+    };
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    Some(Span::new(start, end))
 }
 
 fn location_key(l: &Location) -> (&str, Pos) {
