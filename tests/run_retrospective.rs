@@ -362,3 +362,95 @@ fn docs_run_example_is_in_sync() {
         }
     }
 }
+
+/// A valid run of `effects` sequential shell tasks, written the SDK's way.
+fn write_long_run(dir: &Path, effects: usize) {
+    use proclint::runs::integrity::write_event_text;
+    use serde_json::json;
+    let run = dir.join(".a5c/runs/long");
+    let time = |s: usize| {
+        format!(
+            "2026-02-01T{:02}:{:02}:{:02}.000Z",
+            s / 3600,
+            (s / 60) % 60,
+            s % 60
+        )
+    };
+    let mut seq = 0;
+    let mut event = |t: &str, at: usize, data: serde_json::Value| {
+        seq += 1;
+        let name = format!("journal/{seq:06}.01KG{seq:022}.json");
+        write(&run, &name, &write_event_text(t, &time(at), data));
+    };
+    write(
+        &run,
+        "run.json",
+        &json!({"runId": "long", "processId": "acme/long", "createdAt": time(0)}).to_string(),
+    );
+    event("RUN_CREATED", 0, json!({"runId": "long"}));
+    for i in 0..effects {
+        let id = format!("E{i:05}");
+        write(
+            &run,
+            &format!("tasks/{id}/task.json"),
+            &json!({"taskId": format!("step-{i}"), "title": format!("Step {i}")}).to_string(),
+        );
+        write(
+            &run,
+            &format!("tasks/{id}/result.json"),
+            &json!({"status": "ok", "value": {"exitCode": 0}}).to_string(),
+        );
+        event(
+            "EFFECT_REQUESTED",
+            2 * i + 1,
+            json!({"effectId": id, "taskId": format!("step-{i}"), "kind": "shell", "taskDefRef": format!("tasks/{id}/task.json")}),
+        );
+        event(
+            "EFFECT_RESOLVED",
+            2 * i + 2,
+            json!({"effectId": id, "status": "ok", "resultRef": format!("tasks/{id}/result.json")}),
+        );
+    }
+    event("RUN_COMPLETED", 2 * effects + 3, json!({}));
+}
+
+#[test]
+fn long_timelines_show_their_ends() {
+    let dir = tempdir();
+    write_long_run(dir.path(), 250);
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            ".",
+            "--run",
+            "--format",
+            "retrospective",
+            "--date",
+            "2026-11-30",
+        ],
+    );
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(
+        out.contains("**Journal verified**: 502/502 checksums match"),
+        "{out}"
+    );
+    let rows = out
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("→ ok"))
+        .count();
+    assert_eq!(rows, 198, "{out}");
+    assert!(
+        out.contains("| … | | | *52 more rows; the run evidence below lists every problem* | |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`step-0` (Step 0) → ok") && out.contains("`step-249` (Step 249) → ok"),
+        "{out}"
+    );
+    assert!(
+        out.contains("**Every task resolved first try (250/250 task ids)**"),
+        "{out}"
+    );
+}
