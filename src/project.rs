@@ -84,6 +84,23 @@ pub struct TaskSummary {
     pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
     pub prompt: Option<StringSet>,
+    /// Whether the definition has an output schema at all.
+    pub schema: SchemaState,
+    /// Strings of `title`.
+    pub title: Option<StringSet>,
+}
+
+/// What can be said about a task's `agent.outputSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaState {
+    /// No `outputSchema` in a definition proclint can read in full.
+    Missing,
+    /// An `outputSchema` that declares no properties.
+    NoProperties,
+    /// Declared properties (see `TaskSummary::schema_fields`).
+    Declared,
+    /// Not resolvable here (an imported constant, an opaque spread).
+    Unknown,
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +114,10 @@ pub struct InvocationSummary {
     pub args: Vec<(String, StringSet)>,
     /// `ctx.task(fixTask, …)` as written, for messages.
     pub call_text: String,
+    /// Why the call may run more than once per iteration (a loop, a batch,
+    /// a repeated helper), keyed or not: run-aware reports name the loop a
+    /// re-dispatched task ran in.
+    pub repeat: Option<RepeatInfo>,
     /// Set when the call repeats and has no invocation key.
     pub unkeyed_repeat: Option<RepeatInfo>,
     /// The edit that adds a key built from the repetition's variable.

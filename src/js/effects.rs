@@ -46,7 +46,7 @@ pub fn method_path<'t>(m: &JsModel<'t>, callee: Node<'t>) -> Option<(Node<'t>, S
 
 /// The effect recorded for a call, if the call is one.
 pub fn effect_of_call<'m>(m: &'m JsModel, call: CallId) -> Option<&'m Effect> {
-    m.effects.iter().find(|e| e.call == call)
+    m.effect_of_call(call)
 }
 
 /// Whether an effect throws the SDK's intrinsic signals (pending, requested,
