@@ -1,6 +1,6 @@
 //! `unused-output-field`: output schema properties nothing reads.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
@@ -24,7 +24,22 @@ static META: RuleMeta = RuleMeta {
 pub struct ResultUse {
     /// Fields read on the result, with the first place each is read.
     pub fields: BTreeMap<String, Location>,
+    /// Distinct places the whole result escapes to, first location each.
     pub forwards: Vec<(ForwardKind, Location)>,
+    forward_keys: HashSet<String>,
+    /// (read set, layers, read prefix) already walked, with the fewest hops
+    /// used so far: results fan out through callers and re-exports, and a
+    /// combination is walked again only when reached in fewer hops (so it
+    /// can go deeper).
+    visited: HashMap<(usize, Vec<Seg>, Vec<String>), usize>,
+}
+
+impl ResultUse {
+    fn forward(&mut self, kind: ForwardKind, location: &Location) {
+        if self.forward_keys.insert(describe(&kind)) {
+            self.forwards.push((kind, location.clone()));
+        }
+    }
 }
 
 /// Collects the fields read on results across modules (shared with
@@ -44,6 +59,18 @@ fn collect_wrapped(
     hops: usize,
     out: &mut ResultUse,
 ) {
+    let id = reads as *const ReadSet as usize;
+    match out.visited.entry((id, wrap.to_vec(), acc.to_vec())) {
+        std::collections::hash_map::Entry::Occupied(mut e) => {
+            if *e.get() <= hops {
+                return;
+            }
+            e.insert(hops);
+        }
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(hops);
+        }
+    }
     for (path, location) in &reads.paths {
         if let Some((_, a)) = consume(wrap, acc, path) {
             if let Some(first) = a.first() {
@@ -54,7 +81,9 @@ fn collect_wrapped(
         }
     }
     if wrap.is_empty() {
-        out.forwards.extend(reads.forwards.iter().cloned());
+        for (kind, location) in &reads.forwards {
+            out.forward(kind.clone(), location);
+        }
     }
     for q in &reads.pending {
         // The result inside what is passed on: consume q.acc, then q.wrap
@@ -64,8 +93,7 @@ fn collect_wrapped(
         };
         w.extend(q.wrap.iter().cloned());
         if hops >= MAX_HOPS {
-            out.forwards
-                .push((ForwardKind::Unknown(q.name.clone()), q.location.clone()));
+            out.forward(ForwardKind::Unknown(q.name.clone()), &q.location);
             continue;
         }
         follow(p, module, q, &w, &a, hops + 1, out);
@@ -86,8 +114,7 @@ fn follow(
     let whole = acc.is_empty();
     let forward = |out: &mut ResultUse, what: String| {
         if whole {
-            out.forwards
-                .push((ForwardKind::Unknown(what), q.location.clone()));
+            out.forward(ForwardKind::Unknown(what), &q.location);
         }
     };
     match q.kind {
