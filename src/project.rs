@@ -56,7 +56,9 @@ pub struct PendingFlow {
 pub struct ReadSet {
     /// Read paths with the first place each is read.
     pub paths: BTreeMap<Vec<String>, Location>,
-    pub forwards: Vec<(ForwardKind, Location)>,
+    /// Where the value escapes: (to what, where, the path read on it first —
+    /// empty when the value itself escapes).
+    pub forwards: Vec<(ForwardKind, Location, Vec<String>)>,
     pub pending: Vec<PendingFlow>,
 }
 

@@ -33,6 +33,11 @@ pub use crate::project::ForwardKind;
 pub struct Forward<'t> {
     pub kind: ForwardKind,
     pub node: Node<'t>,
+    /// What had been read on the tracked value when it escaped: empty when
+    /// the value itself (or something holding it) escapes, a path when only
+    /// a field of it does. Kept so a caller that passed its result inside a
+    /// wrapper can tell which.
+    pub acc: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,13 +141,15 @@ impl<'m, 't> Tracker<'m, 't> {
         }
     }
 
-    /// Records that the value escapes. A field of it escaping (`acc`
-    /// non-empty) is a read of that field, already recorded, not a
-    /// wholesale forward.
+    /// Records that the value escapes, with what had been read on it: a
+    /// field escaping (`acc` non-empty) is a read of that field, already
+    /// recorded, unless a caller's result sits at exactly that path.
     fn forward(&mut self, acc: &[String], kind: ForwardKind, node: Node<'t>) {
-        if acc.is_empty() {
-            self.out.forwards.push(Forward { kind, node });
-        }
+        self.out.forwards.push(Forward {
+            kind,
+            node,
+            acc: acc.to_vec(),
+        });
     }
 
     fn expr(&mut self, expr: Node<'t>, wrap: Vec<Seg>, acc: Vec<String>, depth: usize) {

@@ -75,7 +75,8 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
             .or_insert_with(|| loc(m, *node));
     }
     for f in &r.forwards {
-        out.forwards.push((f.kind.clone(), loc(m, f.node)));
+        out.forwards
+            .push((f.kind.clone(), loc(m, f.node), f.acc.clone()));
     }
     for p in &r.pending {
         out.pending.push(PendingFlow {

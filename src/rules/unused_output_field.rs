@@ -80,8 +80,10 @@ fn collect_wrapped(
             }
         }
     }
-    if wrap.is_empty() {
-        for (kind, location) in &reads.forwards {
+    for (kind, location, path) in &reads.forwards {
+        // The result escapes whole when the escaping value holds it: the
+        // path read before escaping does not go past the result.
+        if matches!(consume(wrap, acc, path), Some((_, a)) if a.is_empty()) {
             out.forward(kind.clone(), location);
         }
     }
