@@ -106,6 +106,18 @@ pub struct CheckArgs {
     #[arg(long)]
     pub statistics: bool,
 
+    /// Hide the findings recorded in this baseline file (overrides `baseline` in proclint.toml).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record every current finding in FILE (a baseline), then report as if it were applied.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+
+    /// Ignore the `baseline` set in proclint.toml: report every finding.
+    #[arg(long, conflicts_with = "baseline")]
+    pub no_baseline: bool,
+
     /// Stop after parsing (for benchmarking the parser floor).
     #[arg(long, hide = true)]
     pub parse_only: bool,

@@ -103,7 +103,7 @@ fn check(args: CheckArgs) -> i32 {
     } else {
         Stage::Full
     };
-    let outcome = match rayon::ThreadPoolBuilder::new()
+    let mut outcome = match rayon::ThreadPoolBuilder::new()
         // Deeply nested files recurse in the model builder; give workers
         // room well beyond MAX_DEPTH.
         .stack_size(64 * 1024 * 1024)
@@ -112,6 +112,17 @@ fn check(args: CheckArgs) -> i32 {
         Ok(pool) => pool.install(|| lint::run(&paths, &config, stage)),
         Err(_) => lint::run(&paths, &config, stage),
     };
+    if stage == Stage::Full {
+        let options = crate::baseline::Options::new(&args, &config);
+        match crate::baseline::run(&mut outcome, &config, &options) {
+            Ok(Some(note)) if !args.quiet => eprintln!("{note}"),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_ERROR;
+            }
+        }
+    }
     let stdout_tty = args.output.is_none() && std::io::stdout().is_terminal();
     let format = args.format.unwrap_or(if stdout_tty {
         Format::Pretty

@@ -4,11 +4,13 @@
 //! ([`js::parse`]), build the process model ([`js::model`]), run every rule
 //! ([`rules`]), apply suppressions ([`suppress`]) → sort → [`report`].
 
+pub mod baseline;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod diagnostic;
 pub mod discover;
+pub mod fingerprint;
 pub mod js;
 pub mod lint;
 pub mod manifest;

@@ -425,7 +425,9 @@ fn run_action_step(dir: &Path, with: &BTreeMap<&str, &str>) -> (i32, String) {
     for (k, v) in &step.env {
         cmd.env(k, expand(v, &action, with));
     }
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run bash: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run bash: {e}"));
     let written = std::fs::read_to_string(&github_output).unwrap_or_default();
     (out.status.code().unwrap_or(-1), written)
 }
@@ -506,7 +508,9 @@ fn is_complete_workflow(w: &Value) {
     let jobs = w["jobs"].as_object().unwrap_or_else(|| panic!("no jobs"));
     for job in jobs.values() {
         assert!(job["runs-on"].is_string());
-        let steps = job["steps"].as_array().unwrap_or_else(|| panic!("no steps"));
+        let steps = job["steps"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no steps"));
         assert!(
             steps[0]["uses"]
                 .as_str()

@@ -250,6 +250,7 @@ impl ProjectSink {
 /// Every rule, in id order.
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
+        &builtin::BaselineStale,
         &builtin::DepthLimit,
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
