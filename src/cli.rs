@@ -32,6 +32,14 @@ pub enum Command {
     },
     /// List recorded runs (`.a5c/runs/*`): status, effects, breakpoints, journal integrity.
     Runs(RunsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout.
+    Man,
 }
 
 #[derive(Debug, Args)]

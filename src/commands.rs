@@ -20,6 +20,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Rules(args) => list_rules(&args),
         Command::Explain { rule } => explain(&rule),
         Command::Runs(args) => crate::runs::command::run(&args),
+        Command::Completions { shell } => crate::manual::completions(shell),
+        Command::Man => crate::manual::man(),
     }
 }
 

@@ -14,6 +14,7 @@ pub mod fingerprint;
 pub mod js;
 pub mod lint;
 pub mod manifest;
+pub mod manual;
 pub mod markdown;
 pub mod project;
 pub mod report;
