@@ -15,7 +15,7 @@ if [[ -z "$validator" ]]; then
   venv=target/skills-ref-venv
   if [[ ! -x "$venv/bin/agentskills" ]]; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check skills-ref
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "skills-ref==${SKILLS_REF_VERSION:-0.1.1}"
   fi
   validator="$venv/bin/agentskills"
 fi

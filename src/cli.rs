@@ -126,6 +126,24 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with = "baseline")]
     pub no_baseline: bool,
 
+    /// Apply the safe fixes rules offer, editing files in place.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix: print a unified diff of the fixes and write nothing.
+    #[arg(long, requires = "fix")]
+    pub diff: bool,
+
+    /// Lint stdin as if it were the file at PATH (editor integration); the
+    /// rest of PATH's project is loaded as context.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
+
+    /// Date printed in `--format retrospective` (YYYY-MM-DD; default:
+    /// SOURCE_DATE_EPOCH, else today).
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
+    pub date: Option<String>,
+
     /// Stop after parsing (for benchmarking the parser floor).
     #[arg(long, hide = true)]
     pub parse_only: bool,
@@ -142,4 +160,20 @@ pub struct RulesArgs {
 pub enum RulesFormat {
     Table,
     Json,
+}
+
+fn parse_date(s: &str) -> Result<String, String> {
+    let parts: Vec<&str> = s.split('-').collect();
+    let ok = parts.len() == 3
+        && parts[0].len() == 4
+        && parts[1].len() == 2
+        && parts[2].len() == 2
+        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        && matches!(parts[1].parse::<u32>(), Ok(1..=12))
+        && matches!(parts[2].parse::<u32>(), Ok(1..=31));
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err("expected a date as YYYY-MM-DD".into())
+    }
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesFormat};
 use crate::config::{Config, RuleLevel};
 use crate::diagnostic::Severity;
+use crate::fix;
 use crate::lint::{self, Stage};
 use crate::report::{self, Format};
 use crate::rules;
@@ -89,7 +90,7 @@ fn check(args: CheckArgs) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let paths = if args.paths.is_empty() {
+    let paths = if args.paths.is_empty() && args.stdin_filename.is_none() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
@@ -100,20 +101,74 @@ fn check(args: CheckArgs) -> i32 {
             return EXIT_ERROR;
         }
     }
+    let stdin = match &args.stdin_filename {
+        Some(path) => {
+            let mut text = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+                eprintln!("error: cannot read stdin: {e}");
+                return EXIT_ERROR;
+            }
+            Some((path.clone(), text))
+        }
+        None => None,
+    };
     let stage = if args.parse_only {
         Stage::ParseOnly
     } else {
         Stage::Full
     };
-    let mut outcome = match rayon::ThreadPoolBuilder::new()
-        // Deeply nested files recurse in the model builder; give workers
-        // room well beyond MAX_DEPTH.
+    // Deeply nested files recurse in the model builder; give workers room
+    // well beyond MAX_DEPTH.
+    let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(64 * 1024 * 1024)
         .build()
-    {
-        Ok(pool) => pool.install(|| lint::run(&paths, &config, stage)),
-        Err(_) => lint::run(&paths, &config, stage),
+        .ok();
+    let lint_once = || {
+        let run = || lint::run_input(&paths, stdin.clone(), &config, stage);
+        match &pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        }
     };
+    let mut outcome = lint_once();
+    if args.fix {
+        if args.diff {
+            let plan = fix::plan(&outcome);
+            print!("{}", fix::diff(&plan));
+            report_unfixable(&plan);
+            eprintln!(
+                "proclint: {} fixes available in {} files (nothing written)",
+                plan.applied(),
+                plan.files.len()
+            );
+            return if plan.files.is_empty() {
+                EXIT_OK
+            } else {
+                EXIT_FINDINGS
+            };
+        }
+        let (mut fixed, mut touched) = (0, std::collections::BTreeSet::new());
+        // Fixes that overlapped are applied on the next pass.
+        for _ in 0..4 {
+            let plan = fix::plan(&outcome);
+            report_unfixable(&plan);
+            if plan.files.is_empty() {
+                break;
+            }
+            if let Err((file, e)) = fix::write(&plan) {
+                eprintln!("error: cannot write {file}: {e}");
+                return EXIT_ERROR;
+            }
+            fixed += plan.applied();
+            touched.extend(plan.files.iter().map(|f| f.display.clone()));
+            outcome = lint_once();
+        }
+        eprintln!(
+            "proclint: fixed {fixed} findings in {} files; {} remain",
+            touched.len(),
+            outcome.diagnostics.len()
+        );
+    }
     if stage == Stage::Full {
         let options = crate::baseline::Options::new(&args, &config);
         match crate::baseline::run(&mut outcome, &config, &options) {
@@ -136,9 +191,21 @@ fn check(args: CheckArgs) -> i32 {
         Color::Never => false,
         Color::Auto => stdout_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
+    let retro = (format == Format::Retrospective).then(|| report::retrospective::RetroInfo {
+        date: args.date.clone().unwrap_or_else(today),
+        commit: source_commit(paths.first().map(PathBuf::as_path)),
+        command: command_line(),
+        config: config.path.as_ref().map(|p| p.display().to_string()),
+        enabled: rules::all()
+            .iter()
+            .map(|r| r.meta().id)
+            .filter(|id| config.is_enabled(id))
+            .collect(),
+    });
     let options = report::Options {
         color,
         quiet: args.quiet,
+        retro,
     };
     let mut text = report::render(format, &outcome, &options);
     if args.statistics {
@@ -153,6 +220,12 @@ fn check(args: CheckArgs) -> i32 {
         return EXIT_ERROR;
     }
     exit_code(&outcome, args.fail_on, args.exit_zero)
+}
+
+fn report_unfixable(plan: &fix::Plan) {
+    for f in &plan.changed {
+        eprintln!("warning: {f} changed on disk while proclint ran; its fixes were not applied");
+    }
 }
 
 pub fn exit_code(outcome: &lint::Outcome, fail_on: Severity, exit_zero: bool) -> i32 {
@@ -266,5 +339,78 @@ fn explain(id: &str) -> i32 {
             eprintln!("error: unknown rule `{id}`{hint}; `proclint rules` lists them");
             EXIT_ERROR
         }
+    }
+}
+
+/// `SOURCE_DATE_EPOCH` (reproducible builds convention), else now, as a
+/// UTC calendar date.
+fn today() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        });
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 to (year, month, day) — Howard Hinnant's
+/// algorithm.
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// HEAD of the git checkout holding the checked tree, if any.
+fn source_commit(path: Option<&Path>) -> Option<String> {
+    let path = path.unwrap_or(Path::new("."));
+    let dir = if path.is_dir() {
+        path
+    } else {
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+    };
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let sha = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!sha.is_empty()).then_some(sha)
+}
+
+/// The command as typed, with the program name normalised.
+fn command_line() -> String {
+    let mut parts = vec!["proclint".to_string()];
+    parts.extend(std::env::args().skip(1));
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 }

@@ -81,7 +81,7 @@ pub fn looks_like_process(bytes: &[u8]) -> bool {
         .any(|m| memmem::find(bytes, m.as_bytes()).is_some())
 }
 
-fn display_path(p: &Path) -> Arc<str> {
+pub fn display_path(p: &Path) -> Arc<str> {
     let s = p.to_string_lossy();
     let s = s.strip_prefix("./").unwrap_or(&s);
     if std::path::MAIN_SEPARATOR == '\\' {

@@ -10,6 +10,8 @@ pub mod commands;
 pub mod config;
 pub mod diagnostic;
 pub mod discover;
+pub mod facts;
+pub mod fix;
 pub mod fingerprint;
 pub mod js;
 pub mod lint;

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::discover::{self, Candidate, FileKind};
+use crate::facts::Facts;
 use crate::js::{self, JsModel, ModelOptions};
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
@@ -42,6 +43,21 @@ pub struct FileOutcome {
     pub diagnostics: Vec<Diagnostic>,
     pub directives: Vec<Directive>,
     pub summary: Option<ModuleSummary>,
+    /// What the retrospective reports about the file.
+    pub facts: Option<Facts>,
+    /// Hash of the bytes that were linted (`--fix` refuses to overwrite a
+    /// file that changed since).
+    pub hash: Option<u64>,
+}
+
+/// FNV-1a of file bytes.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 /// The result of a whole run.
@@ -67,12 +83,65 @@ const CONTEXT_ROUNDS: usize = 3;
 
 /// Lints every file under `paths`.
 pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
-    let (candidates, walk_errors) = discover::discover(paths, config);
+    run_input(paths, None, config, stage)
+}
+
+/// Lints `paths`, plus, with `stdin`, a buffer as if it were the file at
+/// that path. When only files are given (pre-commit, editors), the other
+/// process modules of their project are loaded as context so cross-module
+/// rules still see them; findings are reported only for the given files.
+pub fn run_input(
+    paths: &[PathBuf],
+    stdin: Option<(PathBuf, String)>,
+    config: &Config,
+    stage: Stage,
+) -> Outcome {
+    let (mut candidates, walk_errors) = discover::discover(paths, config);
     let mut files: Vec<FileOutcome> = candidates
         .par_iter()
         .filter_map(|c| lint_candidate(c, config, stage, true))
         .collect();
+    let mut given: Vec<PathBuf> = candidates
+        .iter()
+        .map(|c| project::module_key(&c.path))
+        .collect();
+    if let Some((path, text)) = &stdin {
+        let kind = discover::kind_by_name(path).unwrap_or(FileKind::Process);
+        let display = discover::display_path(path);
+        let file = SourceFile::new(display, text.clone());
+        let key = project::module_key(path);
+        files.retain(|f| project::module_key(&f.path) != key);
+        files.push(analyse(&file, kind, config, stage, key.clone(), true));
+        given.push(key);
+    }
+    let file_list = stdin.is_some() || (!paths.is_empty() && paths.iter().all(|p| p.is_file()));
+    if stage == Stage::Full && file_list {
+        let anchor = stdin
+            .as_ref()
+            .map(|(p, _)| p.clone())
+            .or_else(|| paths.first().cloned());
+        if let Some(root) = anchor.as_deref().and_then(project_root) {
+            let (context, _) = discover::discover(&[root], config);
+            let given: std::collections::HashSet<PathBuf> = given.into_iter().collect();
+            let context: Vec<Candidate> = context
+                .into_iter()
+                .filter(|c| c.kind == FileKind::Process)
+                .filter(|c| !given.contains(&project::module_key(&c.path)))
+                .collect();
+            files.par_extend(
+                context
+                    .par_iter()
+                    .filter_map(|c| lint_candidate(c, config, stage, false)),
+            );
+        }
+    }
     if stage == Stage::Full {
+        // Walked-but-skipped helpers are reported; others are context only.
+        if !file_list {
+            candidates.retain(|c| c.kind == FileKind::Process);
+        } else {
+            candidates.clear();
+        }
         load_context_modules(&mut files, &candidates, config);
     }
     let mut extra = Vec::new();
@@ -87,6 +156,32 @@ pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
     finish(files, extra, config, stage)
 }
 
+/// The nearest ancestor of a file with `proclint.toml`, `package.json` or
+/// `.git`: the project whose modules give a file its context.
+pub fn project_root(file: &Path) -> Option<PathBuf> {
+    let abs = project::module_key(file);
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if ["proclint.toml", "package.json", ".git"]
+            .iter()
+            .any(|m| d.join(m).exists())
+        {
+            // Relative to the working directory, so context paths display
+            // the way the user's own arguments do.
+            let rel = std::env::current_dir()
+                .ok()
+                .and_then(|cwd| d.strip_prefix(cwd).ok().map(Path::to_path_buf));
+            return Some(match rel {
+                Some(r) if r.as_os_str().is_empty() => PathBuf::from("."),
+                Some(r) => r,
+                None => d.to_path_buf(),
+            });
+        }
+        dir = d.parent();
+    }
+    None
+}
+
 /// JavaScript that process modules import but that was not linted (helper
 /// modules without SDK markers, or files outside the given paths): parsed
 /// for its summary; reported on only when it was inside the walked paths.
@@ -96,10 +191,8 @@ fn load_context_modules(files: &mut Vec<FileOutcome>, walked: &[Candidate], conf
         .map(|c| (project::module_key(&c.path), c))
         .collect();
     for _ in 0..CONTEXT_ROUNDS {
-        let summaries: Vec<ModuleSummary> =
-            files.iter().filter_map(|f| f.summary.clone()).collect();
-        let index = Project::new(summaries);
-        let missing = project::unresolved_relative_imports(&index);
+        let missing =
+            project::unresolved_relative_imports(files.iter().filter_map(|f| f.summary.as_ref()));
         if missing.is_empty() {
             return;
         }
@@ -241,6 +334,8 @@ pub fn lint_candidate(
         )],
         directives: Vec::new(),
         summary: None,
+        facts: None,
+        hash: None,
     };
     let size = std::fs::metadata(&c.path).map(|m| m.len()).unwrap_or(0);
     if size > config.max_file_size {
@@ -265,11 +360,13 @@ pub fn lint_candidate(
             "not linted: the file contains NUL bytes (binary content)".into(),
         ));
     }
+    let hash = content_hash(&bytes);
     let (text, invalid_at) = source::decode(bytes);
     let file = SourceFile::new(c.display.clone(), text);
     let key = project::module_key(&c.path);
     let mut outcome = analyse(&file, c.kind, config, stage, key, report);
     outcome.path = c.path.clone();
+    outcome.hash = Some(hash);
     if let Some(at) = invalid_at {
         outcome.diagnostics.push(Diagnostic::new(
             "parse-error",
@@ -290,10 +387,13 @@ pub fn analyse(
     key: PathBuf,
     report: bool,
 ) -> FileOutcome {
-    let (mut diagnostics, summary) = match kind {
+    let (mut diagnostics, summary, facts) = match kind {
         FileKind::Process => lint_js(file, config, stage, key, report),
-        FileKind::Skill => (lint_skill(file, config, stage), None),
-        FileKind::Manifest => (lint_manifest(file, config, stage), None),
+        FileKind::Skill => (lint_skill(file, config, stage), None, Some(Facts::Skill)),
+        FileKind::Manifest => {
+            let (d, f) = lint_manifest(file, config, stage, &key);
+            (d, None, f)
+        }
     };
     // Process modules were stamped with their function scopes in lint_js;
     // this covers the notes and the other kinds.
@@ -312,6 +412,8 @@ pub fn analyse(
         diagnostics,
         directives,
         summary,
+        facts,
+        hash: None,
     }
 }
 
@@ -321,7 +423,7 @@ fn lint_js(
     stage: Stage,
     key: PathBuf,
     report: bool,
-) -> (Vec<Diagnostic>, Option<ModuleSummary>) {
+) -> (Vec<Diagnostic>, Option<ModuleSummary>, Option<Facts>) {
     let mut out = Vec::new();
     let parsed = catch_unwind(AssertUnwindSafe(|| js::parse::parse(&file.text)));
     let tree = match parsed {
@@ -332,15 +434,15 @@ fn lint_js(
                 "parser",
                 "tree-sitter returned no tree".into(),
             ));
-            return (out, None);
+            return (out, None, None);
         }
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return (out, None);
+            return (out, None, None);
         }
     };
     if stage == Stage::ParseOnly {
-        return (out, None);
+        return (out, None, None);
     }
     let options = ModelOptions {
         context_names: config.context_names.clone(),
@@ -350,7 +452,7 @@ fn lint_js(
         Ok(m) => m,
         Err(p) => {
             out.push(internal(file, "process model", panic_message(&p)));
-            return (out, None);
+            return (out, None, None);
         }
     };
     if let Some(first) = model.syntax_errors.first() {
@@ -409,12 +511,25 @@ fn lint_js(
             None
         }
     };
-    (out, summary)
+    let facts = if report {
+        catch_unwind(AssertUnwindSafe(|| {
+            Facts::Process(Box::new(crate::facts::process_facts(&model)))
+        }))
+        .ok()
+    } else {
+        None
+    };
+    (out, summary, facts)
 }
 
 /// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs
 /// (npm cannot read it either, so nothing else about it can be trusted).
-fn lint_manifest(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+fn lint_manifest(
+    file: &SourceFile,
+    config: &Config,
+    stage: Stage,
+    path: &Path,
+) -> (Vec<Diagnostic>, Option<Facts>) {
     let manifest = match PackageJson::parse(&file.text) {
         Ok(m) => m,
         Err(e) => {
@@ -423,24 +538,38 @@ fn lint_manifest(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagno
                 .chars()
                 .next()
                 .map_or(at, |c| at + c.len_utf8());
-            return vec![Diagnostic::new(
-                "parse-error",
-                config.severity_of("parse-error").unwrap_or(Severity::Info),
-                file.location(Span::new(at, end)),
-                format!("package.json is not valid JSON: {}", e.message),
-            )
-            .with_help("npm cannot read this file either; fix the JSON syntax at this position")];
+            return (
+                vec![Diagnostic::new(
+                    "parse-error",
+                    config.severity_of("parse-error").unwrap_or(Severity::Info),
+                    file.location(Span::new(at, end)),
+                    format!("package.json is not valid JSON: {}", e.message),
+                )
+                .with_help(
+                    "npm cannot read this file either; fix the JSON syntax at this position",
+                )],
+                None,
+            );
         }
     };
     if stage == Stage::ParseOnly {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let cx = ManifestContext {
         manifest: &manifest,
         file,
         config,
     };
-    run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink))
+    let facts = crate::facts::manifest_facts(
+        &manifest,
+        file,
+        path,
+        &crate::rules::unpinned_sdk::sdk_packages(config),
+    );
+    (
+        run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink)),
+        Some(Facts::Manifest(facts)),
+    )
 }
 
 fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {

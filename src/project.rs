@@ -28,11 +28,16 @@ pub struct StringSet {
     pub arg_fields: Vec<String>,
 }
 
+/// Where a value goes when it leaves what the analysis follows.
 #[derive(Debug, Clone)]
 pub enum ForwardKind {
+    /// Passed inside the args of another task (handed to another agent).
     Task(String),
+    /// Returned from the exported process function.
     ProcessOutput,
+    /// Given to a human in a breakpoint payload.
     Breakpoint,
+    /// Anything this analysis does not follow (named by its callee).
     Unknown(String),
 }
 
@@ -65,6 +70,8 @@ pub enum TaskRef {
 #[derive(Debug, Clone)]
 pub struct TaskSummary {
     pub id: Option<String>,
+    /// The id as registered: the literal, or the string a `const` id holds.
+    pub static_id: Option<String>,
     pub id_location: Location,
     pub definition: Location,
     /// The variable holding the definition, if any.
@@ -73,6 +80,8 @@ pub struct TaskSummary {
     pub has_stable_key: bool,
     /// `outputSchema.properties` names, when resolvable.
     pub schema_fields: Option<Vec<(String, Location)>>,
+    /// `outputSchema` names an imported const: (source, name).
+    pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
     pub prompt: Option<StringSet>,
 }
@@ -90,6 +99,8 @@ pub struct InvocationSummary {
     pub call_text: String,
     /// Set when the call repeats and has no invocation key.
     pub unkeyed_repeat: Option<RepeatInfo>,
+    /// The edit that adds a key built from the repetition's variable.
+    pub key_edit: Option<crate::diagnostic::Edit>,
 }
 
 /// Why a call repeats, for messages: "the `while (!passed)` loop".
@@ -121,6 +132,8 @@ pub struct ExportSummary {
     pub location: Location,
     /// `export { x } from './y.js'`: (source, name).
     pub reexport: Option<(String, String)>,
+    /// Property names when the export is a JSON Schema object literal.
+    pub schema_fields: Option<Vec<(String, Location)>>,
 }
 
 /// The reads of the result of a call to an imported function.
@@ -149,37 +162,91 @@ pub struct ModuleSummary {
     pub tasks: Vec<TaskSummary>,
     pub invocations: Vec<InvocationSummary>,
     pub exports: Vec<ExportSummary>,
+    /// The module may export names `exports` does not list (`export *`,
+    /// `module.exports = obj`).
+    pub opaque_exports: bool,
     pub imported_calls: Vec<ImportedCall>,
 }
 
 pub struct Project {
     pub modules: Vec<ModuleSummary>,
-    by_key: HashMap<PathBuf, usize>,
+    /// (module, import specifier) → module it resolves to.
+    imports: HashMap<(usize, String), usize>,
+    /// (module, task) → invocations of it anywhere: (module, invocation).
+    invocations: HashMap<(usize, usize), Vec<(usize, usize)>>,
+    /// (module, export name) → calls of it from other modules: (module, call).
+    callers: HashMap<(usize, String), Vec<(usize, usize)>>,
 }
 
 /// Bounds chains of re-exports and function hops across modules.
 pub const MAX_HOPS: usize = 4;
 
 impl Project {
+    /// Builds the index. Every lookup rules make later is a hash lookup, so
+    /// the cross-module pass stays linear in the size of the project.
     pub fn new(mut modules: Vec<ModuleSummary>) -> Project {
         modules.sort_by(|a, b| a.path.cmp(&b.path));
-        let by_key = modules
+        let by_key: HashMap<PathBuf, usize> = modules
             .iter()
             .enumerate()
             .map(|(i, m)| (m.key.clone(), i))
             .collect();
-        Project { modules, by_key }
+        let mut imports = HashMap::new();
+        for (i, m) in modules.iter().enumerate() {
+            let Some(base) = m.key.parent() else { continue };
+            let sources = m
+                .imports
+                .iter()
+                .map(|imp| &imp.source)
+                .chain(
+                    m.exports
+                        .iter()
+                        .filter_map(|e| e.reexport.as_ref().map(|r| &r.0)),
+                )
+                .chain(m.imported_calls.iter().map(|c| &c.source));
+            for source in sources {
+                if imports.contains_key(&(i, source.clone())) {
+                    continue;
+                }
+                let found = import_candidates(base, source)
+                    .iter()
+                    .find_map(|c| by_key.get(c).copied());
+                if let Some(target) = found {
+                    imports.insert((i, source.clone()), target);
+                }
+            }
+        }
+        let mut project = Project {
+            modules,
+            imports,
+            invocations: HashMap::new(),
+            callers: HashMap::new(),
+        };
+        let mut invocations: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
+        let mut callers: HashMap<(usize, String), Vec<(usize, usize)>> = HashMap::new();
+        for (mi, m) in project.modules.iter().enumerate() {
+            for (ii, inv) in m.invocations.iter().enumerate() {
+                if let Some(task) = project.task_of(mi, &inv.target) {
+                    invocations.entry(task).or_default().push((mi, ii));
+                }
+            }
+            for (ci, call) in m.imported_calls.iter().enumerate() {
+                if let Some(target) = project.resolve(mi, &call.source) {
+                    callers
+                        .entry((target, call.name.clone()))
+                        .or_default()
+                        .push((mi, ci));
+                }
+            }
+        }
+        project.invocations = invocations;
+        project.callers = callers;
+        project
     }
 
     /// The module an import specifier of `from` refers to.
     pub fn resolve(&self, from: usize, source: &str) -> Option<usize> {
-        let base = self.modules.get(from)?.key.parent()?;
-        for candidate in import_candidates(base, source) {
-            if let Some(&i) = self.by_key.get(&candidate) {
-                return Some(i);
-            }
-        }
-        None
+        self.imports.get(&(from, source.to_string())).copied()
     }
 
     /// The export `name` of module `m`, following re-exports.
@@ -223,17 +290,33 @@ impl Project {
         }
     }
 
+    /// A task's declared output fields: its own `outputSchema`, or a schema
+    /// const imported from another module.
+    pub fn schema_fields(&self, module: usize, task: usize) -> Option<&[(String, Location)]> {
+        let t = self.modules.get(module)?.tasks.get(task)?;
+        if let Some(f) = &t.schema_fields {
+            return Some(f);
+        }
+        let (source, name) = t.schema_import.as_ref()?;
+        let target = self.resolve(module, source)?;
+        self.export(target, name)?.1.schema_fields.as_deref()
+    }
+
     /// Every invocation of a task across the project: (module, invocation).
     pub fn invocations_of(&self, module: usize, task: usize) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        for (mi, m) in self.modules.iter().enumerate() {
-            for (ii, inv) in m.invocations.iter().enumerate() {
-                if self.task_of(mi, &inv.target) == Some((module, task)) {
-                    out.push((mi, ii));
-                }
-            }
-        }
-        out
+        self.invocations
+            .get(&(module, task))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Calls from other modules to export `name` of `module`:
+    /// (calling module, index into its `imported_calls`).
+    pub fn callers_of(&self, module: usize, name: &str) -> &[(usize, usize)] {
+        self.callers
+            .get(&(module, name.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     /// Resolves a string set's pending imports into literals.
@@ -316,20 +399,22 @@ pub fn module_key(path: &Path) -> PathBuf {
     normalize(&abs)
 }
 
-/// Relative import specifiers of a module that do not resolve in the
-/// project: candidates for loading as context modules.
-pub fn unresolved_relative_imports(p: &Project) -> Vec<PathBuf> {
+/// Files that modules import (relative specifiers) but that are not among
+/// them: candidates for loading as context modules.
+pub fn unresolved_relative_imports<'a>(
+    modules: impl Iterator<Item = &'a ModuleSummary> + Clone,
+) -> Vec<PathBuf> {
+    let known: std::collections::HashSet<&Path> =
+        modules.clone().map(|m| m.key.as_path()).collect();
     let mut out = Vec::new();
-    for (i, m) in p.modules.iter().enumerate() {
+    for m in modules {
         let Some(base) = m.key.parent() else { continue };
         for imp in &m.imports {
-            if p.resolve(i, &imp.source).is_some() {
+            let candidates = import_candidates(base, &imp.source);
+            if candidates.iter().any(|c| known.contains(c.as_path())) {
                 continue;
             }
-            if let Some(found) = import_candidates(base, &imp.source)
-                .into_iter()
-                .find(|c| c.is_file())
-            {
+            if let Some(found) = candidates.into_iter().find(|c| c.is_file()) {
                 out.push(found);
             }
         }

@@ -139,15 +139,7 @@ fn uses_into<'t>(
             }
         }
         "arguments" => {
-            let index = {
-                let mut c = parent.walk();
-                let i = parent
-                    .named_children(&mut c)
-                    .filter(|n| n.kind() != "comment")
-                    .position(|n| n.id() == node.id())
-                    .unwrap_or(0);
-                i
-            };
+            let index = super::syntax::arg_index(parent, node);
             match parent.parent() {
                 Some(call) => Use::Passed { call, index },
                 None => Use::Escaped { node: parent },

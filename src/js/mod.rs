@@ -3,7 +3,12 @@
 //! Everything rules need to know about a process module is computed here once
 //! per file; rules query the model instead of walking syntax themselves.
 
+pub mod catch;
+pub mod context_api;
+pub mod effects;
+pub mod exports;
 pub mod flow;
+pub mod loops;
 pub mod model;
 pub mod objects;
 pub mod parse;
@@ -13,5 +18,8 @@ pub mod scope;
 pub mod strings;
 pub mod summary;
 pub mod syntax;
+pub mod tasks;
+#[cfg(test)]
+pub mod testing;
 
 pub use model::{EffectKind, JsModel, ModelOptions};

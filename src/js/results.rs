@@ -11,7 +11,7 @@ use tree_sitter::Node;
 
 use super::model::{EffectKind, Imported, JsModel};
 use super::scope::BindingId;
-use super::syntax::{key_name, string_value, text, unparen};
+use super::syntax::{arg_index, key_name, string_value, text, unparen};
 
 /// How deep a read path is recorded (`review.issues.length` → 3).
 pub const MAX_PATH: usize = 3;
@@ -27,17 +27,7 @@ pub enum Seg {
     Elem,
 }
 
-#[derive(Debug, Clone)]
-pub enum ForwardKind {
-    /// Passed inside the args of another task (handed to another agent).
-    Task(String),
-    /// Returned from the exported process function.
-    ProcessOutput,
-    /// Given to a human in a breakpoint payload.
-    Breakpoint,
-    /// Anything this analysis does not follow (named by its callee).
-    Unknown(String),
-}
+pub use crate::project::ForwardKind;
 
 #[derive(Debug, Clone)]
 pub struct Forward<'t> {
@@ -586,16 +576,6 @@ impl<'m, 't> Tracker<'m, 't> {
             _ => {}
         }
     }
-}
-
-fn arg_index(args: Node, node: Node) -> usize {
-    let mut c = args.walk();
-    let i = args
-        .named_children(&mut c)
-        .filter(|n| n.kind() != "comment")
-        .position(|n| n.id() == node.id())
-        .unwrap_or(0);
-    i
 }
 
 fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {

@@ -24,9 +24,64 @@ pub struct Strings<'t> {
     pub arg_fields: Vec<String>,
 }
 
+/// A task factory's first parameter, whose fields come from the call
+/// sites: `args` as a whole, or destructured (`({ instructions }) => …`).
+#[derive(Debug, Clone, Default)]
+pub struct ArgsParam {
+    pub whole: Option<BindingId>,
+    /// Bindings destructured from it, with the field each one holds.
+    pub fields: Vec<(BindingId, String)>,
+}
+
+impl ArgsParam {
+    /// The first parameter of function `f`.
+    pub fn of(m: &JsModel, f: usize) -> ArgsParam {
+        let mut out = ArgsParam::default();
+        let Some(p) = m.functions[f].params.first().copied() else {
+            return out;
+        };
+        let p = if p.kind() == "assignment_pattern" {
+            p.child_by_field_name("left").unwrap_or(p)
+        } else {
+            p
+        };
+        match p.kind() {
+            "identifier" => out.whole = m.scopes.binding_of(p),
+            "object_pattern" => {
+                let mut c = p.walk();
+                for child in p.named_children(&mut c) {
+                    let (key, value) = match child.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            (Some(m.text(child).to_string()), Some(child))
+                        }
+                        "object_assignment_pattern" => {
+                            let l = child.child_by_field_name("left");
+                            (l.map(|l| m.text(l).to_string()), l)
+                        }
+                        "pair_pattern" => (
+                            child
+                                .child_by_field_name("key")
+                                .and_then(|k| key_name(k, m.src())),
+                            child
+                                .child_by_field_name("value")
+                                .filter(|v| v.kind() == "identifier"),
+                        ),
+                        _ => (None, None),
+                    };
+                    if let (Some(k), Some(b)) = (key, value.and_then(|v| m.scopes.binding_of(v))) {
+                        out.fields.push((b, k));
+                    }
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
 /// Strings `expr` may evaluate to. `args` is the task factory's first
 /// parameter, whose fields come from the call sites.
-pub fn strings_of<'t>(m: &JsModel<'t>, expr: Node<'t>, args: Option<BindingId>) -> Strings<'t> {
+pub fn strings_of<'t>(m: &JsModel<'t>, expr: Node<'t>, args: &ArgsParam) -> Strings<'t> {
     let mut r = Resolver {
         m,
         args,
@@ -50,7 +105,7 @@ pub fn literal_text(m: &JsModel, node: Node) -> String {
 
 struct Resolver<'m, 't> {
     m: &'m JsModel<'t>,
-    args: Option<BindingId>,
+    args: &'m ArgsParam,
     out: Strings<'t>,
     seen: HashSet<usize>,
 }
@@ -127,6 +182,10 @@ impl<'t> Resolver<'_, 't> {
         let Some(b) = m.scopes.binding_of(node) else {
             return;
         };
+        if let Some((_, field)) = self.args.fields.iter().find(|(fb, _)| *fb == b) {
+            self.out.arg_fields.push(field.clone());
+            return;
+        }
         if let Some(imp) = m.import_of(b) {
             if let Imported::Named(name) = &imp.imported {
                 self.out.pending.push((imp.source.clone(), name.clone()));
@@ -155,7 +214,7 @@ impl<'t> Resolver<'_, 't> {
         let Some(b) = m.binding_of_expr(obj) else {
             return;
         };
-        if Some(b) == self.args {
+        if Some(b) == self.args.whole {
             self.out.arg_fields.push(m.text(prop).to_string());
             return;
         }

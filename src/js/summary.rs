@@ -8,13 +8,13 @@ use tree_sitter::Node;
 use super::model::{Imported, JsModel, TaskTarget};
 use super::objects;
 use super::repeat::{repetition, Repeat};
-use super::results::{self, reads_of, reads_of_pattern, Reads};
-use super::strings::{literal_text, strings_of, Strings};
+use super::results::{reads_of, reads_of_pattern, Reads};
+use super::strings::{literal_text, strings_of, ArgsParam, Strings};
 use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
-    ExportKind, ExportSummary, ForwardKind, ImportSummary, ImportedCall, InvocationSummary,
-    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
+    ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
+    PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
 };
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
@@ -43,6 +43,7 @@ pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
         tasks,
         invocations,
         exports: exports(m),
+        opaque_exports: super::exports::opaque_exports(m),
         imported_calls: imported_calls(m),
     }
 }
@@ -74,13 +75,7 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
             .or_insert_with(|| loc(m, *node));
     }
     for f in &r.forwards {
-        let kind = match &f.kind {
-            results::ForwardKind::Task(t) => ForwardKind::Task(t.clone()),
-            results::ForwardKind::ProcessOutput => ForwardKind::ProcessOutput,
-            results::ForwardKind::Breakpoint => ForwardKind::Breakpoint,
-            results::ForwardKind::Unknown(u) => ForwardKind::Unknown(u.clone()),
-        };
-        out.forwards.push((kind, loc(m, f.node)));
+        out.forwards.push((f.kind.clone(), loc(m, f.node)));
     }
     for p in &r.pending {
         out.pending.push(PendingFlow {
@@ -102,36 +97,54 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
             .find_map(|o| objects::property(m, *o, name))
     };
     let kind = prop("kind").and_then(|v| string_value(v, m.src()));
-    let args_param = t
-        .factory
-        .and_then(|f| m.functions[f].param_bindings.first().copied().flatten());
+    let args_param = t.factory.map(|f| ArgsParam::of(m, f)).unwrap_or_default();
     let agent = t
         .objects
         .iter()
         .find_map(|o| objects::path(m, *o, &["agent", "prompt"]));
-    let schema_fields = t
+    let schema = t
         .objects
         .iter()
-        .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]))
-        .and_then(|s| m.object_of_expr(s))
-        .and_then(|s| objects::property(m, s, "properties"))
-        .and_then(|p| m.object_of_expr(p))
-        .map(|props| {
-            objects::properties(m, props)
-                .into_iter()
-                .map(|(name, p)| (name, loc(m, p.key)))
-                .collect()
+        .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]));
+    let schema_fields = schema.and_then(|s| schema_properties(m, s));
+    // `outputSchema: reviewSchema` imported from a shared module.
+    let schema_import = schema
+        .and_then(|s| m.binding_of_expr(s))
+        .and_then(|b| m.import_of(b))
+        .and_then(|i| match &i.imported {
+            Imported::Named(n) => Some((i.source.clone(), n.clone())),
+            _ => None,
         });
     TaskSummary {
         id: t.id.clone(),
+        static_id: match super::tasks::task_id(m, t) {
+            super::tasks::TaskId::Literal(s) | super::tasks::TaskId::Const(s) => Some(s),
+            _ => None,
+        },
         id_location: loc(m, t.id_node),
         definition: loc(m, m.calls[t.call].node),
         local_name: t.binding.map(|b| m.scopes.get(b).name.clone()),
         kind,
         has_stable_key: prop("stableKey").is_some(),
         schema_fields,
-        prompt: agent.map(|p| string_set(m, &strings_of(m, p, args_param))),
+        schema_import,
+        prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
     }
+}
+
+/// The declared property names of a JSON Schema object expression.
+fn schema_properties(
+    m: &JsModel,
+    schema: Node,
+) -> Option<Vec<(String, crate::diagnostic::Location)>> {
+    let s = m.object_of_expr(schema)?;
+    let props = m.object_of_expr(objects::property(m, s, "properties")?)?;
+    Some(
+        objects::properties(m, props)
+            .into_iter()
+            .map(|(name, p)| (name, loc(m, p.key)))
+            .collect(),
+    )
 }
 
 fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
@@ -159,7 +172,12 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         .map(|o| {
             objects::properties(m, o)
                 .into_iter()
-                .map(|(k, p)| (k, string_set(m, &strings_of(m, p.value, None))))
+                .map(|(k, p)| {
+                    (
+                        k,
+                        string_set(m, &strings_of(m, p.value, &ArgsParam::default())),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -168,6 +186,10 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     } else {
         None
     };
+    let key_edit = unkeyed_repeat
+        .as_ref()
+        .and_then(|info| info.variable.as_deref())
+        .and_then(|v| key_edit(m, call, v));
     let call_text = format!(
         "{}({}, …)",
         m.text(c.callee),
@@ -181,7 +203,57 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         reads: read_set(m, &reads_of(m, c.node)),
         args,
         unkeyed_repeat,
+        key_edit,
     }
+}
+
+/// `` { key: `review-${round}` } `` for a task variable and a per-repetition
+/// variable.
+pub fn key_example(task: &str, variable: Option<&str>) -> String {
+    let v = variable.unwrap_or("attempt");
+    let mut stem = String::new();
+    for c in task.trim_end_matches("Task").chars() {
+        if c.is_uppercase() {
+            stem.push('-');
+            stem.extend(c.to_lowercase());
+        } else if c.is_alphanumeric() {
+            stem.push(c);
+        } else {
+            stem.push('-');
+        }
+    }
+    let stem = stem.trim_matches('-');
+    format!("{{ key: `{stem}-${{{v}}}` }}")
+}
+
+/// Adds `{ key: … }` as the options argument (or into an options literal).
+fn key_edit(m: &JsModel, call: usize, variable: &str) -> Option<crate::diagnostic::Edit> {
+    let c = &m.calls[call];
+    let task = m.text(*c.args.first()?);
+    let example = key_example(task, Some(variable));
+    let (at, text) = match c.args.len() {
+        1 => (c.args[0].end_byte(), format!(", {{}}, {example}")),
+        2 => (c.args[1].end_byte(), format!(", {example}")),
+        _ => {
+            let opts = m
+                .object_of_expr(c.args[2])
+                .filter(|o| o.id() == unparen(c.args[2]).id())?;
+            let inner = example.trim_start_matches("{ ").trim_end_matches(" }");
+            let empty = opts.named_child_count() == 0;
+            (
+                opts.start_byte() + 1,
+                if empty {
+                    format!(" {inner} ")
+                } else {
+                    format!(" {inner},")
+                },
+            )
+        }
+    };
+    Some(crate::diagnostic::Edit {
+        span: crate::source::Span::new(at, at),
+        replacement: text,
+    })
 }
 
 /// The invocation's explicit key: `Some(None)` when present but not a
@@ -292,6 +364,7 @@ fn exports(m: &JsModel) -> Vec<ExportSummary> {
                 kind: ExportKind::Other,
                 location,
                 reexport: Some((source.clone(), orig)),
+                schema_fields: None,
             });
             continue;
         }
@@ -304,6 +377,7 @@ fn exports(m: &JsModel) -> Vec<ExportSummary> {
                     kind: ExportKind::Other,
                     location,
                     reexport: Some((imp.source.clone(), n.clone())),
+                    schema_fields: None,
                 });
                 continue;
             }
@@ -314,6 +388,7 @@ fn exports(m: &JsModel) -> Vec<ExportSummary> {
             kind,
             location,
             reexport: None,
+            schema_fields: schema_properties(m, value),
         });
     }
     out
@@ -339,7 +414,7 @@ fn export_kind(m: &JsModel, value: Node) -> ExportKind {
         // Instruction builders return strings; processes return results.
         let strings = super::strings::returned_exprs(m, f)
             .into_iter()
-            .map(|r| strings_of(m, r, None))
+            .map(|r| strings_of(m, r, &ArgsParam::default()))
             .fold(Strings::default(), |mut acc, s| {
                 acc.literals.extend(s.literals);
                 acc.pending.extend(s.pending);
@@ -350,7 +425,7 @@ fn export_kind(m: &JsModel, value: Node) -> ExportKind {
         }
         return ExportKind::Function { params };
     }
-    let s = strings_of(m, value, None);
+    let s = strings_of(m, value, &ArgsParam::default());
     if s.literals.is_empty() && s.pending.is_empty() {
         ExportKind::Other
     } else {

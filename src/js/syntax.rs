@@ -126,3 +126,14 @@ pub fn next_statement(node: Node) -> Option<Node> {
 pub fn contains(outer: Node, inner: Node) -> bool {
     outer.start_byte() <= inner.start_byte() && inner.end_byte() <= outer.end_byte()
 }
+
+/// Position of an argument node among a call's arguments (comments skipped).
+pub fn arg_index(args: Node, node: Node) -> usize {
+    let mut c = args.walk();
+    let i = args
+        .named_children(&mut c)
+        .filter(|n| n.kind() != "comment")
+        .position(|n| n.id() == node.id())
+        .unwrap_or(0);
+    i
+}

@@ -7,6 +7,7 @@ pub mod concise;
 pub mod github;
 pub mod json;
 pub mod pretty;
+pub mod retrospective;
 pub mod sarif;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -16,6 +17,7 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+    Retrospective,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -23,6 +25,8 @@ pub struct Options {
     pub color: bool,
     /// Print only findings (no summary line).
     pub quiet: bool,
+    /// Date, commit, command line… for `--format retrospective`.
+    pub retro: Option<retrospective::RetroInfo>,
 }
 
 pub fn render(format: Format, outcome: &Outcome, options: &Options) -> String {
@@ -32,6 +36,7 @@ pub fn render(format: Format, outcome: &Outcome, options: &Options) -> String {
         Format::Json => json::render(outcome),
         Format::Sarif => sarif::render(outcome),
         Format::Github => github::render(outcome),
+        Format::Retrospective => retrospective::render(outcome, options),
     }
 }
 

@@ -48,15 +48,7 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
             source: miette::NamedSource::new(&path, text),
         };
         if handler.render_report(&mut out, &rendered).is_err() {
-            out.push_str(&format!(
-                "{}:{}:{}: {}[{}] {}\n",
-                d.location.path,
-                d.location.start.line,
-                d.location.start.column,
-                d.severity,
-                d.rule,
-                d.message
-            ));
+            out.push_str(&super::concise::line(d));
         }
         out.push('\n');
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use regex::Regex;
 
-use super::{Area, ProjectSink, Rule, RuleMeta};
+use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::project::{Project, StringLit};
@@ -78,6 +78,14 @@ pub fn find_instruction<'a>(re: &Regex, neg: &Regex, text: &'a str) -> Option<&'
 impl Rule for GitInAgentTask {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::AgentTasks,
+            praise: "No git writes inside agent tasks",
+            sdk_hint: "Git writes keep landing in agent prompts: a built-in `git-commit` task kind, keyed by the expected tree, would give processes a replay-safe place for them.",
+        }
     }
 
     fn check_project(&self, p: &Project, config: &Config, sink: &mut ProjectSink) {

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::objects;
 use crate::js::syntax::{span, string_value, unparen};
@@ -24,6 +24,14 @@ static META: RuleMeta = RuleMeta {
 impl Rule for MissingLabels {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::TaskDefinitions,
+            praise: "Labels on every task",
+            sdk_hint: "",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -154,20 +162,39 @@ fn fix(m: &JsModel, obj: Node, empty: Option<Node>, suggestion: &str) -> Option<
     }
     let edit = match kind_pair {
         Some(pair) => {
-            // After the pair and its comma.
+            // After the pair and its comma, and after a trailing comment on
+            // that line, using the file's own line ending.
             let mut end = pair.end_byte();
             let rest = &src[end..];
             let trimmed = rest.trim_start_matches([' ', '\t']);
-            if trimmed.starts_with(',') {
+            let comma = trimmed.starts_with(',');
+            if comma {
                 end += rest.len() - trimmed.len() + 1;
+            }
+            let line_end = src[end..]
+                .find(['\n', '\r'])
+                .map(|i| end + i)
+                .unwrap_or(src.len());
+            let tail = src[end..line_end].trim();
+            let newline = if src[line_end..].starts_with("\r\n") {
+                "\r\n"
+            } else {
+                "\n"
+            };
+            if comma && (tail.is_empty() || tail.starts_with("//")) {
+                Edit {
+                    span: Span::new(line_end, line_end),
+                    replacement: format!("{newline}{indent}labels: {suggestion},"),
+                }
+            } else if comma {
                 Edit {
                     span: Span::new(end, end),
-                    replacement: format!("\n{indent}labels: {suggestion},"),
+                    replacement: format!("{newline}{indent}labels: {suggestion},"),
                 }
             } else {
                 Edit {
                     span: Span::new(end, end),
-                    replacement: format!(",\n{indent}labels: {suggestion}"),
+                    replacement: format!(",{newline}{indent}labels: {suggestion}"),
                 }
             }
         }

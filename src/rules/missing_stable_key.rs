@@ -1,11 +1,12 @@
 //! `missing-stable-key`: a repeated `ctx.task` call without an explicit key
 //! (or with a constant one).
 
-use super::{Area, JsContext, ProjectSink, Rule, RuleMeta, Sink};
+use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
+use crate::diagnostic::Fix;
 use crate::diagnostic::Severity;
 use crate::js::repeat::repetition;
-use crate::js::summary::{describe_repeat, invocation_key};
+use crate::js::summary::{describe_repeat, invocation_key, key_example};
 use crate::js::syntax::span;
 use crate::js::EffectKind;
 use crate::project::Project;
@@ -23,26 +24,17 @@ static META: RuleMeta = RuleMeta {
     options: &[],
 };
 
-fn key_example(task: &str, variable: Option<&str>) -> String {
-    let v = variable.unwrap_or("attempt");
-    let stem = task
-        .trim_end_matches("Task")
-        .chars()
-        .flat_map(|c| {
-            if c.is_uppercase() {
-                vec!['-', c.to_ascii_lowercase()]
-            } else {
-                vec![c]
-            }
-        })
-        .collect::<String>();
-    let stem = stem.trim_matches('-');
-    format!("{{ key: `{stem}-${{{v}}}` }}")
-}
-
 impl Rule for MissingStableKey {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::RepeatedInvocations,
+            praise: "Every repeated dispatch has an explicit key",
+            sdk_hint: "Unkeyed repeated dispatches recur across modules: the SDK could warn at run time when the same task id is requested twice in one iteration without a key, or derive the key from a loop counter it is given.",
+        }
     }
 
     /// Constant keys: every repetition gets the same identity.
@@ -70,7 +62,7 @@ impl Rule for MissingStableKey {
                 )
                 .with_related(info.location, "repeats here")
                 .with_help(format!(
-                    "build the key from what differs per repetition, e.g. `{}`",
+                    "build the key from what differs per repetition, e.g. `` {} ``",
                     key_example(task, info.variable.as_deref())
                 ));
             sink.push(d);
@@ -98,7 +90,7 @@ impl Rule for MissingStableKey {
                     .split_once('(')
                     .map(|(_, rest)| rest.trim_end_matches(", …)"))
                     .unwrap_or("task");
-                let d = sink
+                let mut d = sink
                     .diag(
                         inv.location.clone(),
                         format!(
@@ -108,10 +100,19 @@ impl Rule for MissingStableKey {
                     )
                     .with_related(info.location.clone(), "repeats here")
                     .with_help(format!(
-                        "pass an explicit key built from what differs per repetition: `{}(…, {})`, or set `stableKey` in the task definition",
+                        "pass an explicit key built from what differs per repetition: `` {}(…, {}) ``, or set `stableKey` in the task definition",
                         inv.call_text.split('(').next().unwrap_or("ctx.task"),
                         key_example(task, info.variable.as_deref())
                     ));
+                // Not safe to apply blindly: a new key changes the identity
+                // of effects already recorded by in-flight runs.
+                if let Some(edit) = &inv.key_edit {
+                    d = d.with_fix(Fix {
+                        description: "add an invocation key".into(),
+                        edits: vec![edit.clone()],
+                        safe: false,
+                    });
+                }
                 sink.push(d);
             }
         }

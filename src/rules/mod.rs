@@ -13,12 +13,23 @@ use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 pub mod builtin;
+pub mod convergence;
+pub mod exhausted_retry_unhandled;
 pub mod git_in_agent_task;
+pub mod invalid_task_definition;
+pub mod invalid_task_invocation;
+pub mod misplaced_breakpoint_option;
 pub mod missing_labels;
 pub mod missing_stable_key;
+pub mod parallel_thunk;
+pub mod retry_without_history;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
+pub mod swallowed_effect_signal;
+pub mod unbounded_loop;
+pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
+pub mod unknown_context_method;
 pub mod unpinned_sdk;
 pub mod unused_output_field;
 
@@ -125,6 +136,15 @@ impl SkillContext<'_> {
     }
 }
 
+/// A configured severity replaces whatever the rule chose per finding.
+fn pick(overridden: bool, configured: Severity, chosen: Severity) -> Severity {
+    if overridden {
+        configured
+    } else {
+        chosen
+    }
+}
+
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
@@ -165,11 +185,7 @@ impl<'a> Sink<'a> {
         span: Span,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let severity = if self.overridden {
-            self.severity
-        } else {
-            severity
-        };
+        let severity = pick(self.overridden, self.severity, severity);
         Diagnostic::new(self.meta.id, severity, self.file.location(span), message)
     }
 
@@ -182,8 +198,88 @@ impl<'a> Sink<'a> {
     }
 }
 
+/// What a rule's findings are counted against in the retrospective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Sites {
+    #[default]
+    None,
+    Breakpoints,
+    Invocations,
+    RepeatedInvocations,
+    TaskDefinitions,
+    AgentTasks,
+    /// Tasks that declare an `outputSchema`.
+    SchemaTasks,
+    RetryLoops,
+    EffectLoops,
+    ParallelSites,
+    ProcessModules,
+    SkillFiles,
+    SdkDependencies,
+}
+
+impl Sites {
+    /// "breakpoints", "invocation sites", … for sentences.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Sites::None => "sites",
+            Sites::Breakpoints => "breakpoints",
+            Sites::Invocations => "invocation sites",
+            Sites::RepeatedInvocations => "repeated invocation sites",
+            Sites::TaskDefinitions => "task definitions",
+            Sites::AgentTasks => "agent tasks",
+            Sites::SchemaTasks => "tasks with an output schema",
+            Sites::RetryLoops => "open-ended loops",
+            Sites::EffectLoops => "loops that dispatch effects",
+            Sites::ParallelSites => "parallel batches",
+            Sites::ProcessModules => "process modules",
+            Sites::SkillFiles => "SKILL.md files",
+            Sites::SdkDependencies => "SDK dependencies",
+        }
+    }
+
+    /// "1 breakpoint", "3 breakpoints".
+    pub fn count(self, n: usize) -> String {
+        if n != 1 {
+            return format!("{n} {}", self.noun());
+        }
+        let one = match self {
+            Sites::None => "site",
+            Sites::Breakpoints => "breakpoint",
+            Sites::Invocations => "invocation site",
+            Sites::RepeatedInvocations => "repeated invocation site",
+            Sites::TaskDefinitions => "task definition",
+            Sites::AgentTasks => "agent task",
+            Sites::SchemaTasks => "task with an output schema",
+            Sites::RetryLoops => "open-ended loop",
+            Sites::EffectLoops => "loop that dispatches effects",
+            Sites::ParallelSites => "parallel batch",
+            Sites::ProcessModules => "process module",
+            Sites::SkillFiles => "SKILL.md file",
+            Sites::SdkDependencies => "SDK dependency",
+        };
+        format!("1 {one}")
+    }
+}
+
+/// How a rule appears in the retrospective: what its findings are counted
+/// against, the strength its silence proves, and what a recurring finding
+/// suggests for the SDK upstream. Empty strings mean "nothing to say".
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReportMeta {
+    pub sites: Sites,
+    /// "Every breakpoint branches on the decision".
+    pub praise: &'static str,
+    pub sdk_hint: &'static str,
+}
+
 pub trait Rule: Sync + Send {
     fn meta(&self) -> &'static RuleMeta;
+
+    /// Retrospective metadata (defaults to none).
+    fn report(&self) -> ReportMeta {
+        ReportMeta::default()
+    }
 
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
@@ -234,11 +330,7 @@ impl ProjectSink {
         location: Location,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let severity = if self.overridden {
-            self.severity
-        } else {
-            severity
-        };
+        let severity = pick(self.overridden, self.severity, severity);
         Diagnostic::new(self.meta.id, severity, location, message)
     }
 
@@ -252,16 +344,26 @@ pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &builtin::BaselineStale,
         &builtin::DepthLimit,
+        &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
         &git_in_agent_task::GitInAgentTask,
         &builtin::InternalError,
+        &invalid_task_definition::InvalidTaskDefinition,
+        &invalid_task_invocation::InvalidTaskInvocation,
         &builtin::IoError,
+        &misplaced_breakpoint_option::MisplacedBreakpointOption,
         &missing_labels::MissingLabels,
         &missing_stable_key::MissingStableKey,
+        &parallel_thunk::ParallelThunk,
         &builtin::ParseError,
-        &builtin::SkippedFile,
+        &retry_without_history::RetryWithoutHistory,
         &skill_broken_link::SkillBrokenLink,
         &skill_frontmatter::SkillFrontmatter,
+        &builtin::SkippedFile,
+        &swallowed_effect_signal::SwallowedEffectSignal,
+        &unbounded_loop::UnboundedLoop,
+        &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unknown_context_method::UnknownContextMethod,
         &unpinned_sdk::UnpinnedSdk,
         &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{Area, Rule, RuleMeta, Sink, SkillContext};
+use super::{Area, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
 use crate::markdown::{Link, LinkKind, MarkdownDoc, SkillMarkdown};
 use crate::source::Span;
@@ -113,6 +113,14 @@ fn is_markdown(path: &Path) -> bool {
 impl Rule for SkillBrokenLink {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::SkillFiles,
+            praise: "Every relative link in the skills resolves",
+            sdk_hint: "",
+        }
     }
 
     fn check_skill(&self, cx: &SkillContext, sink: &mut Sink) {

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::{Area, Rule, RuleMeta, Sink, SkillContext};
+use super::{Area, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
 use crate::markdown::yaml::{YamlError, YamlNode, YamlValue};
 use crate::markdown::Frontmatter;
@@ -74,6 +74,14 @@ fn skill_spec(table: Option<&toml::Table>) -> Result<SkillSpec, String> {
 impl Rule for SkillFrontmatter {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::SkillFiles,
+            praise: "Every SKILL.md has valid frontmatter",
+            sdk_hint: "",
+        }
     }
 
     fn validate_options(&self, table: &toml::Table) -> Result<(), String> {

@@ -1,11 +1,12 @@
 //! `unchecked-breakpoint`: a breakpoint whose decision is never looked at.
 
-use super::{Area, JsContext, Rule, RuleMeta, Sink};
-use crate::diagnostic::Severity;
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::flow::{uses_of, Use};
 use crate::js::objects;
 use crate::js::syntax::{next_statement, span, string_value, unparen};
 use crate::js::{EffectKind, JsModel};
+use crate::source::Span;
 use tree_sitter::Node;
 
 pub struct UncheckedBreakpoint;
@@ -36,6 +37,14 @@ fn help(callee: &str, var: &str) -> String {
 impl Rule for UncheckedBreakpoint {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::Breakpoints,
+            praise: "Every breakpoint branches on the decision",
+            sdk_hint: "`ctx.breakpoint` returns a rejection as an ordinary value, so ignoring it looks like approval. An opt-in that throws on rejection (`{ rejectThrows: true }`) or a result type that must be inspected would make this mistake impossible.",
+        }
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -77,6 +86,14 @@ impl Rule for UncheckedBreakpoint {
                     ),
                 };
                 d = d.with_help(help(callee, "decision"));
+                let stmt = if stmt.kind() == "expression_statement" {
+                    Some(stmt)
+                } else {
+                    stmt.parent().filter(|p| p.kind() == "expression_statement")
+                };
+                if let Some(fix) = stmt.and_then(|st| guard_fix(m, call, st, None)) {
+                    d = d.with_fix(fix);
+                }
                 sink.push(d);
                 continue;
             }
@@ -85,7 +102,7 @@ impl Rule for UncheckedBreakpoint {
                 _ => None,
             }) {
                 let binding = m.scopes.get(b);
-                let d = sink
+                let mut d = sink
                     .diag(
                         call_span,
                         format!(
@@ -96,6 +113,11 @@ impl Rule for UncheckedBreakpoint {
                     )
                     .with_related(sink.location(span(binding.node)), "assigned here")
                     .with_help(help(callee, &binding.name));
+                if let Some(fix) = declaration_statement(binding.node)
+                    .and_then(|st| guard_fix(m, call, st, Some(&binding.name)))
+                {
+                    d = d.with_fix(fix);
+                }
                 sink.push(d);
                 continue;
             }
@@ -125,6 +147,81 @@ impl Rule for UncheckedBreakpoint {
             );
         }
     }
+}
+
+/// A rewrite that binds the decision and stops on rejection. Not safe to
+/// apply blindly (what a rejection should do is the author's call), but it
+/// is the concrete edit the retrospective shows.
+fn guard_fix(
+    m: &JsModel,
+    call: &crate::js::model::Call,
+    stmt: Node,
+    bind: Option<&str>,
+) -> Option<Fix> {
+    let src = m.src();
+    let line_start = src[..stmt.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &src[line_start..stmt.start_byte()];
+    if !indent.chars().all(|c| c == ' ' || c == '\t') {
+        return None;
+    }
+    let nl = if src[stmt.end_byte()..].starts_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let guard = |var: &str| {
+        format!(
+            "{nl}{indent}if (!{var}.approved) {{{nl}{indent}  throw new Error(`Rejected at the breakpoint: ${{{var}.feedback ?? 'no feedback'}}`);{nl}{indent}}}"
+        )
+    };
+    let edit = match bind {
+        Some(var) => Edit {
+            span: Span::new(stmt.end_byte(), stmt.end_byte()),
+            replacement: guard(var),
+        },
+        None => {
+            let in_async = call.func.is_none_or(|f| m.functions[f].is_async);
+            if !in_async {
+                return None;
+            }
+            let var = fresh_name(m, call.scope, "decision");
+            Edit {
+                span: span(stmt),
+                replacement: format!("const {var} = await {};{}", m.text(call.node), guard(&var)),
+            }
+        }
+    };
+    Some(Fix {
+        description: "bind the decision and stop on rejection".into(),
+        edits: vec![edit],
+        safe: false,
+    })
+}
+
+/// `decision`, or `decision2`, … when the name is taken in scope.
+fn fresh_name(m: &JsModel, scope: usize, base: &str) -> String {
+    let mut name = base.to_string();
+    let mut n = 2;
+    while m.scopes.lookup(scope, &name).is_some() {
+        name = format!("{base}{n}");
+        n += 1;
+    }
+    name
+}
+
+/// The statement declaring a variable (`const bp = await …;`).
+fn declaration_statement(node: Node) -> Option<Node> {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        if matches!(p.kind(), "lexical_declaration" | "variable_declaration") {
+            return Some(p);
+        }
+        if crate::js::syntax::is_function(p) {
+            return None;
+        }
+        n = p;
+    }
+    None
 }
 
 fn decides(u: &Use) -> bool {

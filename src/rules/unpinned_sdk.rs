@@ -4,7 +4,7 @@ use std::path::Path;
 
 use nodejs_semver::{Range, Version};
 
-use super::{Area, ManifestContext, Rule, RuleMeta, Sink};
+use super::{Area, ManifestContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::manifest::lockfile::{self, Resolution};
 use crate::manifest::package_json::{DependencyEntry, DEFAULT_SDK_PACKAGES};
@@ -24,6 +24,13 @@ static META: RuleMeta = RuleMeta {
 };
 
 /// The rule's settings from `[rules.unpinned-sdk]`.
+/// The SDK package names the config asks to check.
+pub fn sdk_packages(config: &crate::config::Config) -> Vec<String> {
+    options(config.rule_options.get(META.id))
+        .map(|o| o.packages)
+        .unwrap_or_else(|_| DEFAULT_SDK_PACKAGES.iter().map(|s| s.to_string()).collect())
+}
+
 struct Options {
     packages: Vec<String>,
     /// Package → lowest acceptable version.
@@ -68,6 +75,14 @@ fn options(table: Option<&toml::Table>) -> Result<Options, String> {
 impl Rule for UnpinnedSdk {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::SdkDependencies,
+            praise: "SDK pinned to an exact version",
+            sdk_hint: "",
+        }
     }
 
     fn validate_options(&self, table: &toml::Table) -> Result<(), String> {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Area, ProjectSink, Rule, RuleMeta};
+use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::{ExportKind, ForwardKind, PendingKind, Project, ReadSet, Seg, MAX_HOPS};
@@ -77,6 +77,15 @@ fn follow(
     hops: usize,
     out: &mut ResultUse,
 ) {
+    // A field of the result leaving the module was read already; only the
+    // whole result (or something holding it) escaping is a forward.
+    let whole = acc.is_empty();
+    let forward = |out: &mut ResultUse, what: String| {
+        if whole {
+            out.forwards
+                .push((ForwardKind::Unknown(what), q.location.clone()));
+        }
+    };
     match q.kind {
         PendingKind::Param(i) => {
             let target = p
@@ -89,30 +98,19 @@ fn follow(
                             collect_wrapped(p, owner, reads, wrap, acc, hops, out);
                         }
                     }
-                    _ => out
-                        .forwards
-                        .push((ForwardKind::Unknown(q.name.clone()), q.location.clone())),
+                    _ => forward(out, q.name.clone()),
                 },
-                None => out
-                    .forwards
-                    .push((ForwardKind::Unknown(q.name.clone()), q.location.clone())),
+                None => forward(out, q.name.clone()),
             }
         }
         PendingKind::ReturnOf => {
-            let mut callers = 0;
-            for (mi, m) in p.modules.iter().enumerate() {
-                for call in &m.imported_calls {
-                    if call.name == q.name && p.resolve(mi, &call.source) == Some(module) {
-                        callers += 1;
-                        collect_wrapped(p, mi, &call.reads, wrap, acc, hops, out);
-                    }
-                }
+            let callers = p.callers_of(module, &q.name);
+            for &(mi, ci) in callers {
+                let call = &p.modules[mi].imported_calls[ci];
+                collect_wrapped(p, mi, &call.reads, wrap, acc, hops, out);
             }
-            if callers == 0 {
-                out.forwards.push((
-                    ForwardKind::Unknown(format!("export `{}`", q.name)),
-                    q.location.clone(),
-                ));
+            if callers.is_empty() {
+                forward(out, format!("export `{}`", q.name));
             }
         }
     }
@@ -150,13 +148,21 @@ impl Rule for UnusedOutputField {
         &META
     }
 
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::SchemaTasks,
+            praise: "Every declared output field is read",
+            sdk_hint: "",
+        }
+    }
+
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
         for (mi, module) in p.modules.iter().enumerate() {
             if !module.report {
                 continue;
             }
             for (ti, task) in module.tasks.iter().enumerate() {
-                let Some(fields) = task.schema_fields.as_ref().filter(|f| !f.is_empty()) else {
+                let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
                     continue;
                 };
                 let invocations = p.invocations_of(mi, ti);

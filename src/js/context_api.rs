@@ -1,0 +1,171 @@
+//! What the SDK's process context and its errors look like: the one place
+//! that lists the context's methods and properties, the effect methods, and
+//! the intrinsic error names. SDK forks extend the method list through the
+//! `unknown-context-method` rule's `extra-methods` option.
+
+/// Methods of the process context (`ctx.<method>(…)`); nested helpers are
+/// spelled with a dot.
+pub const CONTEXT_METHODS: &[&str] = &[
+    "task",
+    "breakpoint",
+    "parallel.all",
+    "parallel.map",
+    "sleepUntil",
+    "orchestratorTask",
+    "subprocess",
+    "hook",
+    "log",
+    "now",
+    "halt",
+    "onCleanup",
+];
+
+/// Plain (non-callable) properties of the process context.
+pub const CONTEXT_PROPERTIES: &[&str] = &["runId", "runDir", "artifactsDir"];
+
+/// Methods that request an effect from the orchestrator. Until the effect is
+/// resolved the SDK signals "pending" by throwing from these calls; `halt`
+/// throws its own halted signal.
+pub const SIGNALLING_METHODS: &[&str] = &[
+    "task",
+    "breakpoint",
+    "parallel.all",
+    "parallel.map",
+    "sleepUntil",
+    "orchestratorTask",
+    "subprocess",
+    "hook",
+    "halt",
+];
+
+/// Effect methods that make no sense on the task-build context (the second
+/// parameter of a `defineTask` factory), which only describes the task.
+pub const EFFECT_METHODS_NOT_ON_TASK_CONTEXT: &[&str] = &[
+    "task",
+    "breakpoint",
+    "agent",
+    "parallel.all",
+    "parallel.map",
+    "sleepUntil",
+    "orchestratorTask",
+    "subprocess",
+];
+
+/// Names (`err.name`) and classes (`instanceof`) of the errors the SDK throws
+/// to signal an unresolved effect or a halted run.
+pub const INTRINSIC_ERROR_NAMES: &[&str] = &[
+    "BabysitterIntrinsicError",
+    "EffectRequestedError",
+    "EffectPendingError",
+    "EffectCancelledError",
+    "ParallelPendingError",
+    "RunHaltedError",
+    "ProcessHaltedError",
+];
+
+/// SDK exports that test whether an error is one of the intrinsic signals.
+pub const INTRINSIC_GUARDS: &[&str] = &["isIntrinsicError"];
+
+/// Methods people reach for that the context spells differently.
+const ALIASES: &[(&str, &str)] = &[
+    ("agent", "task"),
+    ("skill", "task"),
+    ("shell", "task"),
+    ("exec", "task"),
+    ("run", "task"),
+    ("runTask", "task"),
+    ("checkpoint", "breakpoint"),
+    ("approve", "breakpoint"),
+    ("approval", "breakpoint"),
+    ("ask", "breakpoint"),
+    ("confirm", "breakpoint"),
+    ("prompt", "breakpoint"),
+    ("sleep", "sleepUntil"),
+    ("wait", "sleepUntil"),
+    ("waitUntil", "sleepUntil"),
+    ("delay", "sleepUntil"),
+    ("parallel", "parallel.all"),
+    ("all", "parallel.all"),
+    ("map", "parallel.map"),
+    ("stop", "halt"),
+    ("abort", "halt"),
+    ("exit", "halt"),
+    ("fail", "halt"),
+    ("info", "log"),
+    ("debug", "log"),
+    ("warn", "log"),
+];
+
+/// The known method closest to `name`: a known alias, else the nearest by
+/// edit distance when it is close enough to be a plausible typo.
+pub fn closest_method<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    if let Some((_, target)) = ALIASES.iter().find(|(a, _)| *a == name) {
+        if let Some(k) = known.iter().find(|k| *k == target) {
+            return Some(k);
+        }
+    }
+    // `parallel.race` → `parallel.all`: compare within the same namespace.
+    let lower = name.to_ascii_lowercase();
+    let mut best: Option<(usize, &'a str)> = None;
+    for k in known {
+        let d = edit_distance(&lower, &k.to_ascii_lowercase());
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, k));
+        }
+    }
+    let (d, k) = best?;
+    let limit = (name.chars().count() / 3).clamp(1, 3);
+    (d <= limit).then_some(k)
+}
+
+/// Levenshtein distance over chars.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            closest_method("checkpoint", CONTEXT_METHODS),
+            Some("breakpoint")
+        );
+        assert_eq!(closest_method("agent", CONTEXT_METHODS), Some("task"));
+        assert_eq!(
+            closest_method("breakpont", CONTEXT_METHODS),
+            Some("breakpoint")
+        );
+        assert_eq!(
+            closest_method("sleepUtil", CONTEXT_METHODS),
+            Some("sleepUntil")
+        );
+        assert_eq!(
+            closest_method("parallel.mapp", CONTEXT_METHODS),
+            Some("parallel.map")
+        );
+        assert_eq!(closest_method("frobnicate", CONTEXT_METHODS), None);
+        // An alias whose target a fork removed falls back to distance.
+        assert_eq!(closest_method("agent", &["agents"]), Some("agents"));
+    }
+
+    #[test]
+    fn distance() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("täsk", "task"), 1);
+    }
+}

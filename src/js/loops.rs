@@ -1,0 +1,992 @@
+//! Loop and recursion queries shared by the convergence rules: which loops
+//! dispatch effects (directly or through same-module helpers), what bounds
+//! their iteration count, and which outer variables they accumulate into.
+//!
+//! Everything here is syntactic and flow-insensitive on purpose: a rule
+//! asks "is there a counter this loop advances and compares", not "does it
+//! terminate", so the answers stay explainable in a diagnostic.
+
+use std::collections::HashSet;
+
+use tree_sitter::Node;
+
+use super::model::{CallId, JsModel, LoopId, LoopKind};
+use super::scope::{BindingId, FnId};
+use super::syntax::{contains, is_function, is_loop, text, unparen};
+
+/// How many same-module calls deep "this function dispatches effects" is
+/// followed (`loop → helper → phase → ctx.task` is depth 2).
+pub const MAX_CALL_DEPTH: usize = 4;
+
+/// Bounds the explicit-stack walks below on pathological input.
+const MAX_WALK_NODES: usize = 200_000;
+
+/// Operators that compare a counter with a limit.
+const COMPARISONS: &[&str] = &["<", "<=", ">", ">=", "!=", "!==", "==", "==="];
+
+/// Methods that consume a work list, making `list.length` (or a set's
+/// `size`) a counter.
+const DRAINING_METHODS: &[&str] = &["shift", "pop", "splice", "delete", "clear"];
+
+/// Methods that append to an accumulator in place.
+const APPENDING_METHODS: &[&str] = &["push", "unshift", "splice", "set", "add", "append"];
+
+/// What limits how many times a loop runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Bound<'t> {
+    /// `for…of` / `for…in`: finite by construction.
+    Finite,
+    /// The condition compares a counter the loop advances.
+    Counter {
+        comparison: Node<'t>,
+    },
+    /// A `break`/`return`/`throw` in the body is guarded by such a
+    /// comparison.
+    GuardedExit {
+        exit: Node<'t>,
+        comparison: Node<'t>,
+    },
+    Unbounded(Unbounded<'t>),
+}
+
+impl Bound<'_> {
+    pub fn is_bounded(&self) -> bool {
+        !matches!(self, Bound::Unbounded(_))
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum Unbounded<'t> {
+    /// `while (true)`, `for (;;)`: nothing in the header can end it.
+    Always,
+    /// A counter is compared (in the condition or a guard) but the loop
+    /// never advances it.
+    NotAdvanced {
+        counter: Node<'t>,
+        comparison: Node<'t>,
+    },
+    /// The condition changes only with values computed in the body
+    /// (`!approved`, `!review.passed`, `status !== 'done'`).
+    ResultDependent { condition: Node<'t> },
+}
+
+/// An unbounded self-call of a function that dispatches effects.
+#[derive(Debug, Clone, Copy)]
+pub struct Recursion {
+    pub function: FnId,
+    pub call: CallId,
+}
+
+/// Per-file loop facts, computed once and queried by several rules.
+pub struct LoopAnalysis<'a, 't> {
+    m: &'a JsModel<'t>,
+    /// Per function: how many calls deep it reaches a dispatching effect.
+    fn_depth: Vec<Option<usize>>,
+    /// Calls that are dispatching effects.
+    effect_calls: HashSet<CallId>,
+    /// Per loop: the calls lexically inside it, in source order.
+    loop_calls: Vec<Vec<CallId>>,
+}
+
+impl<'a, 't> LoopAnalysis<'a, 't> {
+    pub fn new(m: &'a JsModel<'t>) -> Self {
+        let effect_calls: HashSet<CallId> = m
+            .effects
+            .iter()
+            .filter(|e| e.kind.dispatches())
+            .map(|e| e.call)
+            .collect();
+        let mut fn_depth = vec![None; m.functions.len()];
+        // A function dispatches when a dispatching call sits in it or in a
+        // closure it defines (`items.map(x => ctx.task(…))`).
+        for &c in &effect_calls {
+            let mut f = m.calls[c].func;
+            while let Some(fi) = f {
+                if fn_depth[fi].is_some() {
+                    break;
+                }
+                fn_depth[fi] = Some(0);
+                f = m.functions[fi].parent;
+            }
+        }
+        for depth in 1..=MAX_CALL_DEPTH {
+            let mut found = Vec::new();
+            for call in &m.calls {
+                let Some(f) = call.func else { continue };
+                if fn_depth[f].is_some() {
+                    continue;
+                }
+                let reaches = m
+                    .function_of_expr(call.callee)
+                    .is_some_and(|g| fn_depth[g].is_some_and(|d| d < depth));
+                if reaches {
+                    found.push(f);
+                }
+            }
+            if found.is_empty() {
+                break;
+            }
+            for mut f in found {
+                // Enclosing functions reach it one level further at most;
+                // recording the same depth keeps the bound conservative.
+                loop {
+                    if fn_depth[f].is_some() {
+                        break;
+                    }
+                    fn_depth[f] = Some(depth);
+                    match m.functions[f].parent {
+                        Some(p) => f = p,
+                        None => break,
+                    }
+                }
+            }
+        }
+        let mut loop_calls = vec![Vec::new(); m.loops.len()];
+        for (ci, call) in m.calls.iter().enumerate() {
+            for &l in &call.loops {
+                if let Some(v) = loop_calls.get_mut(l) {
+                    v.push(ci);
+                }
+            }
+        }
+        for v in &mut loop_calls {
+            v.sort_by_key(|&c| m.calls[c].node.start_byte());
+        }
+        LoopAnalysis {
+            m,
+            fn_depth,
+            effect_calls,
+            loop_calls,
+        }
+    }
+
+    pub fn model(&self) -> &'a JsModel<'t> {
+        self.m
+    }
+
+    /// Whether a function dispatches effects, itself or through
+    /// same-module calls up to [`MAX_CALL_DEPTH`].
+    pub fn function_dispatches(&self, f: FnId) -> bool {
+        self.fn_depth.get(f).is_some_and(Option::is_some)
+    }
+
+    /// Whether a call is an effect dispatch (`ctx.task`, `ctx.breakpoint`,
+    /// `ctx.parallel.*`, `ctx.sleepUntil`).
+    pub fn is_effect(&self, c: CallId) -> bool {
+        self.effect_calls.contains(&c)
+    }
+
+    /// Whether a call dispatches: an effect, or a call to a same-module
+    /// function that does.
+    pub fn call_dispatches(&self, c: CallId) -> bool {
+        self.is_effect(c)
+            || self
+                .m
+                .function_of_expr(self.m.calls[c].callee)
+                .is_some_and(|f| self.function_dispatches(f))
+    }
+
+    /// Calls lexically inside a loop (condition and body), in source order.
+    pub fn calls_in(&self, l: LoopId) -> &[CallId] {
+        self.loop_calls.get(l).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Dispatching calls inside a loop, in source order.
+    pub fn dispatches_in(&self, l: LoopId) -> Vec<CallId> {
+        self.calls_in(l)
+            .iter()
+            .copied()
+            .filter(|&c| self.call_dispatches(c))
+            .collect()
+    }
+
+    /// What bounds a loop's iteration count.
+    pub fn bound(&self, l: LoopId) -> Bound<'t> {
+        let lp = &self.m.loops[l];
+        if matches!(lp.kind, LoopKind::ForIn | LoopKind::ForOf) {
+            return Bound::Finite;
+        }
+        let mut not_advanced = None;
+        let condition = lp.condition.map(unparen);
+        if let Some(cond) = condition {
+            for conjunct in conjuncts(self.m, cond) {
+                match self.counter_comparison(lp.node, conjunct) {
+                    CounterCheck::Advanced(cmp) => return Bound::Counter { comparison: cmp },
+                    CounterCheck::NotAdvanced(counter, cmp) => {
+                        not_advanced.get_or_insert((counter, cmp));
+                    }
+                    CounterCheck::None => {}
+                }
+            }
+        }
+        if let Some(body) = lp.body {
+            for exit in self.exits(lp.node, body) {
+                match self.exit_guard(lp.node, body, exit) {
+                    CounterCheck::Advanced(cmp) => {
+                        return Bound::GuardedExit {
+                            exit,
+                            comparison: cmp,
+                        }
+                    }
+                    CounterCheck::NotAdvanced(counter, cmp) => {
+                        not_advanced.get_or_insert((counter, cmp));
+                    }
+                    CounterCheck::None => {}
+                }
+            }
+        }
+        if let Some((counter, comparison)) = not_advanced {
+            return Bound::Unbounded(Unbounded::NotAdvanced {
+                counter,
+                comparison,
+            });
+        }
+        match condition {
+            Some(c) if !is_always_true(self.m, c) => {
+                Bound::Unbounded(Unbounded::ResultDependent { condition: c })
+            }
+            _ => Bound::Unbounded(Unbounded::Always),
+        }
+    }
+
+    /// `break`/`return`/`throw` statements that leave the loop `lp` from
+    /// inside `body` (nested functions excluded; an unlabelled `break` in a
+    /// nested loop or `switch` leaves only that).
+    pub fn exits(&self, lp: Node<'t>, body: Node<'t>) -> Vec<Node<'t>> {
+        let inner_labels = labels_inside(self.m, body);
+        let mut out = Vec::new();
+        walk(body, |n| {
+            if n.id() != body.id() && is_function(n) {
+                return false;
+            }
+            match n.kind() {
+                "return_statement" | "throw_statement" => out.push(n),
+                "break_statement" => {
+                    let leaves = match n.child_by_field_name("label") {
+                        Some(label) => !inner_labels.contains(text(label, self.m.src())),
+                        None => !inside_breakable(n, lp),
+                    };
+                    if leaves {
+                        out.push(n);
+                    }
+                }
+                _ => {}
+            }
+            true
+        });
+        out
+    }
+
+    /// The `if` conditions between an exit statement and the loop body.
+    pub fn guards(&self, body: Node<'t>, exit: Node<'t>) -> Vec<Node<'t>> {
+        let mut out = Vec::new();
+        let mut n = exit;
+        while let Some(p) = n.parent() {
+            if p.id() == body.id() || !contains(body, p) {
+                break;
+            }
+            if p.kind() == "if_statement" && p.child_by_field_name("condition") != Some(n) {
+                if let Some(c) = p.child_by_field_name("condition") {
+                    out.push(unparen(c));
+                }
+            }
+            n = p;
+        }
+        out
+    }
+
+    /// Exits of the loop guarded by a comparison of a counter it advances
+    /// (the cap exits).
+    pub fn counter_exits(&self, l: LoopId) -> Vec<Node<'t>> {
+        let lp = &self.m.loops[l];
+        let Some(body) = lp.body else {
+            return Vec::new();
+        };
+        self.exits(lp.node, body)
+            .into_iter()
+            .filter(|e| {
+                matches!(
+                    self.exit_guard(lp.node, body, *e),
+                    CounterCheck::Advanced(_)
+                )
+            })
+            .collect()
+    }
+
+    fn exit_guard(&self, lp: Node<'t>, body: Node<'t>, exit: Node<'t>) -> CounterCheck<'t> {
+        let mut result = CounterCheck::None;
+        for guard in self.guards(body, exit) {
+            for cmp in comparisons_in(self.m, guard) {
+                match self.counter_comparison(lp, cmp) {
+                    CounterCheck::Advanced(c) => return CounterCheck::Advanced(c),
+                    CounterCheck::NotAdvanced(a, b) => {
+                        if matches!(result, CounterCheck::None) {
+                            result = CounterCheck::NotAdvanced(a, b);
+                        }
+                    }
+                    CounterCheck::None => {}
+                }
+            }
+        }
+        result
+    }
+
+    /// Whether an expression (a top-level conjunct or a comparison in a
+    /// guard) compares a counter, and whether `lp` advances it.
+    fn counter_comparison(&self, lp: Node<'t>, expr: Node<'t>) -> CounterCheck<'t> {
+        let expr = unparen(expr);
+        if expr.kind() != "binary_expression" || !COMPARISONS.contains(&op(self.m, expr)) {
+            return CounterCheck::None;
+        }
+        let operands: Vec<Node<'t>> = ["left", "right"]
+            .iter()
+            .filter_map(|f| expr.child_by_field_name(f))
+            .map(unparen)
+            .collect();
+        if operands.iter().any(|&o| self.is_advanced_counter(lp, o)) {
+            return CounterCheck::Advanced(expr);
+        }
+        // A relational comparison of something the loop never writes is a
+        // counter that was meant to be advanced; an equality with values
+        // the loop does write (`status !== 'done'`) is result-dependent.
+        let relational = matches!(op(self.m, expr), "<" | "<=" | ">" | ">=");
+        if !relational {
+            return CounterCheck::None;
+        }
+        let unwritten: Vec<Node<'t>> = operands
+            .iter()
+            .copied()
+            .filter(|&o| self.counter_like(o) && !self.written_in(lp, o))
+            .collect();
+        if unwritten.len() < operands.len() {
+            // Some operand changes in the loop without being advanced
+            // (`score < 8` with `score = review.score`): result-dependent.
+            return CounterCheck::None;
+        }
+        // Report the mutable one (`attempts`, not `MAX_ATTEMPTS`).
+        let counter = unwritten
+            .iter()
+            .copied()
+            .find(|&o| self.is_mutable(o))
+            .or_else(|| unwritten.first().copied());
+        match counter {
+            Some(c) => CounterCheck::NotAdvanced(c, expr),
+            None => CounterCheck::None,
+        }
+    }
+
+    /// Identifiers and member paths can be counters; literals cannot.
+    fn counter_like(&self, n: Node<'t>) -> bool {
+        matches!(
+            n.kind(),
+            "identifier" | "member_expression" | "update_expression"
+        )
+    }
+
+    fn is_mutable(&self, n: Node<'t>) -> bool {
+        match n.kind() {
+            "identifier" => self.m.binding_of_expr(n).is_some_and(|b| {
+                matches!(
+                    self.m.scopes.get(b).kind,
+                    super::scope::BindingKind::Let | super::scope::BindingKind::Var
+                )
+            }),
+            "member_expression" => true,
+            _ => false,
+        }
+    }
+
+    /// Whether `n` is a counter that the loop `lp` advances: `++`/`--`,
+    /// `+= k`/`-= k`, `x = x ± k`, or `list.length` of a list the loop
+    /// drains with `shift`/`pop`/`splice`.
+    pub fn is_advanced_counter(&self, lp: Node<'t>, n: Node<'t>) -> bool {
+        let n = unparen(n);
+        match n.kind() {
+            "update_expression" => true,
+            "identifier" => {
+                let Some(b) = self.m.binding_of_expr(n) else {
+                    return false;
+                };
+                self.m
+                    .scopes
+                    .get(b)
+                    .writes
+                    .iter()
+                    .any(|w| contains(lp, *w) && is_advancing_write(self.m, *w, b))
+            }
+            "member_expression" => {
+                let prop = n
+                    .child_by_field_name("property")
+                    .map(|p| text(p, self.m.src()));
+                if matches!(prop, Some("length" | "size")) {
+                    if let Some(obj) = n.child_by_field_name("object") {
+                        if self.is_drained(lp, unparen(obj)) {
+                            return true;
+                        }
+                    }
+                }
+                self.member_advanced(lp, text(n, self.m.src()))
+            }
+            _ => false,
+        }
+    }
+
+    /// `state.round++` / `state.round += 1` somewhere in the loop.
+    fn member_advanced(&self, lp: Node<'t>, path: &str) -> bool {
+        let src = self.m.src();
+        let mut found = false;
+        walk(lp, |n| {
+            if found {
+                return false;
+            }
+            let target = match n.kind() {
+                "update_expression" => n.child_by_field_name("argument"),
+                "augmented_assignment_expression" if matches!(op(self.m, n), "+=" | "-=") => {
+                    n.child_by_field_name("left")
+                }
+                _ => None,
+            };
+            if target.is_some_and(|t| text(unparen(t), src) == path) {
+                found = true;
+            }
+            true
+        });
+        found
+    }
+
+    /// `queue.shift()` (or `pop`/`splice`) inside the loop.
+    fn is_drained(&self, lp: Node<'t>, list: Node<'t>) -> bool {
+        let Some(b) = self.m.binding_of_expr(list) else {
+            return false;
+        };
+        self.m.scopes.get(b).reads.iter().any(|r| {
+            contains(lp, *r)
+                && method_call_on(self.m, *r).is_some_and(|m| DRAINING_METHODS.contains(&m))
+        })
+    }
+
+    /// Whether the loop writes the operand at all.
+    fn written_in(&self, lp: Node<'t>, n: Node<'t>) -> bool {
+        match n.kind() {
+            "update_expression" => true,
+            "identifier" => self
+                .m
+                .binding_of_expr(n)
+                .is_some_and(|b| self.m.scopes.get(b).writes.iter().any(|w| contains(lp, *w))),
+            "member_expression" => {
+                // Any write to the object or the path counts.
+                let root = member_root(n);
+                let root_written = root.is_some_and(|r| self.written_in(lp, r));
+                root_written || self.member_assigned(lp, text(n, self.m.src()))
+            }
+            _ => false,
+        }
+    }
+
+    fn member_assigned(&self, lp: Node<'t>, path: &str) -> bool {
+        let src = self.m.src();
+        let mut found = false;
+        walk(lp, |n| {
+            if found {
+                return false;
+            }
+            let target = match n.kind() {
+                "update_expression" => n.child_by_field_name("argument"),
+                "assignment_expression" | "augmented_assignment_expression" => {
+                    n.child_by_field_name("left")
+                }
+                _ => None,
+            };
+            if target.is_some_and(|t| text(unparen(t), src) == path) {
+                found = true;
+            }
+            true
+        });
+        found
+    }
+
+    /// Self-calls of dispatching functions that no depth argument bounds.
+    pub fn unbounded_recursion(&self) -> Vec<Recursion> {
+        let mut out = Vec::new();
+        for (ci, call) in self.m.calls.iter().enumerate() {
+            let Some(f) = self.m.function_of_expr(call.callee) else {
+                continue;
+            };
+            let fnode = self.m.functions[f].node;
+            if !contains(fnode, call.node) || !self.function_dispatches(f) {
+                continue;
+            }
+            if !self.depth_bounded(f, ci) {
+                out.push(Recursion {
+                    function: f,
+                    call: ci,
+                });
+            }
+        }
+        out
+    }
+
+    /// A parameter compared against something in the function, and passed
+    /// changed (`depth + 1`, `{ ...opts, attempt: attempt + 1 }`) to the
+    /// self-call.
+    fn depth_bounded(&self, f: FnId, call: CallId) -> bool {
+        let args = &self.m.calls[call].args;
+        self.m
+            .scopes
+            .bindings
+            .iter()
+            .enumerate()
+            .filter_map(|(bi, b)| match b.param {
+                Some((pf, i)) if pf == f => Some((bi, i)),
+                _ => None,
+            })
+            .any(|(b, i)| {
+                let compared = self
+                    .m
+                    .scopes
+                    .get(b)
+                    .reads
+                    .iter()
+                    .any(|r| in_comparison(self.m, *r));
+                let changed = args.get(i).is_some_and(|a| {
+                    let a = unparen(*a);
+                    self.m.binding_of_expr(a) != Some(b) && mentions(self.m, a, b)
+                });
+                compared && changed
+            })
+    }
+
+    /// Outer variables (declared outside the loop) that the loop
+    /// accumulates into: `list.push(x)`, `ledger[k] = v`, `notes += s`,
+    /// `history = [...history, x]`. Counters (`i++`, `n += 1`) are not
+    /// accumulators.
+    pub fn accumulators(&self, l: LoopId) -> Vec<BindingId> {
+        let lp = self.m.loops[l].node;
+        let mut out = Vec::new();
+        for (bi, b) in self.m.scopes.bindings.iter().enumerate() {
+            if contains(lp, b.node) {
+                continue;
+            }
+            let appended = b.reads.iter().any(|r| {
+                contains(lp, *r)
+                    && (method_call_on(self.m, *r).is_some_and(|m| APPENDING_METHODS.contains(&m))
+                        || is_member_assignment_target(*r))
+            });
+            let rebuilt = b
+                .writes
+                .iter()
+                .any(|w| contains(lp, *w) && is_accumulating_write(self.m, *w, bi));
+            if appended || rebuilt {
+                out.push(bi);
+            }
+        }
+        out
+    }
+
+    /// Bindings declared outside the loop that it writes (assignments,
+    /// not in-place mutation).
+    pub fn outer_writes(&self, l: LoopId) -> Vec<BindingId> {
+        let lp = self.m.loops[l].node;
+        self.m
+            .scopes
+            .bindings
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !contains(lp, b.node) && b.writes.iter().any(|w| contains(lp, *w)))
+            .map(|(bi, _)| bi)
+            .collect()
+    }
+}
+
+enum CounterCheck<'t> {
+    None,
+    Advanced(Node<'t>),
+    NotAdvanced(Node<'t>, Node<'t>),
+}
+
+/// Top-level `&&` operands: each must hold for the loop to go on, so any
+/// one of them can bound it. `||` operands cannot.
+pub fn conjuncts<'t>(m: &JsModel<'t>, cond: Node<'t>) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut stack = vec![unparen(cond)];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "binary_expression" && op(m, n) == "&&" {
+            for f in ["right", "left"] {
+                if let Some(c) = n.child_by_field_name(f) {
+                    stack.push(unparen(c));
+                }
+            }
+        } else {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Comparisons anywhere in an expression (nested functions excluded).
+pub fn comparisons_in<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    walk(expr, |n| {
+        if is_function(n) {
+            return false;
+        }
+        if n.kind() == "binary_expression" && COMPARISONS.contains(&op(m, n)) {
+            out.push(n);
+        }
+        true
+    });
+    out
+}
+
+/// `true`, `1`, `!0`, `!false`.
+fn is_always_true(m: &JsModel, n: Node) -> bool {
+    let n = unparen(n);
+    match n.kind() {
+        "true" => true,
+        "number" => text(n, m.src()).trim() != "0",
+        "unary_expression" if op(m, n) == "!" => n
+            .child_by_field_name("argument")
+            .map(unparen)
+            .is_some_and(|a| {
+                a.kind() == "false" || (a.kind() == "number" && text(a, m.src()).trim() == "0")
+            }),
+        _ => false,
+    }
+}
+
+/// `x++`, `x -= 1`, `x = x + 1`, `x = x - step`.
+fn is_advancing_write(m: &JsModel, w: Node, b: BindingId) -> bool {
+    let Some(p) = w.parent() else { return false };
+    match p.kind() {
+        "update_expression" => true,
+        // `n += 1`, `n -= step`; not `notes += text`.
+        "augmented_assignment_expression" => {
+            matches!(op(m, p), "+=" | "-=")
+                && p.child_by_field_name("right")
+                    .map(unparen)
+                    .is_some_and(|r| {
+                        matches!(r.kind(), "number" | "identifier" | "member_expression")
+                    })
+        }
+        "assignment_expression" => p
+            .child_by_field_name("right")
+            .map(unparen)
+            .is_some_and(|r| {
+                r.kind() == "binary_expression"
+                    && matches!(op(m, r), "+" | "-")
+                    && ["left", "right"].iter().any(|f| {
+                        r.child_by_field_name(f)
+                            .is_some_and(|o| m.binding_of_expr(o) == Some(b))
+                    })
+            }),
+        _ => false,
+    }
+}
+
+/// `notes += text` (not `n += 1`), `history = [...history, x]`,
+/// `all = all.concat(batch)`.
+fn is_accumulating_write(m: &JsModel, w: Node, b: BindingId) -> bool {
+    let Some(p) = w.parent() else { return false };
+    match p.kind() {
+        "augmented_assignment_expression" => p
+            .child_by_field_name("right")
+            .map(unparen)
+            .is_some_and(|r| r.kind() != "number"),
+        "assignment_expression" => p
+            .child_by_field_name("right")
+            .is_some_and(|r| rebuilds(m, unparen(r), b)),
+        _ => false,
+    }
+}
+
+/// Whether a value extends the old value of `b`: `[...b, x]`,
+/// `{ ...b, k: v }`, `b.concat(x)`, `b + x`. Passing `b` to a task that
+/// returns its replacement (`report = await ctx.task(fix, { report })`)
+/// keeps only the latest value, so it does not count.
+fn rebuilds(m: &JsModel, value: Node, b: BindingId) -> bool {
+    let is_b = |n: Option<Node>| n.is_some_and(|n| m.binding_of_expr(n) == Some(b));
+    match value.kind() {
+        "array" | "object" => {
+            let mut c = value.walk();
+            let found = value
+                .named_children(&mut c)
+                .any(|e| e.kind() == "spread_element" && is_b(e.named_child(0)));
+            found
+        }
+        "call_expression" => value
+            .child_by_field_name("function")
+            .map(unparen)
+            .is_some_and(|f| {
+                f.kind() == "member_expression" && is_b(f.child_by_field_name("object"))
+            }),
+        "binary_expression" => {
+            op(m, value) == "+"
+                && (is_b(value.child_by_field_name("left"))
+                    || is_b(value.child_by_field_name("right")))
+        }
+        _ => false,
+    }
+}
+
+/// The method name when `r` is the object of a method call (`r.push(…)`).
+fn method_call_on<'t>(m: &JsModel<'t>, r: Node<'t>) -> Option<&'t str> {
+    let member = r.parent()?;
+    if member.kind() != "member_expression" || member.child_by_field_name("object") != Some(r) {
+        return None;
+    }
+    let call = member.parent()?;
+    if call.kind() != "call_expression" || call.child_by_field_name("function") != Some(member) {
+        return None;
+    }
+    member
+        .child_by_field_name("property")
+        .map(|p| text(p, m.src()))
+}
+
+/// `r[k] = v` / `r.k = v`.
+fn is_member_assignment_target(r: Node) -> bool {
+    let Some(member) = r.parent() else {
+        return false;
+    };
+    if !matches!(member.kind(), "member_expression" | "subscript_expression")
+        || member.child_by_field_name("object") != Some(r)
+    {
+        return false;
+    }
+    member.parent().is_some_and(|a| {
+        matches!(
+            a.kind(),
+            "assignment_expression" | "augmented_assignment_expression"
+        ) && a.child_by_field_name("left") == Some(member)
+    })
+}
+
+/// Whether a read sits in a comparison (`depth < MAX`, `opts.depth >= 3`).
+fn in_comparison(m: &JsModel, r: Node) -> bool {
+    let mut n = r;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "member_expression" | "parenthesized_expression" if !is_function(p) => n = p,
+            "binary_expression" => return COMPARISONS.contains(&op(m, p)),
+            "unary_expression" => return op(m, p) == "!",
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether any identifier under `n` resolves to `b`.
+pub fn mentions(m: &JsModel, n: Node, b: BindingId) -> bool {
+    let mut found = false;
+    walk(n, |c| {
+        if found {
+            return false;
+        }
+        if matches!(c.kind(), "identifier" | "shorthand_property_identifier")
+            && m.scopes.binding_of(c) == Some(b)
+        {
+            found = true;
+        }
+        true
+    });
+    found
+}
+
+fn member_root(n: Node) -> Option<Node> {
+    let mut n = unparen(n);
+    while n.kind() == "member_expression" || n.kind() == "subscript_expression" {
+        n = unparen(n.child_by_field_name("object")?);
+    }
+    (n.kind() == "identifier").then_some(n)
+}
+
+/// Whether an unlabelled `break` at `n` leaves a loop or `switch` nested
+/// inside `lp` rather than `lp` itself.
+fn inside_breakable(n: Node, lp: Node) -> bool {
+    let mut cur = n;
+    while let Some(p) = cur.parent() {
+        if p.id() == lp.id() {
+            return false;
+        }
+        if is_loop(p) || p.kind() == "switch_statement" {
+            return true;
+        }
+        cur = p;
+    }
+    false
+}
+
+/// Labels declared inside a node (a labelled `break` to one of them stays
+/// inside).
+fn labels_inside<'t>(m: &JsModel<'t>, node: Node<'t>) -> HashSet<&'t str> {
+    let mut out = HashSet::new();
+    walk(node, |n| {
+        if n.kind() == "labeled_statement" {
+            if let Some(l) = n.child_by_field_name("label") {
+                out.insert(text(l, m.src()));
+            }
+        }
+        true
+    });
+    out
+}
+
+fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
+    node.child_by_field_name("operator")
+        .map(|o| text(o, m.src()))
+        .unwrap_or("")
+}
+
+/// Pre-order walk with an explicit stack; `visit` returns whether to
+/// descend into the node's children. Bounded by [`MAX_WALK_NODES`].
+pub fn walk<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+    let mut stack = vec![root];
+    let mut seen = 0;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        if seen > MAX_WALK_NODES {
+            return;
+        }
+        if !visit(n) {
+            continue;
+        }
+        let mut cursor = n.walk();
+        let children: Vec<Node<'t>> = n.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::js::{parse, ModelOptions};
+    use crate::source::SourceFile;
+
+    fn with_model(src: &str, f: impl FnOnce(&LoopAnalysis)) {
+        let file = SourceFile::new("t.js", src.to_string());
+        let tree = parse::parse(&file.text).unwrap();
+        let m = JsModel::build(&file, &tree, &ModelOptions::default());
+        let a = LoopAnalysis::new(&m);
+        f(&a);
+    }
+
+    fn bound_kinds(src: &str) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        with_model(src, |a| {
+            for l in 0..a.model().loops.len() {
+                out.push(match a.bound(l) {
+                    Bound::Finite => "finite",
+                    Bound::Counter { .. } => "counter",
+                    Bound::GuardedExit { .. } => "guarded",
+                    Bound::Unbounded(Unbounded::Always) => "always",
+                    Bound::Unbounded(Unbounded::NotAdvanced { .. }) => "not-advanced",
+                    Bound::Unbounded(Unbounded::ResultDependent { .. }) => "result",
+                });
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn loop_bounds() {
+        let src = r#"
+async function p(ctx, n, MAX, list) {
+  for (let i = 0; i < n; i++) {}
+  for (;;) {}
+  while (true) {}
+  let approved = false;
+  while (!approved) { approved = (await ctx.task(t)).ok; }
+  let attempts = 0;
+  while (attempts < MAX) {}
+  while (!approved && attempts < MAX) { attempts++; }
+  while (true) { attempts += 1; if (attempts >= MAX) break; }
+  while (true) { if (attempts >= MAX) throw new Error('x'); }
+  do { } while (--attempts > 0);
+  for (const x of list) {}
+  let status = 'new';
+  while (status !== 'done') { status = 'done'; }
+  while (list.length > 0) { list.shift(); }
+  const seen = new Set(list);
+  while (seen.size > 0) { seen.delete(1); }
+  while (true) { for (;;) { if (attempts++ > MAX) break; } }
+  while (true) { attempts = attempts + 1; if (attempts > MAX) return; }
+}"#;
+        assert_eq!(
+            bound_kinds(src),
+            vec![
+                "counter",
+                "always",
+                "always",
+                "result",
+                "not-advanced",
+                "counter",
+                "guarded",
+                "not-advanced",
+                "counter",
+                "finite",
+                "result",
+                "counter",
+                "counter",
+                // The break leaves only the inner loop.
+                "always",
+                "guarded",
+                "guarded",
+            ]
+        );
+    }
+
+    #[test]
+    fn dispatch_through_helpers() {
+        let src = r#"
+async function leaf(ctx) { await ctx.task(t, {}); }
+async function mid(ctx) { await leaf(ctx); }
+function pure() { return 1; }
+export async function process(inputs, ctx) {
+  while (true) { await mid(ctx); }
+  while (true) { pure(); }
+}"#;
+        with_model(src, |a| {
+            assert!(!a.dispatches_in(0).is_empty());
+            assert!(a.dispatches_in(1).is_empty());
+        });
+    }
+
+    #[test]
+    fn recursion_with_and_without_depth() {
+        let src = r#"
+async function bad(ctx, x) { await ctx.task(t, x); return bad(ctx, x); }
+async function good(ctx, x, depth) {
+  if (depth >= 3) return null;
+  await ctx.task(t, x);
+  return good(ctx, x, depth + 1);
+}"#;
+        with_model(src, |a| {
+            let r = a.unbounded_recursion();
+            assert_eq!(r.len(), 1);
+            assert_eq!(
+                a.model().functions[r[0].function].name.as_deref(),
+                Some("bad")
+            );
+        });
+    }
+
+    #[test]
+    fn accumulators_exclude_counters() {
+        let src = r#"
+async function p(ctx) {
+  const attempts = []; let notes = ''; let n = 0; let history = []; let last;
+  for (let r = 0; r < 3; r++) {
+    attempts.push(r); notes += 'x'; n += 1; history = [...history, r]; last = r;
+  }
+}"#;
+        with_model(src, |a| {
+            let names: Vec<&str> = a
+                .accumulators(0)
+                .iter()
+                .map(|b| a.model().scopes.get(*b).name.as_str())
+                .collect();
+            assert_eq!(names, vec!["attempts", "notes", "history"]);
+        });
+    }
+}

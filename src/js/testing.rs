@@ -1,0 +1,12 @@
+//! Test helper: build the model of a snippet.
+
+use super::model::{JsModel, ModelOptions};
+use crate::source::SourceFile;
+
+/// Parses `src` and hands its model to `f`.
+pub fn with_model<R>(src: &str, f: impl FnOnce(&JsModel) -> R) -> R {
+    let file = SourceFile::new("test.js", src.to_string());
+    let tree = super::parse::parse(&file.text).unwrap_or_else(|| panic!("parse failed"));
+    let model = JsModel::build(&file, &tree, &ModelOptions::default());
+    f(&model)
+}

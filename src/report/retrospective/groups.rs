@@ -1,0 +1,288 @@
+//! Which modules belong to which entry process, and what each group holds.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use crate::diagnostic::Diagnostic;
+use crate::discover::FileKind;
+use crate::facts::{Facts, SdkPin, TaskFact};
+use crate::lint::Outcome;
+use crate::project::normalize;
+use crate::rules::Sites as Kind;
+
+/// An entry process with the modules it imports (transitively), or every
+/// file when there is at most one entry.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub entry: Option<usize>,
+    pub title: String,
+    /// Indices into `outcome.files`, sorted.
+    pub files: Vec<usize>,
+    pub enabled: BTreeSet<&'static str>,
+}
+
+pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> {
+    let entries: Vec<usize> = outcome
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| matches!(&f.facts, Some(Facts::Process(p)) if p.entry))
+        .map(|(i, _)| i)
+        .collect();
+    let title_of = |i: usize| match &outcome.files[i].facts {
+        Some(Facts::Process(p)) => p
+            .doc
+            .as_ref()
+            .and_then(|d| d.process.clone())
+            .unwrap_or_else(|| outcome.files[i].display.to_string()),
+        _ => outcome.files[i].display.to_string(),
+    };
+    if entries.len() <= 1 {
+        return vec![Group {
+            entry: entries.first().copied(),
+            title: entries
+                .first()
+                .map(|e| title_of(*e))
+                .unwrap_or_else(|| project_name(outcome)),
+            files: (0..outcome.files.len()).collect(),
+            enabled: enabled.clone(),
+        }];
+    }
+    let index: HashMap<String, usize> = outcome
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.display.to_string(), i))
+        .collect();
+    let mut groups = Vec::new();
+    let mut assigned = BTreeSet::new();
+    for &e in &entries {
+        let mut seen = BTreeSet::from([e]);
+        let mut queue = VecDeque::from([e]);
+        while let Some(i) = queue.pop_front() {
+            let Some(Facts::Process(p)) = &outcome.files[i].facts else {
+                continue;
+            };
+            let dir = outcome.files[i]
+                .display
+                .rsplit_once('/')
+                .map(|(d, _)| d.to_string())
+                .unwrap_or_default();
+            for source in &p.imports {
+                if let Some(j) = resolve(&index, &dir, source) {
+                    if seen.insert(j) {
+                        queue.push_back(j);
+                    }
+                }
+            }
+        }
+        assigned.extend(seen.iter().copied());
+        groups.push(Group {
+            entry: Some(e),
+            title: title_of(e),
+            files: seen.into_iter().collect(),
+            enabled: enabled.clone(),
+        });
+    }
+    let rest: Vec<usize> = (0..outcome.files.len())
+        .filter(|i| !assigned.contains(i))
+        .collect();
+    if !rest.is_empty() {
+        groups.push(Group {
+            entry: None,
+            title: "Other files".into(),
+            files: rest,
+            enabled: enabled.clone(),
+        });
+    }
+    groups
+}
+
+fn resolve(index: &HashMap<String, usize>, dir: &str, source: &str) -> Option<usize> {
+    let joined = normalize(&std::path::Path::new(dir).join(source));
+    let base = joined.to_string_lossy().replace('\\', "/");
+    let candidates = [
+        base.clone(),
+        format!("{base}.js"),
+        format!("{base}.mjs"),
+        format!("{base}.cjs"),
+        format!("{base}/index.js"),
+    ];
+    candidates.iter().find_map(|c| index.get(c).copied())
+}
+
+/// The project's name: the first manifest's `name`, else the deepest
+/// directory all files share.
+pub fn project_name(outcome: &Outcome) -> String {
+    for f in &outcome.files {
+        if let Some(Facts::Manifest(m)) = &f.facts {
+            if let Some(n) = &m.name {
+                return n.clone();
+            }
+        }
+    }
+    let dirs: Vec<Vec<&str>> = outcome
+        .files
+        .iter()
+        .map(|f| {
+            let mut parts: Vec<&str> = f.display.split('/').collect();
+            parts.pop();
+            parts
+        })
+        .collect();
+    let mut common: Vec<&str> = dirs.first().cloned().unwrap_or_default();
+    for d in &dirs {
+        let n = common.iter().zip(d).take_while(|(a, b)| a == b).count();
+        common.truncate(n);
+    }
+    common
+        .iter()
+        .rev()
+        .find(|p| !p.is_empty() && **p != "." && !p.starts_with('.'))
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "project".into())
+}
+
+/// Sites per kind, with their locations.
+#[derive(Debug, Default)]
+pub struct Sites {
+    map: BTreeMap<Kind, Vec<(String, u32)>>,
+}
+
+impl Sites {
+    pub fn count(&self, kind: Kind) -> usize {
+        self.map.get(&kind).map_or(0, Vec::len)
+    }
+
+    fn shown(&self, kind: Kind) -> Option<String> {
+        let v = self.map.get(&kind)?;
+        if v.is_empty() {
+            return None;
+        }
+        let mut parts: Vec<String> = v
+            .iter()
+            .take(5)
+            .map(|(p, l)| format!("`{p}:{l}`"))
+            .collect();
+        if v.len() > 5 {
+            parts.push(format!("{} more", v.len() - 5));
+        }
+        Some(parts.join(", "))
+    }
+
+    /// " (`a.js:3`, `b.js:9`)".
+    pub fn lines_suffix(&self, kind: Kind) -> String {
+        self.shown(kind)
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default()
+    }
+
+    /// ": `a.js:3`, `b.js:9`".
+    pub fn lines_colon(&self, kind: Kind) -> String {
+        self.shown(kind)
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default()
+    }
+}
+
+impl Group {
+    pub fn diagnostics<'a>(&self, outcome: &'a Outcome) -> Vec<&'a Diagnostic> {
+        let paths: BTreeSet<&str> = self
+            .files
+            .iter()
+            .map(|i| &*outcome.files[*i].display)
+            .collect();
+        outcome
+            .diagnostics
+            .iter()
+            .filter(|d| paths.contains(&*d.location.path))
+            .collect()
+    }
+
+    pub fn rule_enabled(&self, id: &str) -> bool {
+        self.enabled.contains(id)
+    }
+
+    pub fn process_files(&self, outcome: &Outcome) -> usize {
+        self.files
+            .iter()
+            .filter(|i| outcome.files[**i].kind == FileKind::Process)
+            .count()
+    }
+
+    pub fn tasks<'a>(&self, outcome: &'a Outcome) -> Vec<&'a TaskFact> {
+        self.files
+            .iter()
+            .filter_map(|i| match &outcome.files[*i].facts {
+                Some(Facts::Process(p)) => Some(p.tasks.iter()),
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    }
+
+    pub fn sdk_pins<'a>(&self, outcome: &'a Outcome) -> Vec<(String, &'a SdkPin)> {
+        self.files
+            .iter()
+            .filter_map(|i| match &outcome.files[*i].facts {
+                Some(Facts::Manifest(m)) => Some(
+                    m.sdk
+                        .iter()
+                        .map(|p| (outcome.files[*i].display.to_string(), p)),
+                ),
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    }
+
+    pub fn sites(&self, outcome: &Outcome) -> Sites {
+        let mut s = Sites::default();
+        let mut add = |k: Kind, path: &str, line: u32| {
+            s.map.entry(k).or_default().push((path.to_string(), line));
+        };
+        for &i in &self.files {
+            let f = &outcome.files[i];
+            let path = &*f.display;
+            match &f.facts {
+                Some(Facts::Process(p)) => {
+                    add(Kind::ProcessModules, path, 1);
+                    for l in &p.invocations {
+                        add(Kind::Invocations, path, *l);
+                    }
+                    for l in &p.repeated {
+                        add(Kind::RepeatedInvocations, path, *l);
+                    }
+                    for l in &p.breakpoints {
+                        add(Kind::Breakpoints, path, *l);
+                    }
+                    for l in &p.effect_loops {
+                        add(Kind::EffectLoops, path, *l);
+                    }
+                    for l in &p.retry_loops {
+                        add(Kind::RetryLoops, path, *l);
+                    }
+                    for l in &p.parallel {
+                        add(Kind::ParallelSites, path, *l);
+                    }
+                    for t in &p.tasks {
+                        add(Kind::TaskDefinitions, path, t.line);
+                        if t.kind.as_deref() == Some("agent") {
+                            add(Kind::AgentTasks, path, t.line);
+                        }
+                        if t.has_schema {
+                            add(Kind::SchemaTasks, path, t.line);
+                        }
+                    }
+                }
+                Some(Facts::Skill) => add(Kind::SkillFiles, path, 1),
+                Some(Facts::Manifest(m)) => {
+                    for pin in &m.sdk {
+                        add(Kind::SdkDependencies, path, pin.line);
+                    }
+                }
+                None => {}
+            }
+        }
+        s
+    }
+}

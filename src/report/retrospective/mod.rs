@@ -1,0 +1,506 @@
+//! `--format retrospective`: the process-only retrospective, in the fixed
+//! shape reviewers write by hand (Context, What went well, What went poorly,
+//! Process-quality review, Suggestions, Evidence). Every claim comes from the
+//! model's facts or a diagnostic; headlines, "why it matters" and praise come
+//! from rule metadata, so a new rule extends the report by itself.
+
+mod grade;
+mod groups;
+mod suggest;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+pub use grade::{grade, Grade};
+use groups::{Group, Sites as SiteCounts};
+
+use super::Options;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::facts::Facts;
+use crate::lint::Outcome;
+use crate::rules::{self, Area, Sites};
+
+/// Everything the document needs besides the outcome.
+#[derive(Debug, Clone, Default)]
+pub struct RetroInfo {
+    pub date: String,
+    pub commit: Option<String>,
+    pub command: String,
+    pub config: Option<String>,
+    /// Rules that ran (praise is only claimed for those).
+    pub enabled: BTreeSet<&'static str>,
+}
+
+pub fn render(outcome: &Outcome, options: &Options) -> String {
+    let info = options.retro.clone().unwrap_or_default();
+    let groups = groups::build(outcome, &info.enabled);
+    let mut out = String::new();
+    let entries: Vec<&Group> = groups.iter().filter(|g| g.entry.is_some()).collect();
+    let project = groups::project_name(outcome);
+    let titles: Vec<String> = entries.iter().map(|g| g.title.clone()).collect();
+    let title = match titles.len() {
+        0 => "no entry process".to_string(),
+        1..=3 => titles.join(", "),
+        n => format!("{}, {}, … ({n} processes)", titles[0], titles[1]),
+    };
+    let _ = writeln!(out, "# Retrospective: {project} — {title}\n");
+    let entry_paths: Vec<String> = entries
+        .iter()
+        .filter_map(|g| g.entry.map(|e| format!("`{}`", outcome.files[e].display)))
+        .collect();
+    // Distinct process modules that are not entries.
+    let helpers = entries
+        .iter()
+        .flat_map(|g| g.files.iter().copied())
+        .filter(|i| {
+            outcome.files[*i].kind == crate::discover::FileKind::Process
+                && !entries.iter().any(|g| g.entry == Some(*i))
+        })
+        .collect::<BTreeSet<usize>>()
+        .len();
+    let _ = writeln!(
+        out,
+        "Date: {} · Source commit: {} · Process: {} (+ {helpers} helper module{}) · Run: process-only (static analysis by proclint {}) · Outcome: {}\n",
+        info.date,
+        info.commit.as_deref().map(|c| format!("`{c}`")).unwrap_or_else(|| "not a git checkout".into()),
+        if entry_paths.is_empty() { "none found".to_string() } else { entry_paths.join(", ") },
+        if helpers == 1 { "" } else { "s" },
+        env!("CARGO_PKG_VERSION"),
+        outcome_line(&outcome.diagnostics.iter().collect::<Vec<_>>(), outcome.files.len()),
+    );
+
+    let single = groups.len() == 1;
+    if single {
+        if let Some(g) = groups.first() {
+            section_body(&mut out, outcome, g, "##");
+        }
+    } else {
+        cross_process_summary(&mut out, outcome, &groups);
+        for g in &groups {
+            let diags = g.diagnostics(outcome);
+            let modules = g.files.len();
+            let _ = writeln!(
+                out,
+                "<details>\n<summary><b>{}</b> — {} file{}: {}</summary>\n",
+                g.title,
+                modules,
+                if modules == 1 { "" } else { "s" },
+                outcome_line(&diags, modules)
+            );
+            section_body(&mut out, outcome, g, "###");
+            out.push_str("</details>\n\n");
+        }
+    }
+    evidence(&mut out, outcome, &info);
+    out
+}
+
+fn outcome_line(diags: &[&Diagnostic], files: usize) -> String {
+    let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    format!(
+        "{}, {}, {} in {}",
+        plural(count(Severity::Error), "error"),
+        plural(count(Severity::Warning), "warning"),
+        plural(count(Severity::Info), "note"),
+        plural(files, "file"),
+    )
+}
+
+/// Context … Suggestions for one group of modules.
+fn section_body(out: &mut String, outcome: &Outcome, g: &Group, h: &str) {
+    let diags = g.diagnostics(outcome);
+    let sites = g.sites(outcome);
+    context(out, outcome, g, &sites, h);
+    went_well(out, outcome, g, &diags, &sites, h);
+    went_poorly(out, &diags, h);
+    review_table(out, &diags, &sites, h);
+    suggest::suggestions(out, outcome, &diags, h);
+}
+
+fn context(out: &mut String, outcome: &Outcome, g: &Group, sites: &SiteCounts, h: &str) {
+    let _ = writeln!(out, "{h} Context\n");
+    if let Some(doc) = g.entry.and_then(|e| match &outcome.files[e].facts {
+        Some(Facts::Process(p)) => p.doc.clone(),
+        _ => None,
+    }) {
+        if let Some(p) = &doc.process {
+            let _ = write!(out, "- **Process** `{p}`");
+            if let Some(d) = &doc.description {
+                let _ = write!(out, ": {d}");
+            }
+            out.push('\n');
+        }
+        if let Some(i) = &doc.inputs {
+            let _ = writeln!(out, "- **Inputs** `{i}`");
+        }
+        if let Some(o) = &doc.outputs {
+            let _ = writeln!(out, "- **Outputs** `{o}`");
+        }
+        for s in &doc.skills {
+            let _ = writeln!(out, "- **Skill** `{s}`");
+        }
+    }
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for t in g.tasks(outcome) {
+        *kinds
+            .entry(t.kind.clone().unwrap_or_else(|| "unknown kind".into()))
+            .or_default() += 1;
+    }
+    let total: usize = kinds.values().sum();
+    let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let _ = writeln!(
+        out,
+        "- **Task definitions**: {total}{}",
+        if by_kind.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", by_kind.join(", "))
+        }
+    );
+    let _ = writeln!(
+        out,
+        "- **Invocation sites**: {} (`ctx.task`; {} repeated in loops, batches or helpers)",
+        sites.count(Sites::Invocations),
+        sites.count(Sites::RepeatedInvocations)
+    );
+    for (label, kind) in [
+        ("Breakpoints", Sites::Breakpoints),
+        ("Loops that dispatch effects", Sites::EffectLoops),
+        ("Parallel batches", Sites::ParallelSites),
+    ] {
+        let _ = writeln!(
+            out,
+            "- **{label}**: {}{}",
+            sites.count(kind),
+            sites.lines_suffix(kind)
+        );
+    }
+    let pins = g.sdk_pins(outcome);
+    if pins.is_empty() {
+        let _ = writeln!(
+            out,
+            "- **SDK**: no package.json pinning the SDK was checked"
+        );
+    }
+    for (path, pin) in pins {
+        let resolved = pin
+            .resolved
+            .as_ref()
+            .map(|(v, lock)| format!(", resolved {v} in `{lock}`"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "- **SDK**: `{}` `{}` (`{path}:{}`{resolved})",
+            pin.package, pin.spec, pin.line
+        );
+    }
+    out.push('\n');
+}
+
+fn went_well(
+    out: &mut String,
+    outcome: &Outcome,
+    g: &Group,
+    diags: &[&Diagnostic],
+    sites: &SiteCounts,
+    h: &str,
+) {
+    let _ = writeln!(out, "{h} What went well\n");
+    let fired: BTreeSet<&str> = diags.iter().map(|d| d.rule).collect();
+    let mut any = false;
+    for rule in rules::all() {
+        let meta = rule.meta();
+        let report = rule.report();
+        if report.praise.is_empty() || fired.contains(meta.id) || !g.rule_enabled(meta.id) {
+            continue;
+        }
+        let n = sites.count(report.sites);
+        if n == 0 {
+            continue;
+        }
+        any = true;
+        let _ = writeln!(
+            out,
+            "- **{}** ({n}/{n}{}) — `{}` finds nothing.",
+            report.praise,
+            sites.lines_colon(report.sites),
+            meta.id
+        );
+    }
+    let parse_clean = !diags.iter().any(|d| d.rule == "parse-error");
+    let js = g.process_files(outcome);
+    if parse_clean && js > 0 {
+        any = true;
+        let _ = writeln!(
+            out,
+            "- **Every module parses cleanly** ({js}/{js} process modules)."
+        );
+    }
+    if !any {
+        out.push_str("- Nothing the static model can prove yet.\n");
+    }
+    out.push('\n');
+}
+
+/// First sentences of a doc section.
+fn why(doc: &str) -> String {
+    let text = crate::report::sarif::doc_section(doc, "## Why is this bad?").replace('\n', " ");
+    let mut out = String::new();
+    for (i, sentence) in text.split_inclusive(". ").enumerate() {
+        if i >= 2 {
+            break;
+        }
+        out.push_str(sentence);
+    }
+    out.trim().to_string()
+}
+
+fn went_poorly(out: &mut String, diags: &[&Diagnostic], h: &str) {
+    let _ = writeln!(out, "{h} What went poorly\n");
+    let by_rule = by_rule(diags);
+    if by_rule.is_empty() {
+        out.push_str("- No findings.\n\n");
+        return;
+    }
+    for (rule, ds) in by_rule {
+        let Some(meta) = rules::meta(rule) else {
+            continue;
+        };
+        let modules: BTreeSet<&str> = ds.iter().map(|d| &*d.location.path).collect();
+        let _ = writeln!(
+            out,
+            "- **{}** (`{rule}`, {} finding{} in {} module{})",
+            meta.summary.trim_end_matches('.'),
+            ds.len(),
+            if ds.len() == 1 { "" } else { "s" },
+            modules.len(),
+            if modules.len() == 1 { "" } else { "s" },
+        );
+        for module in &modules {
+            let lines: Vec<String> = ds
+                .iter()
+                .filter(|d| &*d.location.path == *module)
+                .map(|d| format!("`{}:{}`", module, d.location.start.line))
+                .collect();
+            let _ = writeln!(out, "  - {}", lines.join(", "));
+        }
+        let w = why(meta.doc);
+        if !w.is_empty() {
+            let _ = writeln!(out, "  - Why it matters: {w}");
+        }
+    }
+    out.push('\n');
+}
+
+/// Diagnostics per rule, most serious first (severity, then count, then id).
+fn by_rule<'a>(diags: &[&'a Diagnostic]) -> Vec<(&'static str, Vec<&'a Diagnostic>)> {
+    let mut map: BTreeMap<&'static str, Vec<&Diagnostic>> = BTreeMap::new();
+    for d in diags {
+        map.entry(d.rule).or_default().push(d);
+    }
+    let mut v: Vec<_> = map.into_iter().collect();
+    v.sort_by(|(ra, a), (rb, b)| {
+        let sa = a.iter().map(|d| d.severity).max();
+        let sb = b.iter().map(|d| d.severity).max();
+        sb.cmp(&sa).then(b.len().cmp(&a.len())).then(ra.cmp(rb))
+    });
+    v
+}
+
+/// One graded row: (grade, reason).
+fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, String) {
+    let area_rules: Vec<&'static dyn rules::Rule> = rules::all()
+        .iter()
+        .copied()
+        .filter(|r| r.meta().area == area && !r.meta().builtin)
+        .collect();
+    if area_rules.is_empty() {
+        return (
+            Grade::NotAssessed,
+            "no rule covers this criterion yet".into(),
+        );
+    }
+    let ids: BTreeSet<&str> = area_rules.iter().map(|r| r.meta().id).collect();
+    let found: Vec<&&Diagnostic> = diags.iter().filter(|d| ids.contains(d.rule)).collect();
+    let (site_kind, n) = area_rules
+        .iter()
+        .map(|r| r.report().sites)
+        .map(|s| (s, sites.count(s)))
+        .max_by_key(|(_, n)| *n)
+        .unwrap_or((Sites::None, 0));
+    let count = |s: Severity| found.iter().filter(|d| d.severity == s).count();
+    let (e, w, i) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    );
+    if n == 0 && found.is_empty() {
+        return (Grade::NotAssessed, format!("no {} here", site_kind.noun()));
+    }
+    let g = grade(e, w, i, n);
+    let mut where_: Vec<String> = found
+        .iter()
+        .map(|d| format!("`{}:{}`", d.location.path, d.location.start.line))
+        .collect();
+    where_.dedup();
+    let shown: Vec<String> = where_.iter().take(4).cloned().collect();
+    let more = where_.len().saturating_sub(4);
+    let reason = if found.is_empty() {
+        format!("no findings over {}", site_kind.count(n))
+    } else {
+        format!(
+            "{} finding{} ({e} error{}, {w} warning{}, {i} note{}) over {}: {}{}",
+            found.len(),
+            if found.len() == 1 { "" } else { "s" },
+            if e == 1 { "" } else { "s" },
+            if w == 1 { "" } else { "s" },
+            if i == 1 { "" } else { "s" },
+            site_kind.count(n),
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    };
+    (g, reason)
+}
+
+fn review_table(out: &mut String, diags: &[&Diagnostic], sites: &SiteCounts, h: &str) {
+    let _ = writeln!(out, "{h} Process-quality review\n");
+    out.push_str("| Criterion | Grade | Assessment |\n|---|---|---|\n");
+    for area in Area::GRADED {
+        let (g, reason) = assess(area, diags, sites);
+        let _ = writeln!(
+            out,
+            "| {} | **{}** | {} |",
+            area.name(),
+            g,
+            reason.replace('|', "\\|")
+        );
+    }
+    out.push('\n');
+}
+
+fn cross_process_summary(out: &mut String, outcome: &Outcome, groups: &[Group]) {
+    out.push_str("## Cross-process summary\n\n");
+    let mut header = String::from("| Criterion |");
+    let mut rule_line = String::from("|---|");
+    for g in Grade::ALL {
+        let _ = write!(header, " {} |", g.name());
+        rule_line.push_str("---|");
+    }
+    let _ = writeln!(out, "{header}\n{rule_line}");
+    for area in Area::GRADED {
+        let mut counts: BTreeMap<Grade, usize> = BTreeMap::new();
+        for g in groups {
+            let diags = g.diagnostics(outcome);
+            let (grade, _) = assess(area, &diags, &g.sites(outcome));
+            *counts.entry(grade).or_default() += 1;
+        }
+        let _ = write!(out, "| {} |", area.name());
+        for g in Grade::ALL {
+            let _ = write!(out, " {} |", counts.get(&g).copied().unwrap_or(0));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    let mut affected: BTreeMap<&str, usize> = BTreeMap::new();
+    for g in groups {
+        let rules: BTreeSet<&str> = g.diagnostics(outcome).iter().map(|d| d.rule).collect();
+        for r in rules {
+            *affected.entry(r).or_default() += 1;
+        }
+    }
+    let mut affected: Vec<(&str, usize)> = affected.into_iter().collect();
+    affected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    out.push_str("**Rules by processes affected:** ");
+    if affected.is_empty() {
+        out.push_str("none.\n\n");
+    } else {
+        let list: Vec<String> = affected
+            .iter()
+            .map(|(r, n)| format!("`{r}` ({n})"))
+            .collect();
+        let _ = writeln!(out, "{}.\n", list.join(", "));
+    }
+    let mut worst: Vec<(usize, &Group)> = groups
+        .iter()
+        .map(|g| {
+            let d = g.diagnostics(outcome);
+            let c = |s: Severity| d.iter().filter(|x| x.severity == s).count();
+            (
+                grade::weight(c(Severity::Error), c(Severity::Warning), c(Severity::Info)),
+                g,
+            )
+        })
+        .collect();
+    worst.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.title.cmp(&b.1.title)));
+    out.push_str("**Worst first:** ");
+    let list: Vec<String> = worst
+        .iter()
+        .map(|(_, g)| {
+            let d = g.diagnostics(outcome);
+            format!("{} ({})", g.title, outcome_line(&d, g.files.len()))
+        })
+        .collect();
+    let _ = writeln!(out, "{}.\n", list.join("; "));
+}
+
+fn evidence(out: &mut String, outcome: &Outcome, info: &RetroInfo) {
+    out.push_str("## Evidence\n\n");
+    out.push_str("| File | Kind | Lines |\n|---|---|---|\n");
+    for f in &outcome.files {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            f.display,
+            f.kind.as_str(),
+            f.lines
+        );
+    }
+    out.push('\n');
+    let mut lockfiles = BTreeSet::new();
+    for f in &outcome.files {
+        if let Some(Facts::Manifest(m)) = &f.facts {
+            for pin in &m.sdk {
+                let _ = writeln!(
+                    out,
+                    "- Manifest `{}:{}`: `{}` `{}`{}",
+                    f.display,
+                    pin.line,
+                    pin.package,
+                    pin.spec,
+                    pin.resolved
+                        .as_ref()
+                        .map(|(v, l)| format!(" (lockfile `{l}` resolves {v})"))
+                        .unwrap_or_default()
+                );
+            }
+            let dir = f.display.rsplit_once('/').map(|(d, _)| d).unwrap_or(".");
+            for l in &m.lockfiles {
+                lockfiles.insert(if dir == "." {
+                    l.clone()
+                } else {
+                    format!("{dir}/{l}")
+                });
+            }
+        }
+    }
+    if !lockfiles.is_empty() {
+        let list: Vec<String> = lockfiles.iter().map(|l| format!("`{l}`")).collect();
+        let _ = writeln!(out, "- Lockfiles read: {}", list.join(", "));
+    }
+    let _ = writeln!(out, "- proclint {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "- Command: `{}`", info.command);
+    let _ = writeln!(
+        out,
+        "- Configuration: {}",
+        info.config
+            .as_deref()
+            .map(|c| format!("`{c}`"))
+            .unwrap_or_else(|| "none (defaults)".into())
+    );
+}

@@ -1,0 +1,228 @@
+//! Suggestions: concrete edits built from the code (a rule's fix applied to
+//! the lines it touches), patterns that recur across modules, and what they
+//! suggest for the SDK.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use crate::diagnostic::{Diagnostic, Edit};
+use crate::lint::Outcome;
+use crate::rules;
+
+/// Suggestions shown in full per section; the rest are summarised.
+const MAX_SUGGESTIONS: usize = 12;
+
+pub fn suggestions(out: &mut String, outcome: &Outcome, diags: &[&Diagnostic], h: &str) {
+    let _ = writeln!(out, "{h} Suggestions\n");
+    let _ = writeln!(out, "{h}# For the process\n");
+    let mut per_rule: HashMap<&str, usize> = HashMap::new();
+    for d in diags {
+        *per_rule.entry(d.rule).or_default() += 1;
+    }
+    let mut ordered: Vec<&&Diagnostic> = diags
+        .iter()
+        .filter(|d| rules::meta(d.rule).is_some_and(|m| !m.builtin))
+        .collect();
+    ordered.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(per_rule[b.rule].cmp(&per_rule[a.rule]))
+            .then(a.rule.cmp(b.rule))
+            .then(a.sort_key().cmp(&b.sort_key()))
+    });
+    if ordered.is_empty() {
+        out.push_str("No edits to suggest.\n\n");
+    }
+    let mut sources: HashMap<String, String> = HashMap::new();
+    for (n, d) in ordered.iter().take(MAX_SUGGESTIONS).enumerate() {
+        let path = &*d.location.path;
+        let _ = writeln!(
+            out,
+            "{}. **`{}:{}`** — {} (`{}`)",
+            n + 1,
+            path,
+            d.location.start.line,
+            d.message,
+            d.rule
+        );
+        let text = sources
+            .entry(path.to_string())
+            .or_insert_with(|| read(outcome, path))
+            .clone();
+        let lang = lang(path);
+        match d.fix.as_ref().and_then(|f| before_after(&text, &f.edits)) {
+            Some((before, after)) => {
+                let _ = writeln!(
+                    out,
+                    "\n   Before:\n   ```{lang}\n{}   ```\n   After:\n   ```{lang}\n{}   ```\n",
+                    indent(&before),
+                    indent(&after)
+                );
+            }
+            None => {
+                if let Some(line) = line_of(&text, d.location.span.start) {
+                    let _ = writeln!(out, "\n   ```{lang}\n{}   ```", indent(line));
+                }
+                if let Some(help) = &d.help {
+                    let _ = writeln!(out, "   To do: {help}\n");
+                } else {
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    if ordered.len() > MAX_SUGGESTIONS {
+        let _ = writeln!(
+            out,
+            "{} more findings are listed under *What went poorly*; the same edits apply to each.\n",
+            ordered.len() - MAX_SUGGESTIONS
+        );
+    }
+
+    // Rules firing in several modules.
+    let mut modules: BTreeMap<&'static str, BTreeSet<&str>> = BTreeMap::new();
+    let mut first_help: BTreeMap<&'static str, &str> = BTreeMap::new();
+    for d in diags {
+        modules.entry(d.rule).or_default().insert(&d.location.path);
+        if let Some(h) = &d.help {
+            first_help.entry(d.rule).or_insert(h);
+        }
+    }
+    let recurring: Vec<(&'static str, &BTreeSet<&str>)> = modules
+        .iter()
+        .filter(|(r, m)| m.len() > 1 && rules::meta(r).is_some_and(|x| !x.builtin))
+        .map(|(r, m)| (*r, m))
+        .collect();
+    let _ = writeln!(out, "{h}# Patterns worth sharing\n");
+    if recurring.is_empty() {
+        out.push_str("No finding recurs across modules.\n\n");
+    }
+    for (rule, mods) in &recurring {
+        let list: Vec<String> = mods.iter().map(|m| format!("`{m}`")).collect();
+        let _ = writeln!(
+            out,
+            "- `{rule}` fires in {} modules ({}). The same edit repeats in each — {} — so extract it once into a shared helper the modules import, instead of fixing every copy.",
+            mods.len(),
+            list.join(", "),
+            first_help.get(rule).copied().unwrap_or("see the rule's documentation"),
+        );
+    }
+    if !recurring.is_empty() {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{h}# For the SDK\n");
+    let mut any = false;
+    for (rule, mods) in &recurring {
+        let Some(r) = rules::find(rule) else { continue };
+        let hint = r.report().sdk_hint;
+        if hint.is_empty() {
+            continue;
+        }
+        any = true;
+        let _ = writeln!(out, "- {hint} (`{rule}` in {} modules)", mods.len());
+    }
+    if !any {
+        out.push_str("Nothing recurs across modules that points at a missing SDK primitive.\n");
+    }
+    out.push('\n');
+}
+
+fn read(outcome: &Outcome, display: &str) -> String {
+    outcome
+        .files
+        .iter()
+        .find(|f| &*f.display == display)
+        .and_then(|f| std::fs::read(&f.path).ok())
+        .map(|b| crate::source::decode(b).0)
+        .unwrap_or_default()
+}
+
+fn lang(path: &str) -> &'static str {
+    if path.ends_with(".json") {
+        "json"
+    } else if path.ends_with(".md") {
+        "markdown"
+    } else {
+        "js"
+    }
+}
+
+fn indent(block: &str) -> String {
+    let mut out = String::new();
+    for line in block.lines() {
+        if line.trim().is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "   {line}");
+        }
+    }
+    out
+}
+
+/// The full line holding `offset`, with its newline.
+fn line_of(text: &str, offset: usize) -> Option<&str> {
+    if offset > text.len() || !text.is_char_boundary(offset) {
+        return None;
+    }
+    let start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let end = text[offset..]
+        .find('\n')
+        .map_or(text.len(), |i| offset + i + 1);
+    text.get(start..end)
+}
+
+/// The whole lines a fix touches, before and after the edits.
+fn before_after(text: &str, edits: &[Edit]) -> Option<(String, String)> {
+    let lo = edits.iter().map(|e| e.span.start).min()?;
+    let hi = edits.iter().map(|e| e.span.end).max()?;
+    if hi > text.len() || !text.is_char_boundary(lo) || !text.is_char_boundary(hi) {
+        return None;
+    }
+    let start = text[..lo].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[hi..].find('\n').map_or(text.len(), |i| hi + i + 1);
+    let before = &text[start..end];
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.span.start);
+    let mut after = String::new();
+    let mut at = start;
+    for e in sorted {
+        if e.span.start < at {
+            return None;
+        }
+        after.push_str(&text[at..e.span.start]);
+        after.push_str(&e.replacement);
+        at = e.span.end;
+    }
+    after.push_str(&text[at..end]);
+    if !after.ends_with('\n') {
+        after.push('\n');
+    }
+    let mut before = before.to_string();
+    if !before.ends_with('\n') {
+        before.push('\n');
+    }
+    Some((before, after))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Span;
+
+    #[test]
+    fn before_after_covers_whole_lines() {
+        let text = "a\n  kind: 'agent',\nb\n";
+        let at = text.find(",").map(|i| i + 1).unwrap_or(0);
+        let edit = Edit {
+            span: Span::new(at, at),
+            replacement: "\n  labels: ['x'],".into(),
+        };
+        assert_eq!(
+            before_after(text, &[edit]),
+            Some((
+                "  kind: 'agent',\n".to_string(),
+                "  kind: 'agent',\n  labels: ['x'],\n".to_string()
+            ))
+        );
+    }
+}

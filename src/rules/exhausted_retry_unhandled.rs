@@ -1,0 +1,417 @@
+//! `exhausted-retry-unhandled`: a bounded retry loop whose two endings —
+//! converged, or out of attempts — look the same to the code after it, or
+//! that forces success on its last attempt.
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use super::convergence::{call_name, excerpt, loop_header};
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::diagnostic::Severity;
+use crate::js::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
+use crate::js::model::{LoopId, LoopKind};
+use crate::js::scope::BindingId;
+use crate::js::syntax::{contains, is_function, span, string_value, unparen};
+use crate::js::{EffectKind, JsModel};
+
+pub struct ExhaustedRetryUnhandled;
+
+static META: RuleMeta = RuleMeta {
+    id: "exhausted-retry-unhandled",
+    summary: "A bounded retry loop's \"out of attempts\" ending is indistinguishable from success.",
+    severity: Severity::Warning,
+    area: Area::ErrorSurfacing,
+    doc: include_str!("../../rules/exhausted-retry-unhandled.md"),
+    builtin: false,
+    options: &[],
+};
+
+const HELP: &str = "record an explicit outcome (`let outcome = 'failed'`; `outcome = 'passed'` on \
+     success; `'escalated'` after a breakpoint that approved) and branch on it after the loop: \
+     `if (outcome !== 'passed') { … }` — ask a breakpoint and branch on `.approved`, or fail";
+
+/// Values that mark success when assigned to a flag.
+const SUCCESS_VALUES: &[&str] = &["approved", "passed", "done", "success", "accepted", "ok"];
+
+impl Rule for ExhaustedRetryUnhandled {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            // No site count fits ("bounded retry loops" is not one of
+            // the retrospective's counts), so no praise is claimed from
+            // silence: an unbounded loop would be praised vacuously.
+            sites: Sites::None,
+            praise: "Every bounded retry loop tells convergence from exhaustion",
+            sdk_hint: "A retry helper that returns an explicit outcome (`{ outcome: 'passed' | 'exhausted', attempts }`) instead of the last result would make the exhausted case impossible to mistake for success.",
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        let a = LoopAnalysis::new(m);
+        for (l, lp) in m.loops.iter().enumerate() {
+            if matches!(lp.kind, LoopKind::ForIn | LoopKind::ForOf) {
+                continue;
+            }
+            let bound = a.bound(l);
+            if !matches!(bound, Bound::Counter { .. } | Bound::GuardedExit { .. }) {
+                continue;
+            }
+            if a.dispatches_in(l).is_empty() {
+                continue;
+            }
+            let Some(retry) = retry_shape(&a, l) else {
+                continue;
+            };
+            for forced in forced_successes(&a, l) {
+                sink.push(forced_diag(m, sink, forced));
+            }
+            // When every cap exit throws or returns, falling out of the
+            // loop can only mean it converged.
+            let exhaustion_falls_through = matches!(bound, Bound::Counter { .. })
+                || a.counter_exits(l)
+                    .iter()
+                    .any(|e| e.kind() == "break_statement");
+            if exhaustion_falls_through {
+                check_outcome_read(&a, l, &retry, sink);
+            }
+        }
+    }
+}
+
+/// How a retry loop can end converged, and what records that it did.
+struct Retry {
+    /// Outer variables that tell the two endings apart: success flags in
+    /// the condition, the tested result, flags set before a success
+    /// `break`.
+    carriers: BTreeSet<BindingId>,
+}
+
+/// Recognises a retry loop: a non-counter conjunct in the condition
+/// (`!ok && attempt < max`) or a `break` guarded by a test of something
+/// the loop computes (`if (review.passed) break;`).
+fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let outer = a.outer_writes(l);
+    let outer_written = |b: BindingId| outer.contains(&b);
+    let mut carriers = BTreeSet::new();
+    let mut is_retry = false;
+    if let Some(cond) = lp.condition {
+        for c in conjuncts(m, cond) {
+            if is_counter_test(a, lp.node, c) {
+                continue;
+            }
+            for b in bindings_in(m, c) {
+                if outer_written(b) {
+                    carriers.insert(b);
+                    is_retry = true;
+                }
+            }
+        }
+    }
+    // A counter read after the loop (`if (attempt > MAX) …`) also tells
+    // the endings apart.
+    for b in &outer {
+        if a.is_advanced_counter(lp.node, m.scopes.get(*b).node) {
+            carriers.insert(*b);
+        }
+    }
+    let Some(body) = lp.body else {
+        return is_retry.then_some(Retry { carriers });
+    };
+    // Locals the loop computes (`const review = await ctx.task(…)`).
+    let written_in_loop = |b: BindingId| {
+        let bind = m.scopes.get(b);
+        contains(lp.node, bind.node) || outer_written(b)
+    };
+    for exit in a.exits(lp.node, body) {
+        if exit.kind() != "break_statement" {
+            continue;
+        }
+        let guards = a.guards(body, exit);
+        if guards.is_empty() || guards.iter().any(|g| is_counter_test(a, lp.node, *g)) {
+            continue;
+        }
+        let tested: Vec<BindingId> = guards
+            .iter()
+            .flat_map(|g| bindings_in(m, *g))
+            .filter(|b| written_in_loop(*b))
+            .collect();
+        if tested.is_empty() {
+            continue;
+        }
+        is_retry = true;
+        for &b in &tested {
+            if outer_written(b) {
+                carriers.insert(b);
+            }
+        }
+        // `if (r.passed) { ok = true; break; }`: flags set on the way out.
+        if let Some(branch) = exit.parent() {
+            for b in &outer {
+                let set_here = m
+                    .scopes
+                    .get(*b)
+                    .writes
+                    .iter()
+                    .any(|w| contains(branch, *w) && w.start_byte() < exit.start_byte());
+                if set_here {
+                    carriers.insert(*b);
+                }
+            }
+        }
+        // `last = review` / `verdict = review.passed` elsewhere in the
+        // body: the last result survives the loop.
+        for b in &outer {
+            let copies_tested = m.scopes.get(*b).writes.iter().any(|w| {
+                contains(lp.node, *w)
+                    && assigned_value(*w).is_some_and(|v| {
+                        member_root(v)
+                            .and_then(|r| m.binding_of_expr(r))
+                            .is_some_and(|r| tested.contains(&r))
+                    })
+            });
+            if copies_tested {
+                carriers.insert(*b);
+            }
+        }
+    }
+    is_retry.then_some(Retry { carriers })
+}
+
+/// Whether an expression compares a counter the loop advances.
+fn is_counter_test(a: &LoopAnalysis, lp: Node, expr: Node) -> bool {
+    comparisons_in(a.model(), expr).into_iter().any(|cmp| {
+        ["left", "right"].iter().any(|f| {
+            cmp.child_by_field_name(f)
+                .is_some_and(|o| a.is_advanced_counter(lp, o))
+        })
+    })
+}
+
+/// Bindings referenced in an expression, in source order.
+fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
+    let mut out = Vec::new();
+    walk(expr, |n| {
+        if is_function(n) {
+            return false;
+        }
+        if matches!(n.kind(), "identifier" | "shorthand_property_identifier") {
+            if let Some(b) = m.scopes.binding_of(n) {
+                if !out.contains(&b) {
+                    out.push(b);
+                }
+            }
+        }
+        true
+    });
+    out
+}
+
+/// The variable a plain value reads (`review`, `review.passed`); `None`
+/// for anything computed.
+fn member_root(v: Node) -> Option<Node> {
+    let mut n = unparen(v);
+    while matches!(n.kind(), "member_expression" | "subscript_expression") {
+        n = unparen(n.child_by_field_name("object")?);
+    }
+    (n.kind() == "identifier").then_some(n)
+}
+
+/// The value assigned by the write reference `w` (`x = value`).
+fn assigned_value(w: Node) -> Option<Node> {
+    let p = w.parent()?;
+    match p.kind() {
+        "assignment_expression" if p.child_by_field_name("left") == Some(w) => {
+            p.child_by_field_name("right")
+        }
+        "variable_declarator" => p.child_by_field_name("value"),
+        _ => None,
+    }
+}
+
+/// Flags the loop when nothing after it reads what tells the endings apart
+/// before the function returns or the next phase dispatches.
+fn check_outcome_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, sink: &mut Sink) {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let end = lp.node.end_byte();
+    let scope_end = lp
+        .func
+        .map(|f| m.functions[f].node.end_byte())
+        .unwrap_or(m.src().len());
+    // The next dispatch after the loop in the same function: the next phase.
+    let next_phase = m
+        .calls
+        .iter()
+        .enumerate()
+        .filter(|(ci, c)| {
+            c.func == lp.func
+                && c.node.start_byte() >= end
+                && c.node.end_byte() <= scope_end
+                && a.call_dispatches(*ci)
+        })
+        .min_by_key(|(_, c)| c.node.start_byte());
+    let horizon = next_phase
+        .map(|(_, c)| c.node.end_byte())
+        .unwrap_or(scope_end);
+    let read_in_time = retry.carriers.iter().any(|b| {
+        m.scopes
+            .get(*b)
+            .reads
+            .iter()
+            .any(|r| r.start_byte() >= end && r.end_byte() <= horizon)
+    });
+    if read_in_time {
+        return;
+    }
+    let header = loop_header(m, lp);
+    let names: Vec<String> = retry
+        .carriers
+        .iter()
+        .map(|b| format!("`{}`", m.scopes.get(*b).name))
+        .collect();
+    let unread = match names.len() {
+        0 => None,
+        1 => Some(format!("{} is not read after it", names[0])),
+        _ => Some(format!("none of {} is read after it", names.join(", "))),
+    };
+    let head = format!("the retry loop `{header}` ends either converged or out of attempts, but");
+    let mut d = match (next_phase, unread) {
+        (Some((_, next)), unread) => {
+            let what = unread
+                .map(|u| format!("{u} before the next phase starts"))
+                .unwrap_or_else(|| {
+                    "nothing outside the loop records which one happened and the next phase \
+                     starts regardless"
+                        .into()
+                });
+            sink.diag(
+                lp.header(),
+                format!("{head} {what}: running out of attempts carries on as if it had passed"),
+            )
+            .with_related(
+                sink.location(span(next.node)),
+                format!("next phase: `{}`", call_name(m, next)),
+            )
+        }
+        (None, unread) => {
+            let what = unread
+                .unwrap_or_else(|| "nothing outside the loop records which one happened".into());
+            sink.diag(
+                lp.header(),
+                format!("{head} {what}: running out of attempts looks the same as success"),
+            )
+        }
+    };
+    d = d.with_help(HELP);
+    sink.push(d);
+}
+
+struct Forced<'t> {
+    assignment: Node<'t>,
+    guard: Node<'t>,
+}
+
+/// `ok = true` inside the loop under a counter test (the last attempt)
+/// with no breakpoint decision read on the way.
+fn forced_successes<'t>(a: &LoopAnalysis<'_, 't>, l: LoopId) -> Vec<Forced<'t>> {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let Some(body) = lp.body else {
+        return Vec::new();
+    };
+    let outer = a.outer_writes(l);
+    let mut out = Vec::new();
+    walk(body, |n| {
+        if is_function(n) {
+            return false;
+        }
+        if n.kind() != "assignment_expression" {
+            return true;
+        }
+        let (Some(left), Some(right)) = (
+            n.child_by_field_name("left").map(unparen),
+            n.child_by_field_name("right").map(unparen),
+        ) else {
+            return true;
+        };
+        let marks_success = right.kind() == "true"
+            || string_value(right, m.src()).is_some_and(|s| SUCCESS_VALUES.contains(&s.as_str()));
+        let target_outer = m.binding_of_expr(left).is_some_and(|b| outer.contains(&b));
+        if !marks_success || !target_outer {
+            return true;
+        }
+        let guards = a.guards(body, n);
+        let counter_guard = guards
+            .iter()
+            .copied()
+            .find(|g| is_counter_test(a, lp.node, *g));
+        let decided = guards.iter().any(|g| reads_breakpoint(m, *g));
+        if let (Some(guard), false) = (counter_guard, decided) {
+            out.push(Forced {
+                assignment: n,
+                guard,
+            });
+        }
+        true
+    });
+    out
+}
+
+/// Whether an expression reads a breakpoint's result: contains the call or
+/// a variable holding it.
+fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
+    let is_bp = |n: Node| {
+        m.call_of_node(n).is_some_and(|c| {
+            m.effects
+                .iter()
+                .any(|e| e.call == c && e.kind == EffectKind::Breakpoint)
+        })
+    };
+    let mut found = false;
+    walk(expr, |n| {
+        if found {
+            return false;
+        }
+        if is_bp(n) {
+            found = true;
+        } else if n.kind() == "identifier" {
+            if let Some(b) = m.scopes.binding_of(n) {
+                let bind = m.scopes.get(b);
+                let sources = bind
+                    .init
+                    .into_iter()
+                    .chain(bind.writes.iter().filter_map(|w| assigned_value(*w)));
+                for v in sources {
+                    walk(v, |c| {
+                        if is_bp(c) {
+                            found = true;
+                        }
+                        !found
+                    });
+                }
+            }
+        }
+        true
+    });
+    found
+}
+
+fn forced_diag(m: &JsModel, sink: &Sink, f: Forced) -> crate::diagnostic::Diagnostic {
+    sink.diag(
+        span(f.assignment),
+        format!(
+            "on the last attempt (`{}`) `{}` marks success without any decision: running out \
+             of attempts is reported as a pass",
+            excerpt(m, f.guard),
+            excerpt(m, f.assignment)
+        ),
+    )
+    .with_help(HELP)
+}

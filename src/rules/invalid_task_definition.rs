@@ -1,0 +1,327 @@
+//! `invalid-task-definition`: `defineTask` calls the SDK rejects, or whose
+//! built definition has no `kind`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::config::Config;
+use crate::diagnostic::Severity;
+use crate::js::model::TaskDef;
+use crate::js::objects;
+use crate::js::syntax::{span, unparen};
+use crate::js::tasks::{
+    factory_returns, lacks_property, task_id, value_of, Returns, TaskId, Value,
+};
+use crate::js::JsModel;
+use crate::project::Project;
+
+pub struct InvalidTaskDefinition;
+
+static META: RuleMeta = RuleMeta {
+    id: "invalid-task-definition",
+    summary: "A defineTask call the SDK rejects, or whose definition has no kind.",
+    severity: Severity::Error,
+    area: Area::RuntimeCorrectness,
+    doc: include_str!("../../rules/invalid-task-definition.md"),
+    builtin: false,
+    options: &[],
+};
+
+const FACTORY_HELP: &str = "pass a factory: `defineTask('my-task', (args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } }))`, or use the single-object form `defineTask({ id: 'my-task', kind: 'agent', … })`";
+
+impl Rule for InvalidTaskDefinition {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::TaskDefinitions,
+            praise: "Every task definition is well-formed, with a unique id",
+            sdk_hint: "",
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        for td in &m.task_defs {
+            check_shape(m, td, sink);
+            check_id(m, td, sink);
+            check_kind(m, td, sink);
+        }
+    }
+
+    /// Duplicate ids among modules that are loaded together: the SDK's task
+    /// registry is global to the process that runs them.
+    fn check_project(&self, project: &Project, _config: &Config, sink: &mut ProjectSink) {
+        // Every pair of definition sites that clash in some load set.
+        let mut clashes: BTreeMap<(usize, usize), BTreeSet<(usize, usize)>> = BTreeMap::new();
+        for set in load_sets(project) {
+            let mut by_id: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+            for &mi in &set {
+                for (ti, t) in project.modules[mi].tasks.iter().enumerate() {
+                    // The SDK trims ids before registering them.
+                    if let Some(id) = t
+                        .static_id
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|i| !i.is_empty())
+                    {
+                        by_id.entry(id).or_default().push((mi, ti));
+                    }
+                }
+            }
+            for sites in by_id.values().filter(|s| s.len() > 1) {
+                for &a in sites {
+                    clashes
+                        .entry(a)
+                        .or_default()
+                        .extend(sites.iter().copied().filter(|b| *b != a));
+                }
+            }
+        }
+        // Every site is reported, so linting either module alone (the
+        // other loaded for context) still shows the clash.
+        for ((mi, ti), others) in clashes {
+            let here = &project.modules[mi].tasks[ti];
+            let id = here.static_id.as_deref().unwrap_or("").trim();
+            let where_ = others
+                .iter()
+                .map(|&(om, ot)| {
+                    let l = &project.modules[om].tasks[ot].id_location;
+                    if om == mi {
+                        format!("line {}", l.start.line)
+                    } else {
+                        format!("{}:{}", l.path, l.start.line)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let (together, load) = if others.iter().any(|&(om, _)| om != mi) {
+                (
+                    ", in a module loaded together with this one",
+                    "the modules load",
+                )
+            } else {
+                ("", "the module loads")
+            };
+            let mut d = sink.diag(
+                here.id_location.clone(),
+                format!(
+                    "task id `{id}` is also defined at {where_}{together}: the SDK's task \
+                     registry rejects the second definition when {load}"
+                ),
+            );
+            for &(om, ot) in &others {
+                d = d.with_related(
+                    project.modules[om].tasks[ot].id_location.clone(),
+                    format!("`{id}` defined here too"),
+                );
+            }
+            sink.push(d.with_help(
+                "give every task a unique id (prefix it with the process or phase, \
+                 e.g. `delivery.spec-review`), or import the one definition where it is needed",
+            ));
+        }
+    }
+}
+
+/// The sets of modules loaded together: the transitive imports of every
+/// module no other module imports (an entry), plus, for import cycles no
+/// entry reaches, of each module left over. Processes that never import
+/// each other's modules do not share a task registry.
+fn load_sets(project: &Project) -> Vec<Vec<usize>> {
+    let n = project.modules.len();
+    let edges: Vec<Vec<usize>> = (0..n)
+        .map(|mi| {
+            let mut out: Vec<usize> = project.modules[mi]
+                .imports
+                .iter()
+                .filter_map(|i| project.resolve(mi, &i.source))
+                .filter(|&t| t != mi)
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect();
+    let mut imported = vec![false; n];
+    for targets in &edges {
+        for &t in targets {
+            imported[t] = true;
+        }
+    }
+    let closure = |root: usize| {
+        let mut seen = BTreeSet::from([root]);
+        let mut stack = vec![root];
+        while let Some(m) = stack.pop() {
+            for &t in &edges[m] {
+                if seen.insert(t) {
+                    stack.push(t);
+                }
+            }
+        }
+        seen
+    };
+    let mut covered = vec![false; n];
+    let mut sets = Vec::new();
+    for root in (0..n).filter(|&m| !imported[m]) {
+        let set = closure(root);
+        for &m in &set {
+            covered[m] = true;
+        }
+        sets.push(set.into_iter().collect());
+    }
+    for m in 0..n {
+        if !covered[m] {
+            let set = closure(m);
+            for &c in &set {
+                covered[c] = true;
+            }
+            sets.push(set.into_iter().collect());
+        }
+    }
+    sets
+}
+
+/// `defineTask('id', <not a function>)` and `defineTask('id')`.
+fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
+    let call = &m.calls[td.call];
+    let Some(first) = call.args.first() else {
+        sink.push(
+            sink.diag(
+                span(call.node),
+                "`defineTask()` without arguments defines no task: the SDK rejects it",
+            )
+            .with_help(FACTORY_HELP),
+        );
+        return;
+    };
+    if unparen(*first).kind() == "object" {
+        return;
+    }
+    let Some(factory) = call.args.get(1) else {
+        sink.push(
+            sink.diag(
+                span(call.node),
+                format!(
+                    "`{}` has no factory: the positional form needs a function that builds \
+                     the task definition",
+                    short(m.text(call.node))
+                ),
+            )
+            .with_help(FACTORY_HELP),
+        );
+        return;
+    };
+    let what = match value_of(m, *factory) {
+        Value::Function(_) | Value::Unknown => return,
+        Value::Literal(what) => what.to_string(),
+        Value::Class => "a class".to_string(),
+        Value::TaskDef(_) => "a task definition".to_string(),
+        Value::Unbound => format!("`{}`, which is not declared", m.text(*factory)),
+    };
+    let shown = m.text(unparen(*factory));
+    let what = if shown.len() <= 30 && !what.contains('`') {
+        format!("{what} (`{shown}`)")
+    } else {
+        what
+    };
+    sink.push(
+        sink.diag(
+            span(*factory),
+            format!(
+                "the second argument of `defineTask` must be a factory function, \
+                 but it is {what}: the SDK rejects the definition"
+            ),
+        )
+        .with_help(FACTORY_HELP),
+    );
+}
+
+fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
+    let message = match task_id(m, td) {
+        TaskId::Literal(s) | TaskId::Const(s) if s.trim().is_empty() => {
+            "the task id is an empty string: the SDK rejects it".to_string()
+        }
+        TaskId::Literal(_) | TaskId::Const(_) => return,
+        TaskId::Computed => format!(
+            "the task id {} is not a string literal: ids name tasks in the journal and \
+             the registry, so they must be fixed strings",
+            code(&short(m.text(td.id_node)))
+        ),
+        TaskId::Missing => {
+            // `defineTask()` is reported by the shape check.
+            if m.calls[td.call].args.is_empty() {
+                return;
+            }
+            "the task definition has no `id` (or `name`): the SDK rejects it".to_string()
+        }
+    };
+    sink.push(sink.diag(span(td.id_node), message).with_help(
+        "use a non-empty string literal that is unique in the project, e.g. `'delivery.spec-review'`",
+    ));
+}
+
+/// A factory whose returned definition has no `kind` on any path.
+fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
+    let Some(f) = td.factory else { return };
+    let call = &m.calls[td.call];
+    // `defineTask('x', f, { kind: 'agent' })`: a common misreading.
+    let kind_in_options = call
+        .args
+        .get(2)
+        .and_then(|o| m.object_of_expr(*o))
+        .and_then(|o| objects::property(m, o, "kind"));
+    let (primary, what) = match factory_returns(m, f) {
+        Returns::Objects(objs) => {
+            if objs.is_empty() || !objs.iter().all(|o| lacks_property(m, *o, "kind")) {
+                return;
+            }
+            (
+                objs[0],
+                "the task definition returned by the factory has no `kind`",
+            )
+        }
+        Returns::Nothing => (
+            m.functions[f].node,
+            "the factory returns nothing, so the task definition has no `kind`",
+        ),
+        Returns::Unknown => return,
+    };
+    let mut message = format!("{what}: the SDK cannot run a task without one");
+    let mut d;
+    if let Some(k) = kind_in_options {
+        message.push_str(
+            " (`kind` in `defineTask`'s third argument, the options, does not set it on the built definition)",
+        );
+        d = sink.diag(span(primary), message);
+        d = d.with_related(sink.location(span(k)), "not read as the task's kind");
+    } else {
+        d = sink.diag(span(primary), message);
+    }
+    sink.push(d.with_help(
+        "return `kind` from the factory: `(args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } })` \
+         (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)",
+    ));
+}
+
+/// Inline code, unless the snippet brings its own backticks (a template).
+fn code(s: &str) -> String {
+    if s.contains('`') {
+        s.to_string()
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// The first line of a snippet, cut to a readable length.
+fn short(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("");
+    let cut: String = line.chars().take(50).collect();
+    if cut.len() < s.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}

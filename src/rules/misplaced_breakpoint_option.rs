@@ -1,0 +1,147 @@
+//! `misplaced-breakpoint-option`: routing options written in a breakpoint's
+//! payload, where the SDK does not read them.
+
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::diagnostic::Severity;
+use crate::js::objects::{self, properties};
+use crate::js::syntax::{contains, span};
+use crate::js::tasks::lacks_property;
+use crate::js::EffectKind;
+use crate::source::Span;
+
+pub struct MisplacedBreakpointOption;
+
+static META: RuleMeta = RuleMeta {
+    id: "misplaced-breakpoint-option",
+    summary: "Breakpoint routing options are written in the payload, where the SDK ignores them.",
+    severity: Severity::Warning,
+    area: Area::BreakpointDiscipline,
+    doc: include_str!("../../rules/misplaced-breakpoint-option.md"),
+    builtin: false,
+    options: &[],
+};
+
+/// Options the SDK reads from `ctx.breakpoint`'s second argument only.
+const ROUTING_OPTIONS: &[&str] = &[
+    "breakpointId",
+    "expert",
+    "tags",
+    "strategy",
+    "autoApproveAfterN",
+    "presentAlwaysApprove",
+];
+
+impl Rule for MisplacedBreakpointOption {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::Breakpoints,
+            praise: "Breakpoint routing options are passed as options",
+            sdk_hint: "Routing fields in the payload are ignored without a word. Warning on known option names found in the payload would make the mistake visible.",
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        for e in m.effects_of(EffectKind::Breakpoint) {
+            let call = &m.calls[e.call];
+            let Some(payload) = call.args.first().and_then(|p| m.object_of_expr(*p)) else {
+                continue;
+            };
+            // The options object, when there is one this module resolves.
+            let options = match call.args.get(1) {
+                None => None,
+                Some(o) => match m.object_of_expr(*o) {
+                    Some(obj) => Some(obj),
+                    // An options value built elsewhere may hold them.
+                    None => continue,
+                },
+            };
+            let misplaced: Vec<(String, objects::Prop)> = properties(m, payload)
+                .into_iter()
+                .filter(|(name, _)| ROUTING_OPTIONS.contains(&name.as_str()))
+                .filter(|(name, _)| options.is_none_or(|o| lacks_property(m, o, name)))
+                .collect();
+            let Some((_, first)) = misplaced.first() else {
+                continue;
+            };
+            let names: Vec<String> = misplaced.iter().map(|(n, _)| format!("`{n}`")).collect();
+            let (they, are) = if names.len() == 1 {
+                ("it", "is")
+            } else {
+                ("them", "are")
+            };
+            let callee = m.text(call.callee);
+            let message = format!(
+                "{} {are} written in the payload of `{callee}`, where the SDK does not read {they}: \
+                 routing options come from the second argument, so approval rules and expert \
+                 routing silently do not apply",
+                join(&names)
+            );
+            // Point at the property when it is written in the call itself;
+            // at the payload argument when it comes from a const or spread.
+            let arg = call.args[0];
+            let inline = |p: &objects::Prop| contains(arg, p.key);
+            let mut d = if inline(first) {
+                sink.diag(prop_span(first), message)
+            } else {
+                sink.diag(span(arg), message).with_related(
+                    sink.location(prop_span(first)),
+                    format!("`{}` is written here", misplaced[0].0),
+                )
+            };
+            for (name, p) in misplaced.iter().skip(1) {
+                let label = if inline(p) {
+                    format!("`{name}` is ignored here too")
+                } else {
+                    format!("`{name}` is written here")
+                };
+                d = d.with_related(sink.location(prop_span(p)), label);
+            }
+            let moved: Vec<String> = misplaced
+                .iter()
+                .map(|(n, p)| {
+                    let v = m.text(p.value);
+                    if p.key.id() == p.value.id() || v.len() > 30 || v.contains('\n') {
+                        if p.key.id() == p.value.id() {
+                            n.clone()
+                        } else {
+                            format!("{n}: …")
+                        }
+                    } else {
+                        format!("{n}: {v}")
+                    }
+                })
+                .collect();
+            let help = match options {
+                None => format!(
+                    "pass {they} as the second argument: `{callee}({{ question: … }}, {{ {} }})`",
+                    moved.join(", ")
+                ),
+                Some(_) => format!(
+                    "move {they} into the options object (the second argument): `{{ …, {} }}`",
+                    moved.join(", ")
+                ),
+            };
+            sink.push(d.with_help(help));
+        }
+    }
+}
+
+/// `key: value` of a property (the shorthand identifier for `{ tags }`).
+fn prop_span(p: &objects::Prop) -> Span {
+    let k = span(p.key);
+    let v = span(p.value);
+    Span::new(k.start.min(v.start), k.end.max(v.end))
+}
+
+fn join(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}

@@ -1,0 +1,187 @@
+//! `swallowed-effect-signal`: a `catch` around an effect that does not
+//! rethrow the SDK's "effect pending" signal.
+
+use tree_sitter::Node;
+
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::diagnostic::Severity;
+use crate::js::catch::{self, Verdict};
+use crate::js::effects::{effect_of_call, Reach, Reached};
+use crate::js::syntax::{span, unparen};
+use crate::js::JsModel;
+use crate::source::Span;
+
+pub struct SwallowedEffectSignal;
+
+static META: RuleMeta = RuleMeta {
+    id: "swallowed-effect-signal",
+    summary: "A catch around an effect does not rethrow the SDK's pending-effect signal.",
+    severity: Severity::Error,
+    area: Area::RuntimeCorrectness,
+    doc: include_str!("../../rules/swallowed-effect-signal.md"),
+    builtin: false,
+    options: &[],
+};
+
+impl Rule for SwallowedEffectSignal {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::Invocations,
+            praise: "No catch swallows the SDK's pending-effect signal",
+            sdk_hint: "The SDK signals an unresolved effect by throwing, so any catch-all in process code can swallow it. An SDK-exported `rethrowIfIntrinsic(e)` helper, or signalling that ordinary `catch` does not intercept, would remove the trap.",
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        // Cheap byte check: without a `catch` or a two-argument `.then`
+        // there is no handler to judge, and most modules have neither.
+        if !m.src().contains("catch") && !m.src().contains(".then(") {
+            return;
+        }
+        let reach = Reach::new(m);
+        for (try_stmt, clause) in catch::try_catches(m) {
+            let Some(block) = try_stmt.child_by_field_name("body") else {
+                continue;
+            };
+            let Some(reached) = reach.in_node(block) else {
+                continue;
+            };
+            let Verdict::Swallows { partial } = catch::catch_clause(m, clause) else {
+                continue;
+            };
+            let err = clause
+                .child_by_field_name("parameter")
+                .filter(|p| p.kind() == "identifier")
+                .map(|p| m.text(p));
+            let how = match (partial, err) {
+                (true, _) => "rethrows the error only on some paths",
+                (false, Some(_)) => "does not rethrow the error",
+                (false, None) => "discards the error",
+            };
+            let message = format!("this catch {how}, so it swallows {}", describe(m, &reached));
+            let d = sink.diag(header(m, clause), message);
+            let d = related(m, sink, d, &reached).with_help(help(err.unwrap_or("e")));
+            sink.push(d);
+        }
+        // `.catch(handler)` on a promise that dispatches effects.
+        for call in &m.calls {
+            let callee = unparen(call.callee);
+            if callee.kind() != "member_expression" {
+                continue;
+            }
+            let (Some(object), Some(prop)) = (
+                callee.child_by_field_name("object"),
+                callee.child_by_field_name("property"),
+            ) else {
+                continue;
+            };
+            let handler = match (m.text(prop), call.args.as_slice()) {
+                ("catch", [h, ..]) | ("then", [_, h, ..]) => *h,
+                _ => continue,
+            };
+            // Unresolved handlers (imported, `console.error`) are not judged.
+            let Some(f) = m.function_of_expr(handler) else {
+                continue;
+            };
+            let Some(reached) = reach.in_node(object) else {
+                continue;
+            };
+            let Verdict::Swallows { partial } = catch::handler_function(m, f, 0) else {
+                continue;
+            };
+            let err = m.functions[f]
+                .param_bindings
+                .first()
+                .copied()
+                .flatten()
+                .map(|b| m.scopes.get(b).name.as_str());
+            let how = if partial {
+                "rethrows the error only on some paths"
+            } else {
+                "resolves instead of rethrowing"
+            };
+            let message = format!(
+                "this `.{}()` handler {how}, so it swallows {}",
+                m.text(prop),
+                describe(m, &reached)
+            );
+            let d = sink.diag(span(handler), message);
+            let d = related(m, sink, d, &reached).with_help(help_callback(err.unwrap_or("e")));
+            sink.push(d);
+        }
+    }
+}
+
+/// `catch (e)`: from the keyword to the body.
+fn header(m: &JsModel, clause: Node) -> Span {
+    let end = clause
+        .child_by_field_name("body")
+        .map_or(clause.end_byte(), |b| b.start_byte());
+    let text = m.src().get(clause.start_byte()..end).unwrap_or("");
+    Span::new(
+        clause.start_byte(),
+        clause.start_byte() + text.trim_end().len(),
+    )
+}
+
+fn callee_text<'a>(m: &JsModel<'a>, call: usize) -> &'a str {
+    m.text(m.calls[call].callee)
+}
+
+/// "the SDK's pending-effect signal thrown by `ctx.task(…)` (reached
+/// through `runReview`): …consequence".
+fn describe(m: &JsModel, r: &Reached) -> String {
+    let mut effect = format!("`{}(…)`", callee_text(m, r.effect));
+    if let Some(&first) = r.via.first() {
+        effect = format!("{effect} (reached through `{}`)", callee_text(m, first));
+    }
+    let halt = effect_of_call(m, r.effect).is_some_and(|e| e.method == "halt");
+    if halt {
+        format!("the SDK's halt signal thrown by {effect}: the run carries on after it was halted")
+    } else {
+        format!(
+            "the SDK's pending-effect signal thrown by {effect}: a pending effect turns into \
+             a failure or a silent `undefined`"
+        )
+    }
+}
+
+fn related(
+    m: &JsModel,
+    sink: &Sink,
+    mut d: crate::diagnostic::Diagnostic,
+    r: &Reached,
+) -> crate::diagnostic::Diagnostic {
+    if let Some(&first) = r.via.first() {
+        d = d.with_related(
+            sink.location(span(m.calls[first].node)),
+            format!(
+                "calls `{}`, which dispatches effects",
+                callee_text(m, first)
+            ),
+        );
+    }
+    d.with_related(
+        sink.location(span(m.calls[r.effect].node)),
+        "throws the SDK's signal while the effect is pending",
+    )
+}
+
+fn help(err: &str) -> String {
+    format!(
+        "rethrow the SDK's signals first: `catch ({err}) {{ if (isIntrinsicError({err})) throw {err}; … }}` \
+         with `import {{ isIntrinsicError }} from '@a5c-ai/babysitter-sdk'`"
+    )
+}
+
+fn help_callback(err: &str) -> String {
+    format!(
+        "rethrow the SDK's signals first: `.catch(({err}) => {{ if (isIntrinsicError({err})) throw {err}; … }})` \
+         with `import {{ isIntrinsicError }} from '@a5c-ai/babysitter-sdk'`, or use try/catch"
+    )
+}

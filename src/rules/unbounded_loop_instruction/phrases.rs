@@ -1,0 +1,243 @@
+//! The loop-instruction phrases and the caps that make them safe.
+//!
+//! Both are case-insensitive regular expressions. The loop phrases can be
+//! replaced in `proclint.toml`:
+//!
+//! ```toml
+//! [rules.unbounded-loop-instruction]
+//! phrases = ["repeat until \\w+", "keep polishing until"]
+//! ```
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::config::Config;
+
+pub const RULE_ID: &str = "unbounded-loop-instruction";
+
+/// A number a cap can name: digits or a word.
+const N: &str =
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)";
+
+/// The object of an open-ended "until": an optional ✅ and a determiner,
+/// then one word and its verb when it has one (`until approved`,
+/// `until ✅ approved`, `until the reviewer approves`, `until no findings
+/// remain`).
+const OBJECT: &str = r"(?:\s+(?:✅\s*)?(?:(?:the|all|no|every)\s+)?[\w'’-]+(?:\s+(?:approves?|pass(?:es)?|remains?))?)?";
+
+/// Default loop phrases.
+pub fn default_phrases() -> Vec<String> {
+    vec![
+        format!(r"\brepeat(?:ing)?\s+until\b{OBJECT}"),
+        format!(r"\b(?:loop|iterate)\s+until\b{OBJECT}"),
+        format!(r"\bkeep\s+(?:fixing|iterating|reviewing)\b[^.;:\n]{{0,60}}?\buntil\b{OBJECT}"),
+        format!(r"\bre-?review(?:ing)?\s+until\b{OBJECT}"),
+        r"\buntil\s+(?:the\s+)?reviewers?\s+approves?\b".to_string(),
+        r"\buntil\s+all\s+(?:the\s+)?(?:tests|checks)\s+pass(?:es)?\b".to_string(),
+        r"\buntil\s+no\s+(?:more\s+)?(?:issues|findings)\s+remain\b".to_string(),
+    ]
+}
+
+/// Statements of a cap or a breaker.
+fn cap_patterns() -> Vec<String> {
+    vec![
+        format!(r"\bup\s+to\s+{N}\b"),
+        format!(r"\bat\s+most\s+{N}\b"),
+        format!(r"\bmax(?:imum)?\b[\s.:=]*(?:of\s+)?{N}\b"),
+        format!(
+            r"\b{N}\s+(?:\w+\s+)?(?:rounds?|attempts?|iterations?|times|tries|cycles|passes)\b"
+        ),
+        format!(r"\b{N}-(?:round|attempt|iteration|pass|try|cycle)s?\b"),
+        format!(
+            r"\bafter\s+{N}\s+(?:\w+\s+)?(?:failures?|failed\s+\w+|attempts?|rounds?|tries|iterations?)\b"
+        ),
+        r"\bcircuit[- ]?breakers?\b".to_string(),
+        r"\bescalat\w*\s+after\b".to_string(),
+        format!(r"\bround\s+\w+\s+of\s+{N}\b"),
+    ]
+}
+
+static DEFAULT_PHRASES: LazyLock<Option<Regex>> =
+    LazyLock::new(|| combine(&default_phrases()).ok());
+static CAPS: LazyLock<Option<Regex>> = LazyLock::new(|| combine(&cap_patterns()).ok());
+
+/// One case-insensitive alternation, so overlapping phrases match once.
+fn combine(patterns: &[String]) -> Result<Regex, regex::Error> {
+    let alternation = patterns
+        .iter()
+        .map(|p| format!("(?:{p})"))
+        .collect::<Vec<_>>()
+        .join("|");
+    Regex::new(&format!("(?i){alternation}"))
+}
+
+/// Validates the `phrases` option of `[rules.unbounded-loop-instruction]`.
+pub fn validate(options: &toml::Table) -> Result<(), String> {
+    match options.get("phrases") {
+        None => Ok(()),
+        Some(toml::Value::Array(items)) => {
+            let mut patterns = Vec::new();
+            for item in items {
+                match item {
+                    toml::Value::String(s) => {
+                        Regex::new(s)
+                            .map_err(|e| format!("invalid regular expression `{s}`: {e}"))?;
+                        patterns.push(s.clone());
+                    }
+                    _ => return Err("`phrases` must be an array of strings".into()),
+                }
+            }
+            combine(&patterns)
+                .map(|_| ())
+                .map_err(|e| format!("invalid `phrases`: {e}"))
+        }
+        Some(_) => Err("`phrases` must be an array of strings".into()),
+    }
+}
+
+/// The matchers for one run: configured phrases (or the defaults) and caps.
+pub struct Matchers {
+    phrases: Option<Regex>,
+}
+
+impl Matchers {
+    pub fn new(config: &Config) -> Matchers {
+        let configured = config.rule_options.get(RULE_ID).and_then(|t| {
+            let items = t.get("phrases")?.as_array()?;
+            let patterns: Vec<String> = items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect();
+            // Validated when the config was loaded; a bad list disables
+            // matching rather than panicking.
+            Some(combine(&patterns).ok())
+        });
+        Matchers {
+            phrases: configured.unwrap_or_else(|| DEFAULT_PHRASES.clone()),
+        }
+    }
+
+    /// Loop phrases in `text`, as byte ranges.
+    pub fn phrases(&self, text: &str) -> Vec<Range<usize>> {
+        match &self.phrases {
+            Some(re) => re
+                .find_iter(text)
+                .filter(|m| !m.is_empty())
+                .map(|m| m.range())
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Statements of a cap or a breaker in `text`, as byte ranges.
+    pub fn caps(&self, text: &str) -> Vec<Range<usize>> {
+        match CAPS.as_ref() {
+            Some(re) => re.find_iter(text).map(|m| m.range()).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    #[cfg(test)]
+    fn has_cap(&self, text: &str) -> bool {
+        !self.caps(text).is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<&str> {
+        let m = Matchers::new(&Config::default());
+        m.phrases(text)
+            .into_iter()
+            .filter_map(|r| text.get(r))
+            .collect()
+    }
+
+    #[test]
+    fn loop_phrases() {
+        assert_eq!(
+            found("Repeat until approved."),
+            vec!["Repeat until approved"]
+        );
+        assert_eq!(
+            found("repeat until ✅ approved"),
+            vec!["repeat until ✅ approved"]
+        );
+        assert_eq!(found("Loop until all green"), vec!["Loop until all green"]);
+        assert_eq!(
+            found("keep fixing the code until it passes"),
+            vec!["keep fixing the code until it passes"]
+        );
+        assert_eq!(
+            found("Keep fixing until the reviewer approves."),
+            vec!["Keep fixing until the reviewer approves"]
+        );
+        assert_eq!(
+            found("Re-review until no findings remain."),
+            vec!["Re-review until no findings remain"]
+        );
+        assert_eq!(
+            found("Re-review until clean, then merge"),
+            vec!["Re-review until clean"]
+        );
+        assert_eq!(
+            found("fix it until the reviewer approves"),
+            vec!["until the reviewer approves"]
+        );
+        assert_eq!(found("until all tests pass"), vec!["until all tests pass"]);
+        assert_eq!(
+            found("until no findings remain"),
+            vec!["until no findings remain"]
+        );
+        assert!(found("Wait until the build finishes").is_empty());
+    }
+
+    #[test]
+    fn caps() {
+        let m = Matchers::new(&Config::default());
+        for yes in [
+            "up to 3 rounds",
+            "at most five",
+            "max 3",
+            "maximum of 4",
+            "3 rounds",
+            "five fix attempts",
+            "a 3-round loop",
+            "after 2 failures",
+            "after three failed reviews",
+            "use a circuit breaker",
+            "escalate after the third",
+            "Fix round R of 5",
+        ] {
+            assert!(m.has_cap(yes), "{yes}");
+        }
+        for no in ["repeat until approved", "round after round", "many times"] {
+            assert!(!m.has_cap(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn configured_phrases() {
+        let mut t = toml::Table::new();
+        t.insert(
+            "phrases".into(),
+            toml::Value::Array(vec![toml::Value::String("keep polishing".into())]),
+        );
+        assert!(validate(&t).is_ok());
+        let mut c = Config::default();
+        c.rule_options.insert(RULE_ID.into(), t);
+        let m = Matchers::new(&c);
+        assert_eq!(m.phrases("Keep polishing it").len(), 1);
+        assert!(m.phrases("repeat until approved").is_empty());
+        let mut bad = toml::Table::new();
+        bad.insert(
+            "phrases".into(),
+            toml::Value::Array(vec![toml::Value::String("(".into())]),
+        );
+        assert!(validate(&bad).is_err());
+    }
+}

@@ -1,0 +1,169 @@
+//! `unknown-context-method`: a method the process context does not have,
+//! or an effect method called on the task-build context.
+
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::config::Config;
+use crate::diagnostic::Severity;
+use crate::js::context_api::{
+    closest_method, CONTEXT_METHODS, CONTEXT_PROPERTIES, EFFECT_METHODS_NOT_ON_TASK_CONTEXT,
+};
+use crate::js::effects::method_path;
+use crate::js::syntax::span;
+use crate::js::EffectKind;
+
+pub struct UnknownContextMethod;
+
+const ID: &str = "unknown-context-method";
+
+/// `[rules.unknown-context-method] extra-methods = ["race", "parallel.race"]`
+/// for SDK forks that add methods.
+const EXTRA_METHODS: &str = "extra-methods";
+
+static META: RuleMeta = RuleMeta {
+    id: ID,
+    summary: "A call to a method the process context does not have.",
+    severity: Severity::Error,
+    area: Area::RuntimeCorrectness,
+    doc: include_str!("../../rules/unknown-context-method.md"),
+    builtin: false,
+    options: &[EXTRA_METHODS],
+};
+
+/// The known methods: the SDK's plus the configured extras.
+fn known_methods(config: &Config) -> Vec<String> {
+    let mut known: Vec<String> = CONTEXT_METHODS.iter().map(|s| s.to_string()).collect();
+    // The config loader rejects values of the wrong type
+    // (`validate_options`); a library caller's odd entries are skipped.
+    if let Some(extra) = config
+        .rule_options
+        .get(ID)
+        .and_then(|t| t.get(EXTRA_METHODS))
+        .and_then(|v| v.as_array())
+    {
+        known.extend(extra.iter().filter_map(|v| v.as_str()).map(str::to_string));
+    }
+    known
+}
+
+impl Rule for UnknownContextMethod {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ProcessModules,
+            praise: "Only methods the process context has are called",
+            sdk_hint: "Calling an unknown context method fails only when the process reaches it. Shipping TypeScript types for the process context (or JSDoc types `checkJs` can use) would catch these at edit time.",
+        }
+    }
+
+    fn validate_options(&self, options: &toml::Table) -> Result<(), String> {
+        match options.get(EXTRA_METHODS) {
+            None => Ok(()),
+            Some(toml::Value::Array(items)) if items.iter().all(|v| v.as_str().is_some()) => Ok(()),
+            Some(_) => Err(format!(
+                "`{EXTRA_METHODS}` must be an array of method names, e.g. [\"race\", \"parallel.race\"]"
+            )),
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        let known = known_methods(cx.config);
+        let known_refs: Vec<&str> = known.iter().map(String::as_str).collect();
+        for e in m.effects_of(EffectKind::Other) {
+            let method = e.method.as_str();
+            if known_refs.contains(&method) {
+                continue;
+            }
+            let call = &m.calls[e.call];
+            let callee = m.text(call.callee);
+            let root = callee.split('.').next().unwrap_or("ctx");
+            let (head, rest) = match method.split_once('.') {
+                Some((h, r)) => (h, Some(r)),
+                None => (method, None),
+            };
+            // `ctx.runId.toString()`, `ctx.task.bind(ctx)`: a method of a
+            // known member, not of the context. `parallel` is the one
+            // namespace whose members are context methods.
+            if rest.is_some()
+                && head != "parallel"
+                && (CONTEXT_PROPERTIES.contains(&head) || known_refs.contains(&head))
+            {
+                continue;
+            }
+            if rest.is_none() && CONTEXT_PROPERTIES.contains(&head) {
+                sink.push(
+                    sink.diag(
+                        span(call.callee),
+                        format!(
+                            "`{root}.{head}` is a property of the process context, not a method: \
+                             calling it throws a TypeError when the process runs"
+                        ),
+                    )
+                    .with_help(format!("read it without calling it: `{root}.{head}`")),
+                );
+                continue;
+            }
+            let help = match closest_method(method, &known_refs) {
+                Some(s) => format!("did you mean `{root}.{s}(…)`?"),
+                None => format!("the context's methods are: {}", list(&known_refs)),
+            };
+            let agentish = matches!(method, "agent" | "skill" | "shell");
+            let extra = if agentish {
+                format!(
+                    " (agent, skill and shell work is a task: define it with `kind: '{method}'` and dispatch it with `{root}.task`)"
+                )
+            } else {
+                String::new()
+            };
+            sink.push(
+                sink.diag(
+                    span(call.callee),
+                    format!(
+                        "the process context has no method `{method}`: `{callee}(…)` throws a \
+                         TypeError when the process runs{extra}"
+                    ),
+                )
+                .with_help(help),
+            );
+        }
+        for &c in &m.task_context_calls {
+            let call = &m.calls[c];
+            let Some((root, method)) = method_path(m, call.callee) else {
+                continue;
+            };
+            if !EFFECT_METHODS_NOT_ON_TASK_CONTEXT.contains(&method.as_str()) {
+                continue;
+            }
+            let name = m.text(root);
+            let mut d = sink.diag(
+                span(call.callee),
+                format!(
+                    "`{name}` here is the task-build context (the second parameter of the \
+                     `defineTask` factory), not the process context: it has no `{method}`, and \
+                     effects cannot be dispatched while a task definition is built"
+                ),
+            );
+            if let Some(b) = m.scopes.binding_of(root) {
+                d = d.with_related(
+                    sink.location(span(m.scopes.get(b).node)),
+                    "the task-build context is declared here",
+                );
+            }
+            sink.push(d.with_help(
+                "dispatch the effect from the process function (`await ctx.task(…)` there) and \
+                 pass its result to this task through its args",
+            ));
+        }
+    }
+}
+
+fn list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,93 @@
+//! File-list mode (pre-commit, editors): given files keep their project
+//! context; only they are reported on.
+
+mod common;
+
+use common::*;
+
+fn project(d: &std::path::Path) {
+    write(d, "package.json", "{ \"name\": \"p\" }\n");
+    write(
+        d,
+        "tasks.js",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+         export const reviewTask = defineTask('review', () => ({\n\
+         \x20 kind: 'agent',\n\
+         \x20 labels: ['review'],\n\
+         \x20 agent: { prompt: { task: 'Review' }, outputSchema: { type: 'object', properties: { passed: { type: 'boolean' }, score: { type: 'number' } } } },\n\
+         }));\n",
+    );
+    write(
+        d,
+        "phase.js",
+        "import { reviewTask } from './tasks.js';\n\
+         export async function reviewPhase(inputs, ctx) {\n\
+         \x20 const r = await ctx.task(reviewTask, {});\n\
+         \x20 return r.passed;\n\
+         }\n",
+    );
+    write(
+        d,
+        "other.js",
+        "export async function process(inputs, ctx) {\n  await ctx.breakpoint({});\n}\n",
+    );
+}
+
+#[test]
+fn cross_module_findings_survive_and_only_given_files_are_reported() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    // Linting only tasks.js: the read of `passed` lives in phase.js, which
+    // is loaded as context, so only `score` is unused.
+    let o = proclint_in(d, &["check", "tasks.js", "--format", "concise", "-q"]);
+    assert_eq!(
+        stdout(&o),
+        "tasks.js:5:115: warning[unused-output-field] task `review` declares output field `score` that nothing reads\n"
+    );
+    // other.js's finding is not shown: it was not given.
+    assert!(!stdout(&o).contains("other.js"));
+    let o = proclint_in(d, &["check", "phase.js", "--format", "concise", "-q"]);
+    assert_eq!(stdout(&o), "");
+    assert_eq!(code(&o), 0);
+}
+
+#[test]
+fn stdin_filename_lints_the_buffer_in_context() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    // The buffer replaces phase.js: now `score` is read too, and the buffer
+    // has an unchecked breakpoint.
+    let buffer = "import { reviewTask } from './tasks.js';\n\
+                  export async function reviewPhase(inputs, ctx) {\n\
+                  \x20 const r = await ctx.task(reviewTask, {});\n\
+                  \x20 await ctx.breakpoint({ question: 'ok?' });\n\
+                  \x20 return r.passed && r.score > 3;\n\
+                  }\n";
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args([
+            "check",
+            "--stdin-filename",
+            "phase.js",
+            "--format",
+            "concise",
+            "-q",
+        ])
+        .current_dir(d)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin
+            .write_all(buffer.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        stdout(&o),
+        "phase.js:4:9: error[unchecked-breakpoint] the result of `ctx.breakpoint` (\"ok?\") is discarded: a rejection is treated as an approval\n"
+    );
+}

@@ -1,0 +1,146 @@
+//! `--format retrospective`: whole-report snapshots, exit codes like the
+//! other formats, and docs/retrospective.md kept in sync with the generator.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{e}"));
+    for entry in std::fs::read_dir(from)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+    {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
+/// Runs the retrospective on a copy of a fixture tree (outside any git
+/// checkout, so the header is stable).
+fn retro(fixture: &str, name: &str, extra: &[&str]) -> (i32, String) {
+    let dir = tempdir();
+    copy_tree(&root().join(fixture), &dir.path().join(name));
+    let mut args = vec![
+        "check",
+        name,
+        "--format",
+        "retrospective",
+        "--date",
+        "2026-11-30",
+    ];
+    args.extend_from_slice(extra);
+    let o = proclint_in(dir.path(), &args);
+    (
+        code(&o),
+        stdout(&o).replace(env!("CARGO_PKG_VERSION"), "[VERSION]"),
+    )
+}
+
+#[test]
+fn realistic_tree() {
+    let (code, out) = retro("fixtures/realistic", "realistic", &[]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clean_process() {
+    let (code, out) = retro("fixtures/retrospective/clean", "clean", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("| Breakpoint discipline | **Good** |"),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn skills_only() {
+    let (code, out) = retro("fixtures/retrospective/skills-only", "skills-only", &[]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn several_entry_processes() {
+    let (code, out) = retro("fixtures/retrospective/multi", "multi", &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("## Cross-process summary"), "{out}");
+    assert_eq!(out.matches("<details>").count(), 3, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn respects_fail_on_and_config_like_other_formats() {
+    let (code, _) = retro(
+        "fixtures/retrospective/multi",
+        "multi",
+        &["--fail-on", "error", "--ignore", "unchecked-breakpoint"],
+    );
+    assert_eq!(code, 0);
+    let (_, out) = retro(
+        "fixtures/retrospective/multi",
+        "multi",
+        &["--ignore", "unchecked-breakpoint"],
+    );
+    assert!(!out.contains("unchecked-breakpoint`,"), "{out}");
+}
+
+#[test]
+fn date_from_source_date_epoch() {
+    let dir = tempdir();
+    write(dir.path(), "p.js", GOOD_BREAKPOINT);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args(["check", "p.js", "--format", "retrospective"])
+        .env("SOURCE_DATE_EPOCH", "1764460800")
+        .current_dir(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(stdout(&o).contains("Date: 2025-11-30 ·"), "{}", stdout(&o));
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            "p.js",
+            "--format",
+            "retrospective",
+            "--date",
+            "2026-13-01",
+        ],
+    );
+    assert_eq!(code(&o), 2);
+}
+
+/// docs/retrospective.md shows the generator's output for the realistic
+/// tree; regenerate with `PROCLINT_UPDATE_DOCS=1 cargo test --test retrospective`.
+#[test]
+fn docs_page_is_in_sync() {
+    let (_, out) = retro("fixtures/realistic", "realistic", &[]);
+    let out = out.replace("[VERSION]", env!("CARGO_PKG_VERSION"));
+    let path = root().join("docs/retrospective.md");
+    let page = std::fs::read_to_string(&path).unwrap_or_default();
+    let (begin, end) = (
+        "<!-- BEGIN GENERATED EXAMPLE -->\n",
+        "<!-- END GENERATED EXAMPLE -->",
+    );
+    let (Some(b), Some(e)) = (page.find(begin), page.find(end)) else {
+        panic!("docs/retrospective.md lacks the generated-example markers");
+    };
+    let block = format!("~~~~markdown\n{out}~~~~\n");
+    let current = &page[b + begin.len()..e];
+    if current != block {
+        if std::env::var_os("PROCLINT_UPDATE_DOCS").is_some() {
+            let updated = format!("{}{}{}", &page[..b + begin.len()], block, &page[e..]);
+            std::fs::write(&path, updated).unwrap_or_else(|e| panic!("{e}"));
+        } else {
+            panic!("docs/retrospective.md is out of date: run PROCLINT_UPDATE_DOCS=1 cargo test --test retrospective");
+        }
+    }
+}
