@@ -45,7 +45,7 @@ pub fn js_scopes(model: &JsModel) -> Vec<Scope> {
 }
 
 /// The innermost scope containing `span`, if any.
-pub fn enclosing<'s>(scopes: &'s [Scope], span: Span) -> Option<&'s Scope> {
+pub fn enclosing(scopes: &[Scope], span: Span) -> Option<&Scope> {
     scopes
         .iter()
         .filter(|s| s.span.start <= span.start && span.end <= s.span.end)
