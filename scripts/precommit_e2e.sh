@@ -35,6 +35,7 @@ if [[ "$("$venv/bin/pre-commit" --version 2>/dev/null || true)" != "pre-commit $
   "$venv/bin/pip" install --quiet --disable-pip-version-check "pre-commit==$PRE_COMMIT_VERSION" </dev/null
 fi
 pre_commit="$venv/bin/pre-commit"
+"$pre_commit" validate-manifest .pre-commit-hooks.yaml || fail ".pre-commit-hooks.yaml is not a valid hook manifest"
 
 # pre-commit's cache (its clone of this repository and the built hook) stays
 # under target/, away from the user's ~/.cache/pre-commit. CARGO_HOME is left
@@ -62,6 +63,7 @@ repos:
       - id: proclint
 EOF
 
+"$pre_commit" validate-config .pre-commit-config.yaml || fail "the generated .pre-commit-config.yaml is invalid"
 "$pre_commit" install </dev/null >/dev/null
 start=$SECONDS
 # Build the hook once up front, so a build failure is reported as one.
@@ -130,4 +132,4 @@ printf '%s\n' "$out"
 [[ $status -eq 0 ]] || fail "the fixed commit was refused"
 git rev-parse --verify --quiet HEAD >/dev/null || fail "no commit was created"
 echo "precommit_e2e: the fixed commit passed"
-echo "precommit_e2e: 2 passed, 0 failed"
+echo "precommit_e2e: 4 passed, 0 failed"
