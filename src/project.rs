@@ -84,6 +84,23 @@ pub struct TaskSummary {
     pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
     pub prompt: Option<StringSet>,
+    /// Whether the definition has an output schema at all.
+    pub schema: SchemaState,
+    /// Strings of `title`.
+    pub title: Option<StringSet>,
+}
+
+/// What can be said about a task's `agent.outputSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaState {
+    /// No `outputSchema` in a definition proclint can read in full.
+    Missing,
+    /// An `outputSchema` that declares no properties.
+    NoProperties,
+    /// Declared properties (see `TaskSummary::schema_fields`).
+    Declared,
+    /// Not resolvable here (an imported constant, an opaque spread).
+    Unknown,
 }
 
 #[derive(Debug, Clone)]

@@ -176,12 +176,12 @@ fn suppressions() {
         "p.js",
         "export async function process(inputs, ctx) {\n\
          \x20 // proclint-disable-next-line unchecked-breakpoint -- approval is logged elsewhere\n\
-         \x20 await ctx.breakpoint({ question: 'a' });\n\
-         \x20 await ctx.breakpoint({ question: 'b' });\n\
+         \x20 await ctx.breakpoint({ question: 'a', label: 'a' });\n\
+         \x20 await ctx.breakpoint({ question: 'b', label: 'b' });\n\
          \x20 // proclint-disable-next-line unchecked-breakpoint\n\
          \x20 const ok = 1;\n\
          \x20 // proclint-disable-next-line unchecked-breakpiont\n\
-         \x20 await ctx.breakpoint({ question: 'c' });\n\
+         \x20 await ctx.breakpoint({ question: 'c', label: 'c' });\n\
          }\n",
     );
     let o = proclint_in(dir.path(), &["check", "p.js", "--format", "concise", "-q"]);

@@ -62,7 +62,7 @@ fn stdin_filename_lints_the_buffer_in_context() {
     let buffer = "import { reviewTask } from './tasks.js';\n\
                   export async function reviewPhase(inputs, ctx) {\n\
                   \x20 const r = await ctx.task(reviewTask, {});\n\
-                  \x20 await ctx.breakpoint({ question: 'ok?' });\n\
+                  \x20 await ctx.breakpoint({ question: 'ok?', label: 'ok?' });\n\
                   \x20 return r.passed && r.score > 3;\n\
                   }\n";
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_proclint"))

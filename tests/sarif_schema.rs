@@ -58,6 +58,8 @@ fn sarif_validates_when_clean() {
     let o = proclint(&[
         "check",
         "fixtures/unchecked-breakpoint/good.js",
+        "--select",
+        "unchecked-breakpoint",
         "--format",
         "sarif",
     ]);

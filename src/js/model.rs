@@ -413,7 +413,9 @@ impl<'t> JsModel<'t> {
                 Some(obj) if obj.kind() == "object" => {
                     // Single-object form: defineTask({ id, kind, … }).
                     objects.push(obj);
-                    id_node = crate::js::objects::property(self, obj, "id").unwrap_or(obj);
+                    id_node = crate::js::objects::property(self, obj, "id")
+                        .or_else(|| crate::js::objects::property(self, obj, "name"))
+                        .unwrap_or(obj);
                     id = string_value(id_node, self.src());
                 }
                 Some(first) => {
@@ -512,10 +514,11 @@ impl<'t> JsModel<'t> {
             }
             for (i, b) in f.param_bindings.iter().enumerate() {
                 let Some(b) = *b else { continue };
-                let named = self
-                    .context_names
-                    .iter()
-                    .any(|n| n == &self.scopes.get(b).name);
+                let name = &self.scopes.get(b).name;
+                let named = self.context_names.iter().any(|n| n == name)
+                    // `ctx` is the SDK's convention; other names (`context`
+                    // is also a canvas or Koa object) need evidence.
+                    && (name == "ctx" || self.used_like_context(b));
                 let process_param = i == 1
                     && exported_process.contains(&fi)
                     && (f.name.as_deref() == Some("process") || f.params.len() >= 2);
@@ -1411,6 +1414,37 @@ fn function_name(node: Node, src: &str) -> Option<String> {
 }
 
 impl JsModel<'_> {
+    /// A binding some read of which calls a context method, reads a context
+    /// property, or passes it on to another function.
+    fn used_like_context(&self, b: BindingId) -> bool {
+        self.used_like_context_at(b, 0)
+    }
+
+    fn used_like_context_at(&self, b: BindingId, depth: usize) -> bool {
+        self.scopes.get(b).reads.iter().any(|r| {
+            let Some(parent) = r.parent() else {
+                return false;
+            };
+            match parent.kind() {
+                "arguments" => true,
+                // `const c = context;` — judged by how the alias is used.
+                "variable_declarator" if depth < 3 => parent
+                    .child_by_field_name("name")
+                    .and_then(|n| self.scopes.binding_of(n))
+                    .is_some_and(|alias| self.used_like_context_at(alias, depth + 1)),
+                "member_expression" => parent
+                    .child_by_field_name("property")
+                    .map(|p| self.text(p))
+                    .is_some_and(|p| {
+                        let head = |m: &&str| m.split('.').next() == Some(p);
+                        super::context_api::CONTEXT_METHODS.iter().any(head)
+                            || super::context_api::CONTEXT_PROPERTIES.contains(&p)
+                    }),
+                _ => false,
+            }
+        })
+    }
+
     /// Whether an export name is the process entry (`process` or default).
     pub fn is_process_export(&self, name: &str) -> bool {
         name == "process" || name == "default"

@@ -14,7 +14,7 @@ use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
     ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
-    PendingFlow, ReadSet, RepeatInfo, StringLit, StringSet, TaskRef, TaskSummary,
+    PendingFlow, ReadSet, RepeatInfo, SchemaState, StringLit, StringSet, TaskRef, TaskSummary,
 };
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
@@ -115,7 +115,11 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
             Imported::Named(n) => Some((i.source.clone(), n.clone())),
             _ => None,
         });
+    let schema = schema_state(m, t, schema_fields.as_ref());
+    let title = prop("title").map(|v| string_set(m, &strings_of(m, v, &args_param)));
     TaskSummary {
+        schema,
+        title,
         id: t.id.clone(),
         static_id: match super::tasks::task_id(m, t) {
             super::tasks::TaskId::Literal(s) | super::tasks::TaskId::Const(s) => Some(s),
@@ -129,6 +133,47 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         schema_fields,
         schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
+    }
+}
+
+/// Distinguishes "no output schema" from "one proclint cannot read".
+fn schema_state(
+    m: &JsModel,
+    t: &super::model::TaskDef,
+    fields: Option<&Vec<(String, crate::diagnostic::Location)>>,
+) -> SchemaState {
+    if fields.is_some_and(|f| !f.is_empty()) {
+        return SchemaState::Declared;
+    }
+    if t.objects.is_empty() || t.objects.iter().any(|o| objects::has_opaque_spread(m, *o)) {
+        return SchemaState::Unknown;
+    }
+    let Some(agent) = t
+        .objects
+        .iter()
+        .find_map(|o| objects::property(m, *o, "agent"))
+    else {
+        return SchemaState::Missing;
+    };
+    let Some(agent) = m.object_of_expr(agent) else {
+        return SchemaState::Unknown;
+    };
+    if objects::has_opaque_spread(m, agent) {
+        return SchemaState::Unknown;
+    }
+    let Some(schema) = objects::property(m, agent, "outputSchema") else {
+        return SchemaState::Missing;
+    };
+    let Some(schema) = m.object_of_expr(schema) else {
+        return SchemaState::Unknown;
+    };
+    match objects::property(m, schema, "properties") {
+        None if objects::has_opaque_spread(m, schema) => SchemaState::Unknown,
+        None => SchemaState::NoProperties,
+        Some(p) => match m.object_of_expr(p) {
+            Some(_) => SchemaState::NoProperties,
+            None => SchemaState::Unknown,
+        },
     }
 }
 

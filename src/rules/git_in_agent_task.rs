@@ -7,8 +7,9 @@ use regex::Regex;
 
 use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
+use crate::diagnostic::Location;
 use crate::diagnostic::Severity;
-use crate::project::{Project, StringLit};
+use crate::project::{Project, StringLit, StringSet};
 
 pub struct GitInAgentTask;
 
@@ -37,7 +38,7 @@ pub const DEFAULT_PHRASES: &[&str] = &[
 ];
 
 /// A negation earlier in the same sentence (`do not commit`, `never push`).
-const NEGATION: &str = r"(?i)\b(do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|without|no need to|not)\b";
+pub const NEGATION: &str = r"(?i)\b(do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|without|no need to|not)\b";
 
 fn phrase_regex(config: &Config) -> Option<Regex> {
     let phrases: Vec<String> = config
@@ -75,6 +76,37 @@ pub fn find_instruction<'a>(re: &Regex, neg: &Regex, text: &'a str) -> Option<&'
     None
 }
 
+/// Every string a task's string set (its prompt, its title) can evaluate
+/// to, across modules, with the call site that passed it when it comes from
+/// the task's args (`instructions: args.instructions`).
+pub fn task_strings(
+    p: &Project,
+    module: usize,
+    task: usize,
+    set: &StringSet,
+) -> Vec<(StringLit, Option<Location>)> {
+    let mut strings: Vec<(StringLit, Option<Location>)> = p
+        .resolve_strings(module, set)
+        .into_iter()
+        .map(|s| (s, None))
+        .collect();
+    if !set.arg_fields.is_empty() {
+        for (mj, ii) in p.invocations_of(module, task) {
+            let inv = &p.modules[mj].invocations[ii];
+            for (key, args) in &inv.args {
+                if set.arg_fields.contains(key) {
+                    strings.extend(
+                        p.resolve_strings(mj, args)
+                            .into_iter()
+                            .map(|s| (s, Some(inv.location.clone()))),
+                    );
+                }
+            }
+        }
+    }
+    strings
+}
+
 impl Rule for GitInAgentTask {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -101,26 +133,7 @@ impl Rule for GitInAgentTask {
                     continue;
                 }
                 let Some(prompt) = &task.prompt else { continue };
-                // (literal, call site that passed it)
-                let mut strings: Vec<(StringLit, Option<crate::diagnostic::Location>)> = p
-                    .resolve_strings(mi, prompt)
-                    .into_iter()
-                    .map(|s| (s, None))
-                    .collect();
-                if !prompt.arg_fields.is_empty() {
-                    for (mj, ii) in p.invocations_of(mi, ti) {
-                        let inv = &p.modules[mj].invocations[ii];
-                        for (key, set) in &inv.args {
-                            if prompt.arg_fields.contains(key) {
-                                strings.extend(
-                                    p.resolve_strings(mj, set)
-                                        .into_iter()
-                                        .map(|s| (s, Some(inv.location.clone()))),
-                                );
-                            }
-                        }
-                    }
-                }
+                let strings = task_strings(p, mi, ti, prompt);
                 let id = task.id.as_deref().unwrap_or("task");
                 let mut seen = BTreeSet::new();
                 for (lit, site) in strings {

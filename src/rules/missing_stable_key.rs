@@ -5,7 +5,7 @@ use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Site
 use crate::config::Config;
 use crate::diagnostic::Fix;
 use crate::diagnostic::Severity;
-use crate::js::repeat::repetition;
+use crate::js::repeat::{repetition, Repeat};
 use crate::js::summary::{describe_repeat, invocation_key, key_example};
 use crate::js::syntax::span;
 use crate::js::EffectKind;
@@ -47,6 +47,14 @@ impl Rule for MissingStableKey {
             let Some(r) = repetition(m, e.call) else {
                 continue;
             };
+            // A thunk written out in a `ctx.parallel.all([...])` array runs
+            // once: its constant key names one effect, not many.
+            if let Repeat::Callback(batch) = r.root() {
+                let literal_thunk = call_in_array_thunk(m, e.call, *batch);
+                if literal_thunk {
+                    continue;
+                }
+            }
             let info = describe_repeat(m, &r);
             let call = &m.calls[e.call];
             let task = call.args.first().map(|a| m.text(*a)).unwrap_or("task");
@@ -117,4 +125,23 @@ impl Rule for MissingStableKey {
             }
         }
     }
+}
+
+/// Whether the call sits in a function written directly as an element of an
+/// array literal passed to `batch`.
+fn call_in_array_thunk(m: &crate::js::JsModel, call: usize, batch: tree_sitter::Node) -> bool {
+    let mut f = m.calls[call].func;
+    while let Some(fid) = f {
+        let node = m.functions[fid].node;
+        let in_array = node.parent().filter(|p| p.kind() == "array");
+        if in_array
+            .and_then(|a| a.parent())
+            .and_then(|args| args.parent())
+            .is_some_and(|c| c.id() == batch.id())
+        {
+            return true;
+        }
+        f = m.functions[fid].parent;
+    }
+    false
 }

@@ -12,6 +12,8 @@ use crate::markdown::SkillMarkdown;
 use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
+pub mod agent_verification;
+pub mod anonymous_breakpoint;
 pub mod builtin;
 pub mod convergence;
 pub mod exhausted_retry_unhandled;
@@ -20,15 +22,21 @@ pub mod invalid_task_definition;
 pub mod invalid_task_invocation;
 pub mod misplaced_breakpoint_option;
 pub mod missing_labels;
+pub mod missing_output_schema;
 pub mod missing_stable_key;
+pub mod node_task_kind;
+pub mod nondeterministic_process;
 pub mod parallel_thunk;
+pub mod parallel_without_isolation;
 pub mod retry_without_history;
+pub mod side_effect_outside_task;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
 pub mod swallowed_effect_signal;
 pub mod unbounded_loop;
 pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
+pub mod undeclared_output_field;
 pub mod unknown_context_method;
 pub mod unpinned_sdk;
 pub mod unused_output_field;
@@ -342,6 +350,8 @@ impl ProjectSink {
 /// Every rule, in id order.
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
+        &agent_verification::AgentVerification,
+        &anonymous_breakpoint::AnonymousBreakpoint,
         &builtin::BaselineStale,
         &builtin::DepthLimit,
         &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
@@ -352,10 +362,15 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &builtin::IoError,
         &misplaced_breakpoint_option::MisplacedBreakpointOption,
         &missing_labels::MissingLabels,
+        &missing_output_schema::MissingOutputSchema,
         &missing_stable_key::MissingStableKey,
+        &node_task_kind::NodeTaskKind,
+        &nondeterministic_process::NondeterministicProcess,
         &parallel_thunk::ParallelThunk,
+        &parallel_without_isolation::ParallelWithoutIsolation,
         &builtin::ParseError,
         &retry_without_history::RetryWithoutHistory,
+        &side_effect_outside_task::SideEffectOutsideTask,
         &skill_broken_link::SkillBrokenLink,
         &skill_frontmatter::SkillFrontmatter,
         &builtin::SkippedFile,
@@ -363,6 +378,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &unbounded_loop::UnboundedLoop,
         &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &undeclared_output_field::UndeclaredOutputField,
         &unknown_context_method::UnknownContextMethod,
         &unpinned_sdk::UnpinnedSdk,
         &unused_output_field::UnusedOutputField,

@@ -1,6 +1,6 @@
 //! `unused-output-field`: output schema properties nothing reads.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
@@ -22,11 +22,13 @@ static META: RuleMeta = RuleMeta {
 /// What is known about every use of one task's results.
 #[derive(Default)]
 pub struct ResultUse {
-    pub fields: BTreeSet<String>,
+    /// Fields read on the result, with the first place each is read.
+    pub fields: BTreeMap<String, Location>,
     pub forwards: Vec<(ForwardKind, Location)>,
 }
 
-/// Collects the fields read on results across modules.
+/// Collects the fields read on results across modules (shared with
+/// `undeclared-output-field` and `missing-output-schema`).
 pub fn collect(p: &Project, module: usize, reads: &ReadSet, hops: usize, out: &mut ResultUse) {
     collect_wrapped(p, module, reads, &[], &[], hops, out);
 }
@@ -42,10 +44,12 @@ fn collect_wrapped(
     hops: usize,
     out: &mut ResultUse,
 ) {
-    for path in reads.paths.keys() {
+    for (path, location) in &reads.paths {
         if let Some((_, a)) = consume(wrap, acc, path) {
             if let Some(first) = a.first() {
-                out.fields.insert(first.clone());
+                out.fields
+                    .entry(first.clone())
+                    .or_insert_with(|| location.clone());
             }
         }
     }
@@ -182,7 +186,7 @@ impl Rule for UnusedOutputField {
                 }
                 let unused: Vec<&(String, Location)> = fields
                     .iter()
-                    .filter(|(name, _)| !uses.fields.contains(name))
+                    .filter(|(name, _)| !uses.fields.contains_key(name))
                     .collect();
                 let Some(first) = unused.first() else {
                     continue;

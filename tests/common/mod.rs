@@ -48,5 +48,6 @@ pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
 }
 
-pub const BAD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?' });\n}\n";
-pub const GOOD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  const d = await ctx.breakpoint({ question: 'Ship?' });\n  return d.approved;\n}\n";
+/// A named breakpoint (so only `unchecked-breakpoint` fires) whose result is dropped.
+pub const BAD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?', label: 'Ship?' });\n}\n";
+pub const GOOD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  const d = await ctx.breakpoint({ question: 'Ship?', label: 'ship' });\n  return d.approved;\n}\n";

@@ -1,0 +1,86 @@
+//! `missing-output-schema`: an agent task without a usable output schema
+//! whose result is read by field.
+
+use super::undeclared_output_field::result_uses;
+use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
+use crate::config::Config;
+use crate::diagnostic::Severity;
+use crate::project::{Project, SchemaState};
+
+pub struct MissingOutputSchema;
+
+static META: RuleMeta = RuleMeta {
+    id: "missing-output-schema",
+    summary: "An agent task has no output schema, yet code reads fields of its result.",
+    severity: Severity::Warning,
+    area: Area::EffectGranularity,
+    doc: include_str!("../../rules/missing-output-schema.md"),
+    builtin: false,
+    options: &[],
+};
+
+impl Rule for MissingOutputSchema {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::AgentTasks,
+            praise: "Every agent task whose result is read by field declares an output schema",
+            sdk_hint: "",
+        }
+    }
+
+    fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
+        for ((mi, ti), uses) in result_uses(p) {
+            let module = &p.modules[mi];
+            let task = &module.tasks[ti];
+            if !module.report || task.kind.as_deref() != Some("agent") {
+                continue;
+            }
+            // A schema imported from a shared module that declares fields.
+            if p.schema_fields(mi, ti).is_some_and(|f| !f.is_empty()) {
+                continue;
+            }
+            let what = match task.schema {
+                SchemaState::Missing => "has no `outputSchema`",
+                SchemaState::NoProperties => "has an `outputSchema` that declares no properties",
+                SchemaState::Declared | SchemaState::Unknown => continue,
+            };
+            // Promise chaining is not a field read.
+            let fields: Vec<(&String, _)> = uses
+                .fields
+                .iter()
+                .filter(|(f, _)| !matches!(f.as_str(), "then" | "catch" | "finally"))
+                .collect();
+            if fields.is_empty() {
+                continue;
+            }
+            let id = task.id.as_deref().unwrap_or("task");
+            let names: Vec<String> = fields.iter().map(|(f, _)| format!("`{f}`")).collect();
+            let props: Vec<String> = fields
+                .iter()
+                .map(|(f, _)| format!("{f}: {{ type: … }}"))
+                .collect();
+            let quoted: Vec<String> = fields.iter().map(|(f, _)| format!("'{f}'")).collect();
+            let mut d = sink
+                .diag(
+                    task.id_location.clone(),
+                    format!(
+                        "agent task `{id}` {what}, but its result is read by field ({}): those reads are unchecked guesses about free text",
+                        names.join(", ")
+                    ),
+                )
+                .with_help(format!(
+                    "declare what the code reads: `agent: {{ …, outputSchema: {{ type: 'object', required: [{}], properties: {{ {} }} }} }}`",
+                    quoted.join(", "),
+                    props.join(", ")
+                ));
+            for (f, loc) in fields.iter().take(3) {
+                d = d.with_related((*loc).clone(), format!("`{f}` is read here"));
+            }
+            sink.push(d);
+        }
+    }
+}

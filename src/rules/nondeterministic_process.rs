@@ -1,0 +1,260 @@
+//! `nondeterministic-process`: wall clock, randomness and environment reads
+//! in code that re-runs on every replay.
+
+use tree_sitter::Node;
+
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::diagnostic::Severity;
+use crate::js::effects::effect_of_call;
+use crate::js::replay::{origin, Origin, Replay};
+use crate::js::syntax::span;
+use crate::js::taint::{sinks_of, SinkKind};
+use crate::js::{EffectKind, JsModel};
+
+pub struct NondeterministicProcess;
+
+static META: RuleMeta = RuleMeta {
+    id: "nondeterministic-process",
+    summary: "Process code that re-runs on replay reads the clock, randomness or the environment.",
+    severity: Severity::Warning,
+    area: Area::Determinism,
+    doc: include_str!("../../rules/nondeterministic-process.md"),
+    builtin: false,
+    options: &[],
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Clock,
+    Random,
+    Env,
+    ContextNow,
+}
+
+impl Source {
+    fn what(self) -> &'static str {
+        match self {
+            Source::Clock => "reads the clock",
+            Source::Random => "is random",
+            Source::Env => "reads the environment",
+            Source::ContextNow => "reads the wall clock (the SDK's default clock)",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Source::Env => {
+                "pass the setting in the process inputs (or read it inside a task) so every replay sees the same value"
+            }
+            Source::ContextNow => {
+                "take the time from the process inputs or a task result, so every replay sees the same value"
+            }
+            _ => {
+                "derive the value from the process inputs or a task result (a task can return a timestamp or an id once; replay then reuses it)"
+            }
+        }
+    }
+}
+
+/// Calls that return a different value on every run: (module or global,
+/// path, kind).
+const CALLS: &[(Option<&str>, &[&str], Source)] = &[
+    (None, &["Date", "now"], Source::Clock),
+    (None, &["Date"], Source::Clock),
+    (None, &["performance", "now"], Source::Clock),
+    (None, &["process", "hrtime"], Source::Clock),
+    (None, &["process", "hrtime", "bigint"], Source::Clock),
+    (None, &["process", "uptime"], Source::Clock),
+    (None, &["Math", "random"], Source::Random),
+    (None, &["crypto", "randomUUID"], Source::Random),
+    (None, &["crypto", "getRandomValues"], Source::Random),
+    (Some("crypto"), &["randomUUID"], Source::Random),
+    (Some("crypto"), &["randomBytes"], Source::Random),
+    (Some("crypto"), &["randomInt"], Source::Random),
+    (Some("crypto"), &["getRandomValues"], Source::Random),
+    (
+        Some("crypto"),
+        &["webcrypto", "getRandomValues"],
+        Source::Random,
+    ),
+    (Some("crypto"), &["webcrypto", "randomUUID"], Source::Random),
+    (Some("perf_hooks"), &["performance", "now"], Source::Clock),
+    (Some("uuid"), &["v1"], Source::Random),
+    (Some("uuid"), &["v4"], Source::Random),
+    (Some("uuid"), &["v7"], Source::Random),
+    (Some("nanoid"), &["nanoid"], Source::Random),
+];
+
+fn classify(o: &Origin) -> Option<Source> {
+    CALLS
+        .iter()
+        .find(|(module, path, _)| o.is(*module, path))
+        .map(|(_, _, s)| *s)
+}
+
+impl Rule for NondeterministicProcess {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ProcessModules,
+            praise: "No clock, randomness or environment reads in replayed process code",
+            sdk_hint: "Processes keep reaching for the clock and randomness: replay-safe `ctx.now()` / `ctx.random()` that record their first value in the journal would make them deterministic by construction.",
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        let replay = Replay::of(m);
+        let mut found: Vec<(Node, Source, String)> = Vec::new();
+        for (ci, c) in m.calls.iter().enumerate() {
+            if let Some(e) = effect_of_call(m, ci) {
+                if e.kind == EffectKind::Now {
+                    found.push((
+                        c.node,
+                        Source::ContextNow,
+                        format!("{}()", m.text(c.callee)),
+                    ));
+                }
+                continue;
+            }
+            if let Some(s) = origin(m, c.callee).as_ref().and_then(classify) {
+                found.push((c.node, s, shorten(m.text(c.node))));
+            }
+        }
+        walk(m, &mut |node| match node.kind() {
+            // `new Date()` without arguments is now.
+            "new_expression" => {
+                let ctor = node.child_by_field_name("constructor");
+                let no_args = node
+                    .child_by_field_name("arguments")
+                    .is_none_or(|a| a.named_child_count() == 0);
+                if no_args
+                    && ctor
+                        .and_then(|c| origin(m, c))
+                        .is_some_and(|o| o.is(None, &["Date"]))
+                {
+                    found.push((node, Source::Clock, "new Date()".into()));
+                }
+            }
+            "member_expression" if is_env_read(m, node) => {
+                // `process.env.CI` reads better than `process.env`.
+                let shown = node
+                    .parent()
+                    .filter(|p| p.kind() == "member_expression")
+                    .unwrap_or(node);
+                found.push((node, Source::Env, shorten(m.text(shown))));
+            }
+            _ => {}
+        });
+        found.sort_by_key(|(n, _, _)| n.start_byte());
+        for (node, source, shown) in found {
+            if !replay.covers(m, node) {
+                continue;
+            }
+            report(m, sink, node, source, &shown);
+        }
+    }
+}
+
+fn report(m: &JsModel, sink: &mut Sink, node: Node, source: Source, shown: &str) {
+    let sinks = sinks_of(m, node);
+    let steering: Vec<_> = sinks.iter().filter(|s| s.kind.steers()).collect();
+    let head = format!(
+        "`{shown}` {} in process code, which re-runs on every replay",
+        source.what()
+    );
+    let mut d = if steering.is_empty() {
+        let tail = if sinks.iter().any(|s| s.kind == SinkKind::Log) {
+            "its value only reaches `ctx.log`"
+        } else {
+            "its value does not reach a branch, an effect's args or key, or the process output"
+        };
+        sink.diag_at(Severity::Info, span(node), format!("{head}; {tail}"))
+    } else {
+        let mut kinds: Vec<&str> = steering.iter().map(|s| s.kind.describe()).collect();
+        kinds.dedup();
+        sink.diag_at(
+            Severity::Warning,
+            span(node),
+            format!(
+                "{head}: its value reaches {}, so replays diverge from what the journal recorded",
+                join(&kinds)
+            ),
+        )
+    };
+    for s in steering.iter().take(3) {
+        d = d.with_related(
+            sink.location(span(s.node)),
+            format!("the value reaches {} here", s.kind.describe()),
+        );
+    }
+    sink.push(d.with_help(source.help()));
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Keeps messages to one short line.
+fn shorten(text: &str) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 60 {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("{cut}…")
+    } else {
+        one_line
+    }
+}
+
+/// `process.env` that is read (not assigned to).
+fn is_env_read(m: &JsModel, node: Node) -> bool {
+    let is_env = node
+        .child_by_field_name("property")
+        .is_some_and(|p| m.text(p) == "env")
+        && node
+            .child_by_field_name("object")
+            .and_then(|o| origin(m, o))
+            .is_some_and(|o| o.is(None, &["process"]));
+    if !is_env {
+        return false;
+    }
+    // `process.env.X = …` writes.
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "member_expression" | "subscript_expression" => n = p,
+            "assignment_expression" | "augmented_assignment_expression" => {
+                return p.child_by_field_name("left") != Some(n);
+            }
+            _ => return true,
+        }
+    }
+    true
+}
+
+/// Visits every node of the tree (iteratively: deep nesting is input).
+fn walk<'t>(m: &JsModel<'t>, f: &mut impl FnMut(Node<'t>)) {
+    let mut cursor = m.tree.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! `parallel-without-isolation`: a batch whose peers can fail with no
+//! per-peer error capture, so one failure loses every sibling's result.
+
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::diagnostic::Severity;
+use crate::js::isolation::{peers, uncaptured_dispatches};
+use crate::js::syntax::span;
+use crate::js::{EffectKind, JsModel};
+use tree_sitter::Node;
+
+pub struct ParallelWithoutIsolation;
+
+static META: RuleMeta = RuleMeta {
+    id: "parallel-without-isolation",
+    summary: "A parallel batch's peers can fail without per-peer error capture, so one failure loses every sibling result.",
+    severity: Severity::Warning,
+    area: Area::ErrorSurfacing,
+    doc: include_str!("../../rules/parallel-without-isolation.md"),
+    builtin: false,
+    options: &[],
+};
+
+const HELP: &str = "capture each peer's failure as a value, letting the SDK's signals through: \
+`async (item) => { try { return { ok: true, value: await ctx.task(…) }; } catch (e) { if (isIntrinsicError(e)) throw e; return { ok: false, error: String(e) }; } }`; \
+then triage after the batch (`const failed = results.filter((r) => !r.ok)`: retry, escalate to a breakpoint, or fail with the collected errors)";
+
+impl Rule for ParallelWithoutIsolation {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ParallelSites,
+            praise: "Every parallel peer captures its own failure",
+            sdk_hint: "Per-peer capture is boilerplate every batch needs: a `ctx.parallel.allSettled` returning `{ ok, value | error }` per peer (passing the SDK's signals through) would make isolation the default.",
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        for e in &m.effects {
+            if !matches!(e.kind, EffectKind::ParallelAll | EffectKind::ParallelMap) {
+                continue;
+            }
+            // Peers proclint cannot see are not judged.
+            let Some(peers) = peers(m, e.call) else {
+                continue;
+            };
+            let batch = &m.calls[e.call];
+            let mut sites = Vec::new();
+            let mut failing_peers = 0;
+            for p in &peers {
+                let s = uncaptured_dispatches(m, *p);
+                if !s.is_empty() {
+                    failing_peers += 1;
+                }
+                sites.extend(s);
+            }
+            let Some(first) = sites.first() else { continue };
+            let callee = m.text(batch.callee);
+            let first_text = describe_call(m, *first);
+            let peers_phrase = match e.kind {
+                EffectKind::ParallelMap => "its peers".to_string(),
+                _ if failing_peers == peers.len() => "its peers".to_string(),
+                _ => format!("{failing_peers} of its {} peers", peers.len()),
+            };
+            let mut d = sink
+                .diag(
+                    span(batch.callee),
+                    format!(
+                        "`{callee}(…)` dispatches `{first_text}` in {peers_phrase} without per-peer error capture: \
+                         one failing peer rejects the whole batch and the sibling results are lost"
+                    ),
+                )
+                .with_help(HELP);
+            for s in sites.iter().take(3) {
+                d = d.with_related(
+                    sink.location(span(*s)),
+                    "can fail; nothing in the peer turns the failure into a value",
+                );
+            }
+            sink.push(d);
+        }
+    }
+}
+
+/// `ctx.task(testTask, …)`: the callee and a short first argument.
+fn describe_call(m: &JsModel, call: Node) -> String {
+    let callee = call
+        .child_by_field_name("function")
+        .map(|f| m.text(f))
+        .unwrap_or("call");
+    let args: Vec<Node> = call
+        .child_by_field_name("arguments")
+        .map(|a| {
+            let mut c = a.walk();
+            let v: Vec<Node> = a
+                .named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            v
+        })
+        .unwrap_or_default();
+    match args.first() {
+        None => format!("{callee}()"),
+        Some(first) => {
+            let text = m.text(*first);
+            let shown = if text.len() <= 30 && !text.contains('\n') {
+                text
+            } else {
+                "…"
+            };
+            let more = if args.len() > 1 { ", …" } else { "" };
+            format!("{callee}({shown}{more})")
+        }
+    }
+}
