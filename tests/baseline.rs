@@ -14,14 +14,18 @@ const BASELINE: &str = "proclint-baseline.json";
 /// helper.
 const TWO_FINDINGS: &str = "\
 export async function reviewPhase(inputs, ctx) {
-  await ctx.breakpoint({ question: 'Review ok?' });
+  await ctx.breakpoint({ question: 'Review ok?' }, { breakpointId: 'review' });
 }
 
 export async function process(inputs, ctx) {
   await reviewPhase(inputs, ctx);
-  await ctx.breakpoint({ question: 'Ship?' });
+  await ctx.breakpoint({ question: 'Ship?' }, { breakpointId: 'ship' });
 }
 ";
+
+/// One unchecked breakpoint (named, so only `unchecked-breakpoint` fires).
+const BAD: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?' }, { breakpointId: 'ship' });\n}\n";
+const GOOD: &str = "export async function process(inputs, ctx) {\n  const d = await ctx.breakpoint({ question: 'Ship?' }, { breakpointId: 'ship' });\n  return d.approved;\n}\n";
 
 fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
     let mut all = vec!["check", "--format", "json"];
@@ -61,7 +65,7 @@ fn entries(dir: &Path, rel: &str) -> Vec<Value> {
 fn write_then_apply_is_clean_and_the_file_is_stable() {
     let dir = tempdir();
     write(dir.path(), "process/main.js", TWO_FINDINGS);
-    write(dir.path(), "process/other.js", BAD_BREAKPOINT);
+    write(dir.path(), "process/other.js", BAD);
     assert_eq!(code_of(&proclint_in(dir.path(), &["check", "."])), 1);
 
     let out = proclint_in(dir.path(), &["check", ".", "--write-baseline", BASELINE]);
@@ -101,7 +105,7 @@ fn write_then_apply_is_clean_and_the_file_is_stable() {
     write(
         dir.path(),
         "process/new.js",
-        "export async function process(inputs, context) {\n  void context.breakpoint({ question: 'New?' });\n}\n",
+        "export async function process(inputs, context) {\n  void context.breakpoint({ question: 'New?' }, { breakpointId: 'new' });\n}\n",
     );
     let (code, report) = json(dir.path(), &[".", "--baseline", BASELINE]);
     assert_eq!(code, 1);
@@ -133,7 +137,8 @@ import { defineTask } from '@a5c-ai/babysitter-sdk';
 export async function reviewPhase(inputs, ctx) {
   ctx.log('reviewing');
       await ctx.breakpoint(
-        { question: 'Review ok?' }
+        { question: 'Review ok?' },
+        { breakpointId: 'review' }
       );
 }
 
@@ -143,7 +148,7 @@ function unrelated() {
 
 export async function process(inputs, ctx) {
   await reviewPhase(inputs, ctx);
-  await ctx.breakpoint({ question: 'Ship?' });
+  await ctx.breakpoint({ question: 'Ship?' }, { breakpointId: 'ship' });
 }
 ";
     write(dir.path(), "main.js", edited);
@@ -168,7 +173,10 @@ export async function process(inputs, ctx) {
     );
 
     // The same statement moved into another function is a different finding.
-    let moved = TWO_FINDINGS.replace("'Review ok?'", "'Ship?'");
+    let moved = TWO_FINDINGS.replace(
+        "{ question: 'Review ok?' }, { breakpointId: 'review' }",
+        "{ question: 'Ship?' }, { breakpointId: 'ship' }",
+    );
     write(dir.path(), "main.js", &moved);
     let (code, report) = json(dir.path(), &[".", "--baseline", BASELINE]);
     assert_eq!(code, 1);
@@ -178,8 +186,17 @@ export async function process(inputs, ctx) {
 #[test]
 fn identical_findings_are_counted() {
     let dir = tempdir();
-    let twice = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?' });\n  await ctx.breakpoint({ question: 'Ship?' });\n}\n";
-    write(dir.path(), "main.js", twice);
+    // Only this rule: the same statement twice also draws notes from others.
+    let only = "[rules]\nanonymous-breakpoint = \"off\"\n";
+    write(dir.path(), "proclint.toml", only);
+    let bp = "  await ctx.breakpoint({ question: 'Ship?' });\n";
+    let body = |n: usize| {
+        format!(
+            "export async function process(inputs, ctx) {{\n{}}}\n",
+            bp.repeat(n)
+        )
+    };
+    write(dir.path(), "main.js", &body(2));
     assert_eq!(
         code_of(&proclint_in(
             dir.path(),
@@ -187,9 +204,10 @@ fn identical_findings_are_counted() {
         )),
         0
     );
-    assert_eq!(entries(dir.path(), BASELINE).len(), 2);
-    let thrice = twice.replace("}\n", "  await ctx.breakpoint({ question: 'Ship?' });\n}\n");
-    write(dir.path(), "main.js", &thrice);
+    let list = entries(dir.path(), BASELINE);
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0]["fingerprint"], list[1]["fingerprint"]);
+    write(dir.path(), "main.js", &body(3));
     let (code, report) = json(dir.path(), &[".", "--baseline", BASELINE]);
     assert_eq!(code, 1);
     assert_eq!(rules(&report), ["main.js:unchecked-breakpoint"]);
@@ -199,7 +217,7 @@ fn identical_findings_are_counted() {
 fn fixed_findings_are_reported_once_as_stale() {
     let dir = tempdir();
     write(dir.path(), "a.js", TWO_FINDINGS);
-    write(dir.path(), "b.js", BAD_BREAKPOINT);
+    write(dir.path(), "b.js", BAD);
     assert_eq!(
         code_of(&proclint_in(
             dir.path(),
@@ -212,8 +230,8 @@ fn fixed_findings_are_reported_once_as_stale() {
         dir.path(),
         "a.js",
         &TWO_FINDINGS.replace(
-            "  await ctx.breakpoint({ question: 'Ship?' });\n",
-            "  const d = await ctx.breakpoint({ question: 'Ship?' });\n  return d.approved;\n",
+            "  await ctx.breakpoint({ question: 'Ship?' }, { breakpointId: 'ship' });\n",
+            "  const d = await ctx.breakpoint({ question: 'Ship?' }, { breakpointId: 'ship' });\n  return d.approved;\n",
         ),
     );
     std::fs::remove_file(dir.path().join("b.js")).unwrap_or_else(|e| panic!("{e}"));
@@ -254,7 +272,7 @@ fn fixed_findings_are_reported_once_as_stale() {
     assert_eq!((code, rules(&report)), (0, vec![]));
 
     // The note can be turned off like any rule.
-    write(dir.path(), "a.js", GOOD_BREAKPOINT);
+    write(dir.path(), "a.js", GOOD);
     write(
         dir.path(),
         "proclint.toml",
@@ -267,8 +285,8 @@ fn fixed_findings_are_reported_once_as_stale() {
 #[test]
 fn partial_runs_neither_report_nor_drop_other_entries() {
     let dir = tempdir();
-    write(dir.path(), "a.js", BAD_BREAKPOINT);
-    write(dir.path(), "b.js", BAD_BREAKPOINT);
+    write(dir.path(), "a.js", BAD);
+    write(dir.path(), "b.js", BAD);
     assert_eq!(
         code_of(&proclint_in(
             dir.path(),
@@ -280,7 +298,7 @@ fn partial_runs_neither_report_nor_drop_other_entries() {
     let (code, report) = json(dir.path(), &["a.js", "--baseline", BASELINE]);
     assert_eq!((code, rules(&report)), (0, vec![]));
     // Rewriting from a partial run keeps the entries it could not re-find.
-    write(dir.path(), "a.js", GOOD_BREAKPOINT);
+    write(dir.path(), "a.js", GOOD);
     let out = proclint_in(dir.path(), &["check", "a.js", "--write-baseline", BASELINE]);
     assert_eq!(code_of(&out), 0);
     let paths: Vec<String> = entries(dir.path(), BASELINE)
@@ -293,7 +311,7 @@ fn partial_runs_neither_report_nor_drop_other_entries() {
 #[test]
 fn paths_are_relative_to_the_baseline_file() {
     let dir = tempdir();
-    write(dir.path(), "process/a.js", BAD_BREAKPOINT);
+    write(dir.path(), "process/a.js", BAD);
     assert_eq!(
         code_of(&proclint_in(
             dir.path(),
@@ -311,7 +329,7 @@ fn paths_are_relative_to_the_baseline_file() {
 #[test]
 fn option_precedence() {
     let dir = tempdir();
-    write(dir.path(), "a.js", BAD_BREAKPOINT);
+    write(dir.path(), "a.js", BAD);
     assert_eq!(
         code_of(&proclint_in(
             dir.path(),
@@ -378,7 +396,7 @@ fn option_precedence() {
 
     // --ignore / --select: entries of rules that did not run are not stale.
     std::fs::remove_file(dir.path().join("proclint.toml")).unwrap_or_else(|e| panic!("{e}"));
-    write(dir.path(), "a.js", GOOD_BREAKPOINT);
+    write(dir.path(), "a.js", GOOD);
     let (code, report) = json(
         dir.path(),
         &[
@@ -402,7 +420,7 @@ fn option_precedence() {
 #[test]
 fn bad_baseline_files_are_usage_errors() {
     let dir = tempdir();
-    write(dir.path(), "a.js", BAD_BREAKPOINT);
+    write(dir.path(), "a.js", BAD);
     let out = proclint_in(dir.path(), &["check", ".", "--baseline", "missing.json"]);
     assert_eq!(code_of(&out), 2);
     assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
