@@ -102,7 +102,8 @@ if git rev-parse --verify --quiet HEAD >/dev/null; then
 fi
 echo "precommit_e2e: the bad commit was refused with unchecked-breakpoint"
 
-# The fix: branch on the human's decision.
+# The fix: branch on the human's decision (and name the breakpoint, so the
+# file is clean of notes too).
 cat > process/deploy.js <<'EOF'
 import { defineTask } from '@a5c-ai/babysitter-sdk';
 
@@ -115,7 +116,7 @@ export const buildTask = defineTask('build', (args, taskCtx) => ({
 
 export async function process(inputs, ctx) {
   await ctx.task(buildTask, {});
-  const decision = await ctx.breakpoint({ question: 'Ship?' });
+  const decision = await ctx.breakpoint({ question: 'Ship?' }, { breakpointId: 'ship' });
   if (!decision.approved) {
     return { shipped: false, feedback: decision.feedback };
   }
