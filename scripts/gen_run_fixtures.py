@@ -14,6 +14,7 @@ Layout:
   project/.a5c/runs/<id>      one run per status (completed/failed/halted/in-progress)
   convergence/.a5c/runs/<id>  one run per convergence class, plus the healthy shapes
   integrity/.a5c/runs/<id>    runs with hand-broken journals
+  retro/.a5c/runs/<id>        runs of the process source committed in retro/
 
 Everything is deterministic (fixed clock, counter-based ULIDs), so
 regenerating produces byte-identical files.
@@ -432,6 +433,61 @@ def convergence_runs(root: Path) -> None:
     r.complete()
 
 
+# --- a project with its process source (run-aware retrospectives) ------------------
+
+
+def retro_runs(root: Path) -> None:
+    """Runs of fixtures/runs/retro/process.js: the task ids are the ones its
+    modules define, so `check --run` can link the journal to the source."""
+    start = T0 + timedelta(days=3)
+
+    # completed: a progressive review loop, then a final gate rejected twice
+    # (reject → fix → reject → fix → approve) before shipping.
+    r = RunWriter(root, "retro-shipped", "acme/feature-delivery", start)
+    r.task("plan", "agent", "Plan: login form", {"steps": ["form", "validation"]}, after=80)
+    r.task("implement", "agent", "Implement: login form", {"filesModified": ["src/login.js"]}, after=540)
+    review_loop(
+        r,
+        [
+            {"passed": False, "issues": ["Login button not wired to submit()"]},
+            {"passed": False, "issues": ["Error banner overlaps header at 320px"]},
+            {"passed": True, "issues": []},
+        ],
+    )
+    r.task("run-tests", "shell", "npm test", {"exitCode": 0, "summary": "42 passing"}, after=65)
+    r.breakpoint("delivery.final-gate", "Ship login form?", {"approved": False, "feedback": "Add the release note", "respondedBy": "dana"}, after=2700)
+    r.task("fix", "agent", "Fix: gate feedback", {"summary": "release note added"}, after=180, label="gate fix 1")
+    r.breakpoint("delivery.final-gate", "Ship login form?", {"approved": False, "feedback": "Release note still missing the migration step", "respondedBy": "dana"}, after=1200)
+    r.task("fix", "agent", "Fix: gate feedback", {"summary": "migration step added"}, after=150, label="gate fix 2")
+    r.breakpoint("delivery.final-gate", "Ship login form?", {"approved": True, "respondedBy": "dana"}, after=7300)
+    r.complete({"success": True})
+
+    # failed: the unbounded review loop oscillates for five rounds, then the
+    # fix agent times out and the run fails.
+    r = RunWriter(root, "retro-failed", "acme/feature-delivery", start + timedelta(hours=5))
+    r.task("plan", "agent", "Plan: checkout", {"steps": ["cart", "payment"]}, after=70)
+    r.task("implement", "agent", "Implement: checkout", {"filesModified": ["src/cart.js", "src/pay.js"]}, after=900)
+    a = "Cart total ignores the discount in src/cart.js:41"
+    b = "Discount applied twice when 'promo' is set (src/cart.js:58)"
+    review_loop(
+        r,
+        [
+            {"passed": False, "issues": [a]},
+            {"passed": False, "issues": [b]},
+            {"passed": False, "issues": [a.replace(":41", ":44")]},
+            {"passed": False, "issues": [b.replace(":58", ":63")]},
+            {"passed": False, "issues": [a.replace(":41", ":47")]},
+        ],
+    )
+    r.task("fix", "agent", "Fix (round 5)", error="agent timed out after 600s", after=600, label="fix round 5")
+    r.fail("fix task failed: agent timed out after 600s")
+
+    # in progress: planning done, the implementation still running.
+    r = RunWriter(root, "retro-latest", "acme/feature-delivery", start + timedelta(hours=9))
+    r.task("plan", "agent", "Plan: password reset", {"steps": ["email", "token"]}, after=75)
+    r.request("implement", "agent", "Implement: password reset")
+
+
 # --- integrity failures -------------------------------------------------------------
 
 
@@ -491,11 +547,14 @@ def integrity_runs(root: Path) -> None:
 def main() -> None:
     self_test()
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "fixtures" / "runs"
-    for sub in ("project", "convergence", "integrity"):
-        shutil.rmtree(out / sub, ignore_errors=True)
+    # Only the run directories are regenerated: retro/ also holds the
+    # hand-written process source the runs were made from.
+    for sub in ("project", "convergence", "integrity", "retro"):
+        shutil.rmtree(out / sub / ".a5c", ignore_errors=True)
     project_runs(out / "project")
     convergence_runs(out / "convergence")
     integrity_runs(out / "integrity")
+    retro_runs(out / "retro")
     print(f"wrote fixtures under {out}")
 
 

@@ -144,6 +144,21 @@ pub struct CheckArgs {
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
     pub date: Option<String>,
 
+    /// Also read a recorded run (`.a5c/runs/<id>` under the checked paths or
+    /// their project): a run id or directory, `latest`, or `latest-failed`;
+    /// without a value the most recent failed run, else the most recent
+    /// completed one. Adds the `journal-integrity` and `non-convergent-loop`
+    /// findings and, with `--format retrospective`, the run sections. Put it
+    /// after the paths or write `--run=ID`, since it takes an optional value.
+    #[arg(long, value_name = "RUN", num_args = 0..=1)]
+    pub run: Option<Option<String>>,
+
+    /// With --run and --format retrospective: gaps between journal events
+    /// longer than this are called out besides the slowest 10% (e.g. `90s`,
+    /// `5m`, `2h`; default 5m).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub long_gap: Option<i64>,
+
     /// Stop after parsing (for benchmarking the parser floor).
     #[arg(long, hide = true)]
     pub parse_only: bool,
@@ -175,5 +190,40 @@ fn parse_date(s: &str) -> Result<String, String> {
         Ok(s.to_string())
     } else {
         Err("expected a date as YYYY-MM-DD".into())
+    }
+}
+
+/// `90s`, `5m`, `2h`, `1500ms`, or plain seconds, to milliseconds.
+pub fn parse_duration_ms(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: i64 = digits
+        .parse()
+        .map_err(|_| "expected a duration such as 90s, 5m or 2h".to_string())?;
+    let scale = match unit {
+        "ms" => 1,
+        "" | "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => return Err("expected a duration such as 90s, 5m or 2h".into()),
+    };
+    n.checked_mul(scale)
+        .ok_or_else(|| "duration too large".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration_ms;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ms("90s"), Ok(90_000));
+        assert_eq!(parse_duration_ms("5m"), Ok(300_000));
+        assert_eq!(parse_duration_ms("2h"), Ok(7_200_000));
+        assert_eq!(parse_duration_ms("1500ms"), Ok(1_500));
+        assert_eq!(parse_duration_ms("30"), Ok(30_000));
+        assert!(parse_duration_ms("5 minutes").is_err());
+        assert!(parse_duration_ms("m").is_err());
     }
 }

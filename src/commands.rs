@@ -112,6 +112,21 @@ fn check(args: CheckArgs) -> i32 {
         }
         None => None,
     };
+    // Chosen before linting so a bad `--run` fails fast with exit 2; without
+    // `--run` no journal is read and `check` stays static.
+    let selected = match &args.run {
+        Some(value) => {
+            let selector = crate::runs::select::RunSelector::parse(value.as_deref());
+            match crate::runs::select::select(&selector, &paths) {
+                Ok(s) => Some(s),
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return EXIT_ERROR;
+                }
+            }
+        }
+        None => None,
+    };
     let stage = if args.parse_only {
         Stage::ParseOnly
     } else {
@@ -124,7 +139,8 @@ fn check(args: CheckArgs) -> i32 {
         .build()
         .ok();
     let lint_once = || {
-        let run = || lint::run_input(&paths, stdin.clone(), &config, stage);
+        let recorded = selected.as_ref().map(|s| s.run.clone());
+        let run = || lint::run_input_with_run(&paths, stdin.clone(), &config, stage, recorded);
         match &pool {
             Some(pool) => pool.install(run),
             None => run(),
@@ -201,6 +217,8 @@ fn check(args: CheckArgs) -> i32 {
             .map(|r| r.meta().id)
             .filter(|id| config.is_enabled(id))
             .collect(),
+        run_selection: selected.as_ref().map(|s| s.how),
+        long_gap_ms: args.long_gap,
     });
     let options = report::Options {
         color,

@@ -131,12 +131,18 @@ pub fn process_facts(m: &JsModel) -> ProcessFacts {
             _ => {}
         }
     }
+    // Mark each loop that holds a dispatching effect (one pass over effects,
+    // not one per loop).
+    let mut dispatching = vec![false; m.loops.len()];
+    for e in m.effects.iter().filter(|e| e.kind.dispatches()) {
+        for &l in &m.calls[e.call].loops {
+            if let Some(slot) = dispatching.get_mut(l) {
+                *slot = true;
+            }
+        }
+    }
     for (li, lp) in m.loops.iter().enumerate() {
-        let dispatches = m
-            .effects
-            .iter()
-            .any(|e| e.kind.dispatches() && m.calls[e.call].loops.contains(&li));
-        if !dispatches {
+        if !dispatching[li] {
             continue;
         }
         let l = line(lp.node);

@@ -17,7 +17,8 @@ use crate::js::{self, JsModel, ModelOptions};
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
 use crate::project::{self, ModuleSummary, Project};
-use crate::rules::{self, JsContext, ManifestContext, ProjectSink, Sink, SkillContext};
+use crate::rules::{self, JsContext, ManifestContext, ProjectSink, RunContext, Sink, SkillContext};
+use crate::runs::{Run, RunAnalysis};
 use crate::source::{self, SourceFile, Span};
 use crate::suppress::{self, Directive};
 
@@ -67,6 +68,8 @@ pub struct Outcome {
     pub files: Vec<FileOutcome>,
     /// All diagnostics, sorted.
     pub diagnostics: Vec<Diagnostic>,
+    /// The recorded run read against the project (`check --run`).
+    pub run: Option<Box<RunAnalysis>>,
 }
 
 impl Outcome {
@@ -95,6 +98,19 @@ pub fn run_input(
     stdin: Option<(PathBuf, String)>,
     config: &Config,
     stage: Stage,
+) -> Outcome {
+    run_input_with_run(paths, stdin, config, stage, None)
+}
+
+/// [`run_input`], also reading a recorded run against the project: the run
+/// rules report on it and the outcome carries the analysis for the
+/// retrospective.
+pub fn run_input_with_run(
+    paths: &[PathBuf],
+    stdin: Option<(PathBuf, String)>,
+    config: &Config,
+    stage: Stage,
+    run: Option<Run>,
 ) -> Outcome {
     let (mut candidates, walk_errors) = discover::discover(paths, config);
     let mut files: Vec<FileOutcome> = candidates
@@ -153,7 +169,7 @@ pub fn run_input(
             format!("cannot read: {}", e.message),
         ));
     }
-    finish(files, extra, config, stage)
+    finish_with_run(files, extra, config, stage, run)
 }
 
 /// The nearest ancestor of a file with `proclint.toml`, `package.json` or
@@ -233,12 +249,27 @@ fn relative_display(key: &Path) -> Arc<str> {
 
 /// The cross-module pass, suppressions and ordering.
 pub fn finish(
+    files: Vec<FileOutcome>,
+    extra: Vec<Diagnostic>,
+    config: &Config,
+    stage: Stage,
+) -> Outcome {
+    finish_with_run(files, extra, config, stage, None)
+}
+
+/// [`finish`], with the run rules over a recorded run: they run after the
+/// cross-module pass because they need the project index to find the loop
+/// a task ran in, and before suppression so a `proclint-disable` comment at
+/// that loop works like for any rule.
+pub fn finish_with_run(
     mut files: Vec<FileOutcome>,
     mut extra: Vec<Diagnostic>,
     config: &Config,
     stage: Stage,
+    run: Option<Run>,
 ) -> Outcome {
     files.sort_by(|a, b| a.display.cmp(&b.display));
+    let mut analysis = None;
     if stage == Stage::Full {
         let summaries: Vec<ModuleSummary> =
             files.iter_mut().filter_map(|f| f.summary.take()).collect();
@@ -268,6 +299,12 @@ pub fn finish(
                 ),
             }
         }
+        if let Some(run) = run {
+            let stall = rules::non_convergent_loop::stall_rounds(config);
+            let a = RunAnalysis::new(run, &project, stall);
+            check_run_rules(&a, config, &mut extra);
+            analysis = Some(Box::new(a));
+        }
     }
     // Route cross-module findings to their files for suppression.
     let index: HashMap<Arc<str>, usize> = files
@@ -291,7 +328,7 @@ pub fn finish(
         ds.retain(|d| config.is_enabled(d.rule));
         if stage == Stage::Full {
             ds = suppress::apply(ds, &mut f.directives);
-            ds.extend(suppress::unused(&f.directives, config));
+            ds.extend(suppress::unused(&f.directives, config, analysis.is_some()));
         }
         diagnostics.append(&mut ds);
     }
@@ -299,7 +336,40 @@ pub fn finish(
     diagnostics.retain(|d| config.is_enabled(d.rule));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
-    Outcome { files, diagnostics }
+    Outcome {
+        files,
+        diagnostics,
+        run: analysis,
+    }
+}
+
+/// Every enabled rule's `check_run`, a panicking rule becoming an
+/// `internal-error` like in the other passes.
+fn check_run_rules(analysis: &RunAnalysis, config: &Config, out: &mut Vec<Diagnostic>) {
+    let cx = RunContext { analysis, config };
+    for rule in rules::all() {
+        let meta = rule.meta();
+        if meta.builtin || !config.is_enabled(meta.id) {
+            continue;
+        }
+        let mut sink = ProjectSink::new(meta, config);
+        match catch_unwind(AssertUnwindSafe(|| rule.check_run(&cx, &mut sink))) {
+            Ok(()) => out.append(&mut sink.out),
+            Err(p) => out.push(
+                Diagnostic::new(
+                    "internal-error",
+                    Severity::Error,
+                    whole_file(Arc::from(analysis.run.rel_dir.as_str())),
+                    format!(
+                        "internal error in {} (run pass): {}",
+                        meta.id,
+                        panic_message(&p)
+                    ),
+                )
+                .with_help("this is a bug in proclint; please report it"),
+            ),
+        }
+    }
 }
 
 fn whole_file(path: Arc<str>) -> diagnostic::Location {

@@ -114,6 +114,10 @@ pub struct InvocationSummary {
     pub args: Vec<(String, StringSet)>,
     /// `ctx.task(fixTask, …)` as written, for messages.
     pub call_text: String,
+    /// Why the call may run more than once per iteration (a loop, a batch,
+    /// a repeated helper), keyed or not: run-aware reports name the loop a
+    /// re-dispatched task ran in.
+    pub repeat: Option<RepeatInfo>,
     /// Set when the call repeats and has no invocation key.
     pub unkeyed_repeat: Option<RepeatInfo>,
     /// The edit that adds a key built from the repetition's variable.

@@ -135,8 +135,10 @@ pub fn apply(diags: Vec<Diagnostic>, directives: &mut [Directive]) -> Vec<Diagno
 
 /// `unused-suppression` diagnostics for directives (or rule ids in them)
 /// that suppressed nothing. Disabled rules are not reported: toggling a
-/// rule in config should not make its suppressions noisy.
-pub fn unused(directives: &[Directive], config: &Config) -> Vec<Diagnostic> {
+/// rule in config should not make its suppressions noisy. Neither are rules
+/// that report only about a recorded run when no run was read (`run_read`):
+/// a plain `check` cannot know whether they would fire.
+pub fn unused(directives: &[Directive], config: &Config, run_read: bool) -> Vec<Diagnostic> {
     let id = "unused-suppression";
     if !config.is_enabled(id) {
         return Vec::new();
@@ -164,6 +166,9 @@ pub fn unused(directives: &[Directive], config: &Config) -> Vec<Diagnostic> {
             }
             let known = rules::meta(rule).is_some();
             if known && !config.is_enabled(rule) {
+                continue;
+            }
+            if !run_read && rules::find(rule).is_some_and(|r| r.needs_run()) {
                 continue;
             }
             let (message, help) = if known {

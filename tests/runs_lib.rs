@@ -46,7 +46,7 @@ fn to_pretty<T: serde::Serialize>(v: &T) -> String {
 #[test]
 fn discovers_runs_at_any_depth_and_a_run_dir_itself() {
     let all = discover_runs(&fixtures(""));
-    assert_eq!(all.len(), 17, "{all:?}");
+    assert_eq!(all.len(), 20, "{all:?}");
     let one = fixtures("project").join(".a5c/runs/run-failed");
     let found = discover_runs(&one);
     assert_eq!(found.len(), 1);
@@ -60,7 +60,7 @@ fn discovers_runs_at_any_depth_and_a_run_dir_itself() {
 
 #[test]
 fn every_valid_journal_verifies_completely() {
-    for group in ["project", "convergence"] {
+    for group in ["project", "convergence", "retro"] {
         for run in load_group(group) {
             assert_eq!(
                 run.integrity.issues,

@@ -142,7 +142,9 @@ impl<'m, 't> Cx<'m, 't> {
             let mut next = Vec::new();
             for b in frontier {
                 for read in &m.scopes.get(b).reads {
-                    let Some(decl) = read.parent().filter(|p| p.kind() == "variable_declarator")
+                    let Some(decl) = m
+                        .parent(*read)
+                        .filter(|p| p.kind() == "variable_declarator")
                     else {
                         continue;
                     };

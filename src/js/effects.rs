@@ -46,12 +46,7 @@ pub fn method_path<'t>(m: &JsModel<'t>, callee: Node<'t>) -> Option<(Node<'t>, S
 
 /// The effect recorded for a call, if the call is one.
 pub fn effect_of_call<'m>(m: &'m JsModel, call: CallId) -> Option<&'m Effect> {
-    // `find_effects` records effects in call order, so this is a binary
-    // search: rules ask once per call, and a linear scan made that quadratic.
-    m.effects
-        .binary_search_by_key(&call, |e| e.call)
-        .ok()
-        .and_then(|i| m.effects.get(i))
+    m.effect_of_call(call)
 }
 
 /// Whether an effect throws the SDK's intrinsic signals (pending, requested,

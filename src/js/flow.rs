@@ -74,7 +74,7 @@ fn uses_into<'t>(
 ) {
     let mut node = expr;
     loop {
-        let Some(parent) = node.parent() else {
+        let Some(parent) = m.parent(node) else {
             out.push(Use::Escaped { node });
             return;
         };
@@ -91,7 +91,7 @@ fn uses_into<'t>(
             _ => break,
         }
     }
-    let Some(parent) = node.parent() else {
+    let Some(parent) = m.parent(node) else {
         return;
     };
     let use_ = match parent.kind() {
@@ -140,7 +140,7 @@ fn uses_into<'t>(
         }
         "arguments" => {
             let index = super::syntax::arg_index(parent, node);
-            match parent.parent() {
+            match m.parent(parent) {
                 Some(call) => Use::Passed { call, index },
                 None => Use::Escaped { node: parent },
             }

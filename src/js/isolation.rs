@@ -181,7 +181,7 @@ type Memo = RefCell<HashMap<FnId, bool>>;
 fn captured(m: &JsModel, site: Node, f: FnId, depth: usize) -> bool {
     let fnode = m.functions[f].node;
     let mut node = site;
-    while let Some(parent) = node.parent() {
+    while let Some(parent) = m.parent(node) {
         if parent.id() == fnode.id() {
             break;
         }
@@ -217,7 +217,7 @@ fn promise_handled(m: &JsModel, member: Node) -> bool {
     let Some(prop) = member.child_by_field_name("property") else {
         return false;
     };
-    let Some(call) = member.parent().filter(|p| p.kind() == "call_expression") else {
+    let Some(call) = m.parent(member).filter(|p| p.kind() == "call_expression") else {
         return false;
     };
     let nargs = call
@@ -242,10 +242,10 @@ fn promise_handled(m: &JsModel, member: Node) -> bool {
 /// calls its parameter inside a capturing `try`.
 fn passed_to_capturing_wrapper(m: &JsModel, g: FnId, depth: usize) -> bool {
     let gnode = m.functions[g].node;
-    let Some(args) = gnode.parent().filter(|p| p.kind() == "arguments") else {
+    let Some(args) = m.parent(gnode).filter(|p| p.kind() == "arguments") else {
         return false;
     };
-    let Some(call) = args.parent().and_then(|c| m.call_of_node(c)) else {
+    let Some(call) = m.parent(args).and_then(|c| m.call_of_node(c)) else {
         return false;
     };
     let Some(index) = m.calls[call].args.iter().position(|a| a.id() == gnode.id()) else {

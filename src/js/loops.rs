@@ -86,6 +86,9 @@ pub struct LoopAnalysis<'a, 't> {
     effect_calls: HashSet<CallId>,
     /// Per loop: the calls lexically inside it, in source order.
     loop_calls: Vec<Vec<CallId>>,
+    /// Every write reference, by start byte, with its binding: loops ask
+    /// "who is written in here" by range instead of scanning all bindings.
+    writes: Vec<(usize, BindingId)>,
 }
 
 impl<'a, 't> LoopAnalysis<'a, 't> {
@@ -152,11 +155,20 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
         for v in &mut loop_calls {
             v.sort_by_key(|&c| m.calls[c].node.start_byte());
         }
+        let mut writes: Vec<(usize, BindingId)> = m
+            .scopes
+            .bindings
+            .iter()
+            .enumerate()
+            .flat_map(|(bi, b)| b.writes.iter().map(move |w| (w.start_byte(), bi)))
+            .collect();
+        writes.sort_unstable();
         LoopAnalysis {
             m,
             fn_depth,
             effect_calls,
             loop_calls,
+            writes,
         }
     }
 
@@ -281,7 +293,7 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     pub fn guards(&self, body: Node<'t>, exit: Node<'t>) -> Vec<Node<'t>> {
         let mut out = Vec::new();
         let mut n = exit;
-        while let Some(p) = n.parent() {
+        while let Some(p) = self.m.parent(n) {
             if p.id() == body.id() || !contains(body, p) {
                 break;
             }
@@ -587,14 +599,16 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     /// not in-place mutation).
     pub fn outer_writes(&self, l: LoopId) -> Vec<BindingId> {
         let lp = self.m.loops[l].node;
-        self.m
-            .scopes
-            .bindings
+        let from = self.writes.partition_point(|(at, _)| *at < lp.start_byte());
+        let to = self.writes.partition_point(|(at, _)| *at < lp.end_byte());
+        let mut out: Vec<BindingId> = self.writes[from..to]
             .iter()
-            .enumerate()
-            .filter(|(_, b)| !contains(lp, b.node) && b.writes.iter().any(|w| contains(lp, *w)))
-            .map(|(bi, _)| bi)
-            .collect()
+            .map(|(_, b)| *b)
+            .filter(|b| !contains(lp, self.m.scopes.get(*b).node))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 
@@ -656,7 +670,7 @@ fn is_always_true(m: &JsModel, n: Node) -> bool {
 
 /// `x++`, `x -= 1`, `x = x + 1`, `x = x - step`.
 fn is_advancing_write(m: &JsModel, w: Node, b: BindingId) -> bool {
-    let Some(p) = w.parent() else { return false };
+    let Some(p) = m.parent(w) else { return false };
     match p.kind() {
         "update_expression" => true,
         // `n += 1`, `n -= step`; not `notes += text`.
@@ -686,7 +700,7 @@ fn is_advancing_write(m: &JsModel, w: Node, b: BindingId) -> bool {
 /// `notes += text` (not `n += 1`), `history = [...history, x]`,
 /// `all = all.concat(batch)`.
 fn is_accumulating_write(m: &JsModel, w: Node, b: BindingId) -> bool {
-    let Some(p) = w.parent() else { return false };
+    let Some(p) = m.parent(w) else { return false };
     match p.kind() {
         "augmented_assignment_expression" => p
             .child_by_field_name("right")
@@ -730,11 +744,11 @@ fn rebuilds(m: &JsModel, value: Node, b: BindingId) -> bool {
 
 /// The method name when `r` is the object of a method call (`r.push(…)`).
 fn method_call_on<'t>(m: &JsModel<'t>, r: Node<'t>) -> Option<&'t str> {
-    let member = r.parent()?;
+    let member = m.parent(r)?;
     if member.kind() != "member_expression" || member.child_by_field_name("object") != Some(r) {
         return None;
     }
-    let call = member.parent()?;
+    let call = m.parent(member)?;
     if call.kind() != "call_expression" || call.child_by_field_name("function") != Some(member) {
         return None;
     }
@@ -764,7 +778,7 @@ fn is_member_assignment_target(r: Node) -> bool {
 /// Whether a read sits in a comparison (`depth < MAX`, `opts.depth >= 3`).
 fn in_comparison(m: &JsModel, r: Node) -> bool {
     let mut n = r;
-    while let Some(p) = n.parent() {
+    while let Some(p) = m.parent(n) {
         match p.kind() {
             "member_expression" | "parenthesized_expression" if !is_function(p) => n = p,
             "binary_expression" => return COMPARISONS.contains(&op(m, p)),

@@ -196,6 +196,14 @@ pub struct JsModel<'t> {
     pub depth_limited: Option<Span>,
     fn_by_node: HashMap<usize, FnId>,
     call_by_node: HashMap<usize, CallId>,
+    /// Per function: the calls in this module whose callee is it.
+    call_sites: Vec<Vec<CallId>>,
+    /// Per function: the exports (indices into `exports`) that are it.
+    exported_as: Vec<Vec<usize>>,
+    /// Node id → parent. tree-sitter nodes have no parent pointer:
+    /// `Node::parent` walks down from the root, which is linear in the
+    /// number of top-level statements, so analyses that climb use this.
+    parents: HashMap<usize, Node<'t>>,
     context_names: Vec<String>,
 }
 
@@ -223,6 +231,9 @@ impl<'t> JsModel<'t> {
         if root.has_error() {
             collect_errors(root, &mut syntax_errors);
         }
+        // Source order (the walk is nearly pre-order already; class
+        // heritage is visited after the body). Lookups binary-search on it.
+        b.calls.sort_by_key(|c| c.node.start_byte());
         let call_by_node = b
             .calls
             .iter()
@@ -247,12 +258,26 @@ impl<'t> JsModel<'t> {
             depth_limited: b.depth_limited,
             fn_by_node: b.fn_by_node,
             call_by_node,
+            call_sites: Vec::new(),
+            exported_as: Vec::new(),
+            parents: parent_map(root),
             context_names: options.context_names.clone(),
         };
+        m.index_call_sites();
         m.find_task_defs();
         m.find_contexts();
         m.find_effects();
         m
+    }
+
+    /// A node's parent, in constant time.
+    pub fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        match self.parents.get(&node.id()) {
+            Some(p) => Some(*p),
+            // Anonymous nodes (tokens) are not in the map.
+            None if node.is_named() => None,
+            None => node.parent(),
+        }
     }
 
     pub fn src(&self) -> &'t str {
@@ -377,6 +402,15 @@ impl<'t> JsModel<'t> {
             }
             _ => TaskTarget::Unknown,
         }
+    }
+
+    /// The effect a call is, if any. Effects are recorded in call order, so
+    /// this is a binary search (rules ask per call; a scan was quadratic).
+    pub fn effect_of_call(&self, call: CallId) -> Option<&Effect> {
+        self.effects
+            .binary_search_by_key(&call, |e| e.call)
+            .ok()
+            .and_then(|i| self.effects.get(i))
     }
 
     /// Effects of a kind, in source order.
@@ -625,6 +659,22 @@ impl<'t> JsModel<'t> {
             });
         }
     }
+}
+
+/// Parents of every named node, by one cursor walk.
+fn parent_map(root: Node) -> HashMap<usize, Node> {
+    let mut map = HashMap::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            map.insert(child.id(), n);
+            if child.named_child_count() > 0 {
+                stack.push(child);
+            }
+        }
+    }
+    map
 }
 
 /// The variable a call's value is declared into (`const x = call(…)`,
@@ -1414,6 +1464,38 @@ fn function_name(node: Node, src: &str) -> Option<String> {
 }
 
 impl JsModel<'_> {
+    fn index_call_sites(&mut self) {
+        let mut sites = vec![Vec::new(); self.functions.len()];
+        for (ci, call) in self.calls.iter().enumerate() {
+            if let Some(f) = self.function_of_expr(call.callee) {
+                sites[f].push(ci);
+            }
+        }
+        self.call_sites = sites;
+        let mut exported = vec![Vec::new(); self.functions.len()];
+        for (ei, e) in self.exports.iter().enumerate() {
+            if let Some(f) = e.value.and_then(|v| self.function_of_expr(v)) {
+                exported[f].push(ei);
+            }
+        }
+        self.exported_as = exported;
+    }
+
+    /// The exports that are function `f`.
+    pub fn exports_of_fn(&self, f: FnId) -> impl Iterator<Item = &Export<'_>> {
+        self.exported_as
+            .get(f)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.exports.get(i))
+    }
+
+    /// Calls in this module whose callee is function `f` (by name or
+    /// literal), in source order.
+    pub fn call_sites_of(&self, f: FnId) -> &[CallId] {
+        self.call_sites.get(f).map(Vec::as_slice).unwrap_or(&[])
+    }
+
     /// A binding some read of which calls a context method, reads a context
     /// property, or passes it on to another function.
     fn used_like_context(&self, b: BindingId) -> bool {

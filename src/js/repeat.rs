@@ -75,10 +75,8 @@ fn repeat_of_function<'t>(
         return None;
     }
     // Direct call sites of the function in this module.
-    for (ci, call) in m.calls.iter().enumerate() {
-        if m.function_of_expr(call.callee) != Some(f) {
-            continue;
-        }
+    for &ci in m.call_sites_of(f) {
+        let call = &m.calls[ci];
         if super::syntax::contains(fnode, call.node) {
             return Some(Repeat::Recursive(call.node));
         }
@@ -126,19 +124,19 @@ fn repeat_of_function<'t>(
 
 /// The batch/array call a function is a callback of, if any.
 fn callback_of<'t>(m: &JsModel<'t>, fnode: Node<'t>) -> Option<Node<'t>> {
-    let mut holder = fnode.parent()?;
+    let mut holder = m.parent(fnode)?;
     // `ctx.parallel.all([() => …])`: thunks sit in an array argument.
     if holder.kind() == "array" {
-        holder = holder.parent()?;
+        holder = m.parent(holder)?;
     }
     if holder.kind() != "arguments" {
         return None;
     }
-    let call = holder.parent()?;
+    let call = m.parent(holder)?;
     let ci = m.call_of_node(call)?;
-    if m.effects.iter().any(|e| {
-        e.call == ci && matches!(e.kind, EffectKind::ParallelAll | EffectKind::ParallelMap)
-    }) {
+    if m.effect_of_call(ci)
+        .is_some_and(|e| matches!(e.kind, EffectKind::ParallelAll | EffectKind::ParallelMap))
+    {
         return Some(call);
     }
     let callee = unparen(m.calls[ci].callee);
@@ -148,17 +146,17 @@ fn callback_of<'t>(m: &JsModel<'t>, fnode: Node<'t>) -> Option<Node<'t>> {
 
 /// `helper(fn)` → (call, 0, None); `helper({ k: fn })` → (call, 0, Some(k)).
 fn passed_to(m: &JsModel, fnode: Node) -> Option<(CallId, usize, Option<String>)> {
-    let parent = fnode.parent()?;
+    let parent = m.parent(fnode)?;
     let (arg, key) = if parent.kind() == "pair" {
         let key = parent
             .child_by_field_name("key")
             .and_then(|k| super::syntax::key_name(k, m.src()))?;
-        (parent.parent()?, Some(key))
+        (m.parent(parent)?, Some(key))
     } else {
         (fnode, None)
     };
-    let args = arg.parent().filter(|a| a.kind() == "arguments")?;
-    let call = m.call_of_node(args.parent()?)?;
+    let args = m.parent(arg).filter(|a| a.kind() == "arguments")?;
+    let call = m.call_of_node(m.parent(args)?)?;
     let index = m.calls[call].args.iter().position(|a| a.id() == arg.id())?;
     Some((call, index, key))
 }

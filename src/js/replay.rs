@@ -253,12 +253,12 @@ fn shadows_global_process(m: &JsModel, b: super::scope::BindingId) -> bool {
 /// For an identifier declared in `const { key: name } = value`: the key
 /// and the value expression.
 fn destructured_from<'t>(m: &JsModel<'t>, ident: Node<'t>) -> Option<(String, Node<'t>)> {
-    let parent = ident.parent()?;
+    let parent = m.parent(ident)?;
     let (key, pattern) = match parent.kind() {
         "object_pattern" => (m.text(ident).to_string(), parent),
         "pair_pattern" => (
             key_name(parent.child_by_field_name("key")?, m.src())?,
-            parent.parent()?,
+            m.parent(parent)?,
         ),
         _ => return None,
     };

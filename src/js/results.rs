@@ -153,7 +153,7 @@ impl<'m, 't> Tracker<'m, 't> {
         let mut node = expr;
         // Climb through expressions that pass the value on unchanged.
         loop {
-            let Some(parent) = node.parent() else { return };
+            let Some(parent) = m.parent(node) else { return };
             let carries = match parent.kind() {
                 "parenthesized_expression" | "await_expression" => true,
                 "ternary_expression" => parent.child_by_field_name("condition") != Some(node),
@@ -166,7 +166,7 @@ impl<'m, 't> Tracker<'m, 't> {
             }
             node = parent;
         }
-        let Some(parent) = node.parent() else { return };
+        let Some(parent) = m.parent(node) else { return };
         match parent.kind() {
             "return_statement" => self.returned(parent, wrap, acc, depth),
             "arrow_function" => self.returned(parent, wrap, acc, depth),
@@ -219,7 +219,7 @@ impl<'m, 't> Tracker<'m, 't> {
             }
             "arguments" => {
                 let index = arg_index(parent, node);
-                if let Some(call) = parent.parent() {
+                if let Some(call) = m.parent(parent) {
                     self.passed(call, index, wrap, acc, depth);
                 }
             }
@@ -227,7 +227,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 let key = parent
                     .child_by_field_name("key")
                     .and_then(|k| key_name(k, m.src()));
-                if let (Some(k), Some(obj)) = (key, parent.parent()) {
+                if let (Some(k), Some(obj)) = (key, m.parent(parent)) {
                     let mut w = wrap;
                     w.push(Seg::Field(k));
                     self.expr(obj, w, acc, depth + 1);
@@ -244,7 +244,9 @@ impl<'m, 't> Tracker<'m, 't> {
                 self.expr(parent, w, acc, depth + 1);
             }
             "spread_element" => {
-                let Some(outer) = parent.parent() else { return };
+                let Some(outer) = m.parent(parent) else {
+                    return;
+                };
                 match outer.kind() {
                     // `{ ...value }` keeps its fields; `[...value]` its elements.
                     "object" | "array" => self.expr(outer, wrap, acc, depth + 1),
@@ -321,7 +323,11 @@ impl<'m, 't> Tracker<'m, 't> {
         acc: Vec<String>,
         depth: usize,
     ) {
-        let Some(call) = member.parent().filter(|p| p.kind() == "call_expression") else {
+        let Some(call) = self
+            .m
+            .parent(member)
+            .filter(|p| p.kind() == "call_expression")
+        else {
             return;
         };
         let mut inner = wrap.clone();
@@ -357,7 +363,7 @@ impl<'m, 't> Tracker<'m, 't> {
     ) {
         let m = self.m;
         if let Some(ci) = m.call_of_node(call) {
-            if let Some(effect) = m.effects.iter().find(|e| e.call == ci) {
+            if let Some(effect) = m.effect_of_call(ci) {
                 match effect.kind {
                     EffectKind::Task if index >= 1 => {
                         let target = m.calls[ci]
@@ -444,11 +450,11 @@ impl<'m, 't> Tracker<'m, 't> {
         let Some(f) = func else { return };
         let fnode = m.functions[f].node;
         // A callback whose results become an array: batches and `.map`.
-        if let Some(args) = fnode.parent().filter(|p| p.kind() == "arguments") {
-            if let Some(call) = args.parent() {
+        if let Some(args) = m.parent(fnode).filter(|p| p.kind() == "arguments") {
+            if let Some(call) = m.parent(args) {
                 let batch = m
                     .call_of_node(call)
-                    .and_then(|ci| m.effects.iter().find(|e| e.call == ci))
+                    .and_then(|ci| m.effect_of_call(ci))
                     .is_some_and(|e| e.kind == EffectKind::ParallelMap);
                 let array_map = call
                     .child_by_field_name("function")
@@ -463,13 +469,13 @@ impl<'m, 't> Tracker<'m, 't> {
             }
         }
         // `ctx.parallel.all([() => …, () => …])`
-        if let Some(array) = fnode.parent().filter(|p| p.kind() == "array") {
+        if let Some(array) = m.parent(fnode).filter(|p| p.kind() == "array") {
             let batch = array
                 .parent()
                 .filter(|p| p.kind() == "arguments")
-                .and_then(|a| a.parent())
+                .and_then(|a| m.parent(a))
                 .and_then(|c| m.call_of_node(c))
-                .and_then(|ci| m.effects.iter().find(|e| e.call == ci))
+                .and_then(|ci| m.effect_of_call(ci))
                 .filter(|e| e.kind == EffectKind::ParallelAll);
             if let Some(e) = batch {
                 let mut w = wrap;
@@ -479,28 +485,24 @@ impl<'m, 't> Tracker<'m, 't> {
             }
         }
         let mut followed = false;
-        for export in &m.exports {
-            if export.value.and_then(|v| m.function_of_expr(v)) == Some(f) {
-                followed = true;
-                if m.is_process_export(&export.name) {
-                    self.forward(&acc, ForwardKind::ProcessOutput, at);
-                } else {
-                    self.out.pending.push(Pending {
-                        source: String::new(),
-                        name: export.name.clone(),
-                        kind: PendingKind::ReturnOf,
-                        wrap: wrap.clone(),
-                        acc: acc.clone(),
-                        node: at,
-                    });
-                }
+        for export in m.exports_of_fn(f) {
+            followed = true;
+            if m.is_process_export(&export.name) {
+                self.forward(&acc, ForwardKind::ProcessOutput, at);
+            } else {
+                self.out.pending.push(Pending {
+                    source: String::new(),
+                    name: export.name.clone(),
+                    kind: PendingKind::ReturnOf,
+                    wrap: wrap.clone(),
+                    acc: acc.clone(),
+                    node: at,
+                });
             }
         }
-        for call in &m.calls {
-            if m.function_of_expr(call.callee) == Some(f) {
-                followed = true;
-                self.expr(call.node, wrap.clone(), acc.clone(), depth + 1);
-            }
+        for &ci in m.call_sites_of(f) {
+            followed = true;
+            self.expr(m.calls[ci].node, wrap.clone(), acc.clone(), depth + 1);
         }
         if !followed {
             self.forward(&acc, ForwardKind::Unknown("a callback".into()), at);
@@ -586,12 +588,12 @@ fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
 
 /// The innermost function containing a node.
 pub fn enclosing_function(m: &JsModel, node: Node) -> Option<usize> {
-    let mut n = node.parent();
+    let mut n = m.parent(node);
     while let Some(p) = n {
         if let Some(f) = m.function_of_node(p) {
             return Some(f);
         }
-        n = p.parent();
+        n = m.parent(p);
     }
     None
 }

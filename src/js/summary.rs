@@ -199,9 +199,9 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         Some(TaskTarget::Imported { source, name }) => TaskRef::Imported { source, name },
         _ => TaskRef::Unknown,
     };
-    let bound = c.node.parent().and_then(|p| {
+    let bound = m.parent(c.node).and_then(|p| {
         let p = if p.kind() == "await_expression" {
-            p.parent()?
+            m.parent(p)?
         } else {
             p
         };
@@ -226,8 +226,9 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
                 .collect()
         })
         .unwrap_or_default();
+    let repeat = repetition(m, call).map(|r| describe_repeat(m, &r));
     let unkeyed_repeat = if invocation_key(m, call).is_none() {
-        repetition(m, call).map(|r| describe_repeat(m, &r))
+        repeat.clone()
     } else {
         None
     };
@@ -247,6 +248,7 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         bound,
         reads: read_set(m, &reads_of(m, c.node)),
         args,
+        repeat,
         unkeyed_repeat,
         key_edit,
     }

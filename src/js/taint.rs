@@ -101,7 +101,7 @@ impl<'t> Walk<'_, 't> {
         let keyed = keyed
             || (node.kind() == "shorthand_property_identifier"
                 && KEY_FIELDS.contains(&m.text(node)));
-        let Some(parent) = node.parent() else { return };
+        let Some(parent) = m.parent(node) else { return };
         let is = |field: &str| parent.child_by_field_name(field) == Some(node);
         match parent.kind() {
             "if_statement" | "while_statement" | "do_statement" | "switch_statement"
@@ -112,7 +112,7 @@ impl<'t> Walk<'_, 't> {
             "for_statement" if is("condition") => self.sink(SinkKind::Branch, node),
             // `for (…; i < n; …)` wraps the test in an expression statement.
             "expression_statement"
-                if parent.parent().is_some_and(|g| {
+                if m.parent(parent).is_some_and(|g| {
                     g.kind() == "for_statement"
                         && g.child_by_field_name("condition") == Some(parent)
                 }) =>
@@ -166,7 +166,7 @@ impl<'t> Walk<'_, 't> {
     /// The value is an argument of a call.
     fn argument(&mut self, args: Node<'t>, node: Node<'t>, keyed: bool) {
         let m = self.m;
-        let Some(call) = args.parent() else { return };
+        let Some(call) = m.parent(args) else { return };
         let index = {
             let mut c = args.walk();
             let i = args
@@ -295,19 +295,17 @@ impl<'t> Walk<'_, 't> {
             .filter(|p| p.kind() == "arguments" || p.kind() == "array")
             .and_then(|p| {
                 if p.kind() == "array" {
-                    p.parent().and_then(|a| a.parent())
+                    m.parent(p).and_then(|a| m.parent(a))
                 } else {
-                    p.parent()
+                    m.parent(p)
                 }
             })
             .filter(|c| c.kind() == "call_expression")
         {
             return self.value(call, false);
         }
-        for c in &m.calls {
-            if m.function_of_expr(c.callee) == Some(f) {
-                self.value(c.node, false);
-            }
+        for &ci in m.call_sites_of(f) {
+            self.value(m.calls[ci].node, false);
         }
     }
 }

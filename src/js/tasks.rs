@@ -176,7 +176,7 @@ fn mutated_later(m: &JsModel, value: Node) -> bool {
         return false;
     };
     m.scopes.get(b).reads.iter().any(|r| {
-        let Some(parent) = r.parent() else {
+        let Some(parent) = m.parent(*r) else {
             return false;
         };
         match parent.kind() {

@@ -23,6 +23,9 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
                 .iter()
                 .find(|f| f.display == path)
                 .and_then(|f| std::fs::read(&f.path).ok())
+                // Files that were not linted (run journals from `--run`) are
+                // named as the user typed them.
+                .or_else(|| std::fs::read(&*path).ok())
                 .map(|b| crate::source::decode(b).0)
                 .unwrap_or_default();
             current = Some((path.clone(), text));

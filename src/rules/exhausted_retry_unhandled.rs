@@ -152,7 +152,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
             }
         }
         // `if (r.passed) { ok = true; break; }`: flags set on the way out.
-        if let Some(branch) = exit.parent() {
+        if let Some(branch) = m.parent(exit) {
             for b in &outer {
                 let set_here = m
                     .scopes
@@ -246,17 +246,16 @@ fn check_outcome_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, sink: &mut Sin
         .map(|f| m.functions[f].node.end_byte())
         .unwrap_or(m.src().len());
     // The next dispatch after the loop in the same function: the next phase.
-    let next_phase = m
-        .calls
+    // Calls are recorded in source order: start at the loop's end.
+    let from = m.calls.partition_point(|c| c.node.start_byte() < end);
+    let next_phase = m.calls[from..]
         .iter()
         .enumerate()
-        .filter(|(ci, c)| {
-            c.func == lp.func
-                && c.node.start_byte() >= end
-                && c.node.end_byte() <= scope_end
-                && a.call_dispatches(*ci)
-        })
-        .min_by_key(|(_, c)| c.node.start_byte());
+        .map(|(i, c)| (from + i, c))
+        .take_while(|(_, c)| c.node.start_byte() < scope_end)
+        .find(|(ci, c)| {
+            c.func == lp.func && c.node.end_byte() <= scope_end && a.call_dispatches(*ci)
+        });
     let horizon = next_phase
         .map(|(_, c)| c.node.end_byte())
         .unwrap_or(scope_end);

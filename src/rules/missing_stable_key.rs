@@ -133,10 +133,10 @@ fn call_in_array_thunk(m: &crate::js::JsModel, call: usize, batch: tree_sitter::
     let mut f = m.calls[call].func;
     while let Some(fid) = f {
         let node = m.functions[fid].node;
-        let in_array = node.parent().filter(|p| p.kind() == "array");
+        let in_array = m.parent(node).filter(|p| p.kind() == "array");
         if in_array
-            .and_then(|a| a.parent())
-            .and_then(|args| args.parent())
+            .and_then(|a| m.parent(a))
+            .and_then(|args| m.parent(args))
             .is_some_and(|c| c.id() == batch.id())
         {
             return true;

@@ -20,11 +20,13 @@ pub mod exhausted_retry_unhandled;
 pub mod git_in_agent_task;
 pub mod invalid_task_definition;
 pub mod invalid_task_invocation;
+pub mod journal_integrity;
 pub mod misplaced_breakpoint_option;
 pub mod missing_labels;
 pub mod missing_output_schema;
 pub mod missing_stable_key;
 pub mod node_task_kind;
+pub mod non_convergent_loop;
 pub mod nondeterministic_process;
 pub mod parallel_thunk;
 pub mod parallel_without_isolation;
@@ -56,6 +58,10 @@ pub enum Area {
     Dependencies,
     /// proclint's own notes (parse errors, suppressions).
     Tooling,
+    /// What a recorded run shows (`check --run`): journal integrity, loop
+    /// convergence. Not graded: one run is evidence about that run, and a
+    /// process-only report must not claim a criterion it never looked at.
+    Run,
 }
 
 impl Area {
@@ -85,6 +91,7 @@ impl Area {
             Area::SkillHygiene => "Skill hygiene",
             Area::Dependencies => "Dependencies",
             Area::Tooling => "Tooling",
+            Area::Run => "Run evidence",
         }
     }
 }
@@ -123,6 +130,13 @@ pub struct JsContext<'a, 't> {
 pub struct ManifestContext<'a> {
     pub manifest: &'a PackageJson,
     pub file: &'a SourceFile,
+    pub config: &'a Config,
+}
+
+/// What a rule sees of a recorded run (`check --run`): the journal, the
+/// loop trajectories and where each task id lives in the checked source.
+pub struct RunContext<'a> {
+    pub analysis: &'a crate::runs::analysis::RunAnalysis,
     pub config: &'a Config,
 }
 
@@ -307,6 +321,16 @@ pub trait Rule: Sync + Send {
     /// Checks the whole project over per-module summaries (runs once,
     /// after every file).
     fn check_project(&self, _project: &Project, _config: &Config, _sink: &mut ProjectSink) {}
+
+    /// Checks a recorded run against the project (runs once, only when
+    /// `check --run` selected a run).
+    fn check_run(&self, _cx: &RunContext, _sink: &mut ProjectSink) {}
+
+    /// Whether the rule reports only from `check_run`: its findings need a
+    /// run, so its doc examples are journals rather than lintable code.
+    fn needs_run(&self) -> bool {
+        false
+    }
 }
 
 /// Collects one rule's cross-module diagnostics.
@@ -360,11 +384,13 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &invalid_task_definition::InvalidTaskDefinition,
         &invalid_task_invocation::InvalidTaskInvocation,
         &builtin::IoError,
+        &journal_integrity::JournalIntegrity,
         &misplaced_breakpoint_option::MisplacedBreakpointOption,
         &missing_labels::MissingLabels,
         &missing_output_schema::MissingOutputSchema,
         &missing_stable_key::MissingStableKey,
         &node_task_kind::NodeTaskKind,
+        &non_convergent_loop::NonConvergentLoop,
         &nondeterministic_process::NondeterministicProcess,
         &parallel_thunk::ParallelThunk,
         &parallel_without_isolation::ParallelWithoutIsolation,

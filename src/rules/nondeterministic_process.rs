@@ -228,7 +228,7 @@ fn is_env_read(m: &JsModel, node: Node) -> bool {
     }
     // `process.env.X = …` writes.
     let mut n = node;
-    while let Some(p) = n.parent() {
+    while let Some(p) = m.parent(n) {
         match p.kind() {
             "member_expression" | "subscript_expression" => n = p,
             "assignment_expression" | "augmented_assignment_expression" => {

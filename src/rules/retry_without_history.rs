@@ -136,7 +136,7 @@ fn target<'t>(m: &JsModel<'t>, c: CallId) -> &'t str {
 /// `const { passed, issues } = …`, `review = await ctx.task(…)`.
 fn result_bindings(m: &JsModel, call: Node) -> Vec<BindingId> {
     let mut n = call;
-    while let Some(p) = n.parent() {
+    while let Some(p) = m.parent(n) {
         match p.kind() {
             "await_expression" | "parenthesized_expression" => n = p,
             "variable_declarator" => {

@@ -89,7 +89,8 @@ impl Rule for UncheckedBreakpoint {
                 let stmt = if stmt.kind() == "expression_statement" {
                     Some(stmt)
                 } else {
-                    stmt.parent().filter(|p| p.kind() == "expression_statement")
+                    m.parent(stmt)
+                        .filter(|p| p.kind() == "expression_statement")
                 };
                 if let Some(fix) = stmt.and_then(|st| guard_fix(m, call, st, None)) {
                     d = d.with_fix(fix);
@@ -263,7 +264,7 @@ fn success_overwrite<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<(Node<'t>, S
     let stmt = if stmt.kind() == "expression_statement" {
         stmt
     } else {
-        stmt.parent()?
+        m.parent(stmt)?
     };
     let next = next_statement(stmt)?;
     if next.kind() != "expression_statement" {

@@ -260,7 +260,12 @@ pub fn rel_path(path: &Path, root: &Path) -> String {
     let parts: Vec<String> = rel
         .components()
         .filter(|c| !matches!(c, Component::CurDir))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .map(|c| match c {
+            // An empty first part makes the join start with `/`, not `//`
+            // (an absolute path under the empty root `check --run` uses).
+            Component::RootDir => String::new(),
+            c => c.as_os_str().to_string_lossy().into_owned(),
+        })
         .collect();
     parts.join("/")
 }
@@ -630,6 +635,15 @@ mod tests {
         assert_eq!(rel_path(Path::new("/a/b/.a5c/runs/x"), root), ".a5c/runs/x");
         assert_eq!(rel_path(Path::new("/a/b"), root), "");
         assert_eq!(rel_path(Path::new("/elsewhere/x"), root), "/elsewhere/x");
+        // The empty root keeps a path as the user named it.
+        assert_eq!(
+            rel_path(Path::new("./p/.a5c/runs/x"), Path::new("")),
+            "p/.a5c/runs/x"
+        );
+        assert_eq!(
+            rel_path(Path::new("/abs/runs/x"), Path::new("")),
+            "/abs/runs/x"
+        );
     }
 
     #[test]

@@ -4,16 +4,19 @@
 //! retrospectives report. Everything here is pure data; nothing panics on
 //! malformed input — problems surface as [`IntegrityIssue`] values.
 
+pub mod analysis;
 pub mod command;
 pub mod convergence;
 pub mod fingerprint;
 pub mod integrity;
 pub mod journal;
 pub mod jsjson;
+pub mod select;
 pub mod summary;
 pub mod time;
 pub mod timeline;
 
+pub use analysis::RunAnalysis;
 pub use convergence::{convergence, LoopClass, LoopTrajectory, Round, Verdict};
 pub use integrity::{IntegrityIssue, IntegrityReport};
 pub use journal::{

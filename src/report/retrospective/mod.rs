@@ -6,6 +6,7 @@
 
 mod grade;
 mod groups;
+mod run;
 mod suggest;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,6 +30,10 @@ pub struct RetroInfo {
     pub config: Option<String>,
     /// Rules that ran (praise is only claimed for those).
     pub enabled: BTreeSet<&'static str>,
+    /// How `--run` chose the run ("the most recent failed run").
+    pub run_selection: Option<&'static str>,
+    /// `--long-gap`: gaps longer than this are called out (default 5 min).
+    pub long_gap_ms: Option<i64>,
 }
 
 pub fn render(outcome: &Outcome, options: &Options) -> String {
@@ -58,15 +63,32 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
         })
         .collect::<BTreeSet<usize>>()
         .len();
+    let findings = outcome_line(
+        &outcome.diagnostics.iter().collect::<Vec<_>>(),
+        outcome.files.len(),
+    );
+    // With a run the outcome is what the journal says happened; the static
+    // counts (which then include the run rules) follow it.
+    let (run_text, outcome_text) = match &outcome.run {
+        Some(a) => (
+            run::header_run(a, &info),
+            format!("{} · Findings: {findings}", run::header_outcome(a)),
+        ),
+        None => (
+            format!(
+                "process-only (static analysis by proclint {})",
+                env!("CARGO_PKG_VERSION")
+            ),
+            findings,
+        ),
+    };
     let _ = writeln!(
         out,
-        "Date: {} · Source commit: {} · Process: {} (+ {helpers} helper module{}) · Run: process-only (static analysis by proclint {}) · Outcome: {}\n",
+        "Date: {} · Source commit: {} · Process: {} (+ {helpers} helper module{}) · Run: {run_text} · Outcome: {outcome_text}\n",
         info.date,
         info.commit.as_deref().map(|c| format!("`{c}`")).unwrap_or_else(|| "not a git checkout".into()),
         if entry_paths.is_empty() { "none found".to_string() } else { entry_paths.join(", ") },
         if helpers == 1 { "" } else { "s" },
-        env!("CARGO_PKG_VERSION"),
-        outcome_line(&outcome.diagnostics.iter().collect::<Vec<_>>(), outcome.files.len()),
     );
 
     let single = groups.len() == 1;
@@ -90,6 +112,9 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
             section_body(&mut out, outcome, g, "###");
             out.push_str("</details>\n\n");
         }
+    }
+    if let Some(a) = &outcome.run {
+        run::sections(&mut out, outcome, a, &info);
     }
     evidence(&mut out, outcome, &info);
     out
@@ -492,6 +517,9 @@ fn evidence(out: &mut String, outcome: &Outcome, info: &RetroInfo) {
     if !lockfiles.is_empty() {
         let list: Vec<String> = lockfiles.iter().map(|l| format!("`{l}`")).collect();
         let _ = writeln!(out, "- Lockfiles read: {}", list.join(", "));
+    }
+    if let Some(a) = &outcome.run {
+        let _ = writeln!(out, "{}", run::evidence_line(a));
     }
     let _ = writeln!(out, "- proclint {}", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(out, "- Command: `{}`", info.command);
