@@ -19,6 +19,9 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process and moved straight into its handler: the size of
+// the `check` variant costs nothing, and boxing it would obscure the derive.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint process modules, SKILL.md files and package.json manifests.
@@ -32,6 +35,14 @@ pub enum Command {
     },
     /// List recorded runs (`.a5c/runs/*`): status, effects, breakpoints, journal integrity.
     Runs(RunsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout.
+    Man,
 }
 
 #[derive(Debug, Args)]
@@ -105,6 +116,18 @@ pub struct CheckArgs {
     /// Print the number of findings per rule after the report.
     #[arg(long)]
     pub statistics: bool,
+
+    /// Hide the findings recorded in this baseline file (overrides `baseline` in proclint.toml).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record every current finding in FILE (a baseline), then report as if it were applied.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+
+    /// Ignore the `baseline` set in proclint.toml: report every finding.
+    #[arg(long, conflicts_with = "baseline")]
+    pub no_baseline: bool,
 
     /// Apply the safe fixes rules offer, editing files in place.
     #[arg(long)]

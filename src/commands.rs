@@ -21,6 +21,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Rules(args) => list_rules(&args),
         Command::Explain { rule } => explain(&rule),
         Command::Runs(args) => crate::runs::command::run(&args),
+        Command::Completions { shell } => crate::manual::completions(shell),
+        Command::Man => crate::manual::man(),
     }
 }
 
@@ -182,6 +184,17 @@ fn check(args: CheckArgs) -> i32 {
             touched.len(),
             outcome.diagnostics.len()
         );
+    }
+    if stage == Stage::Full {
+        let options = crate::baseline::Options::new(&args, &config);
+        match crate::baseline::run(&mut outcome, &config, &options) {
+            Ok(Some(note)) if !args.quiet => eprintln!("{note}"),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_ERROR;
+            }
+        }
     }
     let stdout_tty = args.output.is_none() && std::io::stdout().is_terminal();
     let format = args.format.unwrap_or(if stdout_tty {

@@ -39,6 +39,8 @@ pub struct Config {
     pub max_file_size: u64,
     /// `--select`: only these rules run (built-in notes always do).
     pub select: Option<Vec<String>>,
+    /// `baseline = "…"`: a baseline file, relative to the config's directory.
+    pub baseline: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -53,6 +55,7 @@ impl Default for Config {
             context_names: vec!["ctx".into(), "context".into()],
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             select: None,
+            baseline: None,
         }
     }
 }
@@ -64,6 +67,7 @@ struct RawConfig {
     include: Option<Vec<Spanned<String>>>,
     context_names: Option<Vec<String>>,
     max_file_size: Option<u64>,
+    baseline: Option<String>,
     rules: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
 }
 
@@ -173,6 +177,9 @@ impl Config {
         }
         if let Some(size) = raw.max_file_size {
             config.max_file_size = size;
+        }
+        if let Some(baseline) = raw.baseline {
+            config.baseline = Some(PathBuf::from(baseline));
         }
         if let Some(globs) = raw.exclude {
             config.exclude = build_globs(&globs).map_err(|(s, m)| err(Some(s), m))?;

@@ -92,6 +92,9 @@ pub struct Diagnostic {
     pub help: Option<String>,
     pub related: Vec<Related>,
     pub fix: Option<Fix>,
+    /// Identity that survives unrelated edits, for baselines; set by the
+    /// engine where the file's text is at hand (see `crate::fingerprint`).
+    pub fingerprint: Option<String>,
 }
 
 impl Diagnostic {
@@ -109,6 +112,7 @@ impl Diagnostic {
             help: None,
             related: Vec::new(),
             fix: None,
+            fingerprint: None,
         }
     }
 

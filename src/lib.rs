@@ -4,16 +4,19 @@
 //! ([`js::parse`]), build the process model ([`js::model`]), run every rule
 //! ([`rules`]), apply suppressions ([`suppress`]) → sort → [`report`].
 
+pub mod baseline;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod diagnostic;
 pub mod discover;
 pub mod facts;
+pub mod fingerprint;
 pub mod fix;
 pub mod js;
 pub mod lint;
 pub mod manifest;
+pub mod manual;
 pub mod markdown;
 pub mod project;
 pub mod report;

@@ -457,7 +457,7 @@ pub fn analyse(
     key: PathBuf,
     report: bool,
 ) -> FileOutcome {
-    let (diagnostics, summary, facts) = match kind {
+    let (mut diagnostics, summary, facts) = match kind {
         FileKind::Process => lint_js(file, config, stage, key, report),
         FileKind::Skill => (lint_skill(file, config, stage), None, Some(Facts::Skill)),
         FileKind::Manifest => {
@@ -465,6 +465,9 @@ pub fn analyse(
             (d, None, f)
         }
     };
+    // Process modules were stamped with their function scopes in lint_js;
+    // this covers the notes and the other kinds.
+    crate::fingerprint::stamp(file, &[], &mut diagnostics);
     let directives = if stage == Stage::Full {
         suppress::parse(file)
     } else {
@@ -568,6 +571,7 @@ fn lint_js(
             }
         }
     }
+    crate::fingerprint::stamp(file, &crate::fingerprint::js_scopes(&model), &mut out);
     let summary = match catch_unwind(AssertUnwindSafe(|| {
         js::summary::summarize(&model, key, report)
     })) {

@@ -63,3 +63,9 @@ builtin!(
     Severity::Warning,
     "A proclint-disable comment that suppresses nothing."
 );
+builtin!(
+    BaselineStale,
+    "baseline-stale",
+    Severity::Info,
+    "Baseline entries that no longer match a finding (fixed); rewrite the baseline to prune them."
+);

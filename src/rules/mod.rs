@@ -376,6 +376,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[
         &agent_verification::AgentVerification,
         &anonymous_breakpoint::AnonymousBreakpoint,
+        &builtin::BaselineStale,
         &builtin::DepthLimit,
         &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
         &git_in_agent_task::GitInAgentTask,
