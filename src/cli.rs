@@ -162,6 +162,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
     pub long_gap: Option<i64>,
 
+    /// Skip named JavaScript files that are not process code (no SDK import,
+    /// `defineTask` or context calls), as when walking a directory. For
+    /// hooks that pass every staged `.js` file.
+    #[arg(long)]
+    pub only_process_code: bool,
+
     /// Stop after parsing (for benchmarking the parser floor).
     #[arg(long, hide = true)]
     pub parse_only: bool,

@@ -71,6 +71,7 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
     if !args.select.is_empty() {
         config.select = Some(args.select.clone());
     }
+    config.scan_named_files = args.only_process_code;
     for id in &args.ignore {
         config.set_level(id, RuleLevel::Off);
     }

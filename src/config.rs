@@ -41,6 +41,9 @@ pub struct Config {
     pub select: Option<Vec<String>>,
     /// `baseline = "…"`: a baseline file, relative to the config's directory.
     pub baseline: Option<PathBuf>,
+    /// `--only-process-code`: named JavaScript files get the same byte scan
+    /// as walked ones.
+    pub scan_named_files: bool,
 }
 
 impl Default for Config {
@@ -56,6 +59,7 @@ impl Default for Config {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             select: None,
             baseline: None,
+            scan_named_files: false,
         }
     }
 }

@@ -202,6 +202,10 @@ pub fn project_root(file: &Path) -> Option<PathBuf> {
 /// modules without SDK markers, or files outside the given paths): parsed
 /// for its summary; reported on only when it was inside the walked paths.
 fn load_context_modules(files: &mut Vec<FileOutcome>, walked: &[Candidate], config: &Config) {
+    // Imported helpers are read whatever they contain (instruction arrays
+    // carry no SDK markers), even under `--only-process-code`.
+    let mut context_config = config.clone();
+    context_config.scan_named_files = false;
     let walked: HashMap<PathBuf, &Candidate> = walked
         .iter()
         .map(|c| (project::module_key(&c.path), c))
@@ -229,7 +233,7 @@ fn load_context_modules(files: &mut Vec<FileOutcome>, walked: &[Candidate], conf
                 };
                 let mut c = candidate;
                 c.explicit = true;
-                lint_candidate(&c, config, Stage::Full, report)
+                lint_candidate(&c, &context_config, Stage::Full, report)
             })
             .collect();
         if extra.is_empty() {
@@ -421,7 +425,8 @@ pub fn lint_candidate(
         Ok(b) => b,
         Err(e) => return Some(note("io-error", format!("cannot read: {e}"))),
     };
-    if c.kind == FileKind::Process && !c.explicit && !discover::looks_like_process(&bytes) {
+    let scan = !c.explicit || (config.scan_named_files && report);
+    if c.kind == FileKind::Process && scan && !discover::looks_like_process(&bytes) {
         return None;
     }
     if memchr::memchr(0, &bytes).is_some() {

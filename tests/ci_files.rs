@@ -105,7 +105,7 @@ fn pre_commit_hook_definition() {
     assert_eq!(hook.name, "proclint");
     assert!(hook.description.as_deref().is_some_and(|d| !d.is_empty()));
     assert_eq!(hook.language, "rust");
-    assert_eq!(hook.entry, "proclint check");
+    assert_eq!(hook.entry, "proclint check --only-process-code");
     assert!(hook.pass_filenames);
     assert!(
         hook.require_serial,

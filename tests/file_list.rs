@@ -91,3 +91,36 @@ fn stdin_filename_lints_the_buffer_in_context() {
         "phase.js:4:9: error[unchecked-breakpoint] the result of `ctx.breakpoint` (\"ok?\") is discarded: a rejection is treated as an approval\n"
     );
 }
+
+#[test]
+fn only_process_code_skips_named_plain_javascript() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    // An ordinary handler whose `context` parameter is not a process context.
+    write(
+        d,
+        "handler.js",
+        "export function handle(event, context) {\n  context.succeed(event);\n  return context.fail;\n}\n",
+    );
+    let o = proclint_in(
+        d,
+        &[
+            "check",
+            "handler.js",
+            "phase.js",
+            "--only-process-code",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
+    // handler.js is skipped; phase.js is still linted with its context.
+    assert_eq!(v["summary"]["files"], 1, "{}", stdout(&o));
+    let o = proclint_in(d, &["check", "handler.js", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
+    assert_eq!(
+        v["summary"]["files"], 1,
+        "named files are linted by default"
+    );
+}
