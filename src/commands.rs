@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use crate::cache::Cache;
 use crate::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesFormat};
 use crate::config::{Config, RuleLevel};
 use crate::diagnostic::Severity;
@@ -115,24 +116,24 @@ fn check(args: CheckArgs) -> i32 {
     } else {
         Stage::Full
     };
-    // Deeply nested files recurse in the model builder; give workers room
-    // well beyond MAX_DEPTH.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(64 * 1024 * 1024)
-        .build()
-        .ok();
-    let lint_once = || {
-        let run = || lint::run_input(&paths, stdin.clone(), &config, stage);
-        match &pool {
-            Some(pool) => pool.install(run),
-            None => run(),
-        }
-    };
+    // The stdin buffer is not cached (it has no stable bytes on disk), but
+    // the context modules loaded around it are.
+    let cache = (!args.no_cache && stage == Stage::Full)
+        .then(|| Cache::new(config.cache_dir(), &Cache::build_id(), &config));
+    let lint_once = || lint::run_cached(&paths, stdin.clone(), &config, stage, cache.as_ref());
     let mut outcome = lint_once();
+    // Files whose fixes could not be planned because of a bug in proclint.
+    let mut fix_failures: Vec<crate::diagnostic::Diagnostic> = Vec::new();
     if args.fix {
         if args.diff {
             let plan = fix::plan(&outcome);
             print!("{}", fix::diff(&plan));
+            for d in &plan.failed {
+                eprintln!("error: {}: {}", d.location.path, d.message);
+            }
+            if !plan.failed.is_empty() {
+                return EXIT_ERROR;
+            }
             report_unfixable(&plan);
             eprintln!(
                 "proclint: {} fixes available in {} files (nothing written)",
@@ -150,6 +151,11 @@ fn check(args: CheckArgs) -> i32 {
         for _ in 0..4 {
             let plan = fix::plan(&outcome);
             report_unfixable(&plan);
+            for d in &plan.failed {
+                if !fix_failures.contains(d) {
+                    fix_failures.push(d.clone());
+                }
+            }
             if plan.files.is_empty() {
                 break;
             }
@@ -165,6 +171,20 @@ fn check(args: CheckArgs) -> i32 {
             "proclint: fixed {fixed} findings in {} files; {} remain",
             touched.len(),
             outcome.diagnostics.len()
+        );
+        if !fix_failures.is_empty() {
+            outcome.diagnostics.append(&mut fix_failures);
+            crate::diagnostic::sort(&mut outcome.diagnostics);
+        }
+    }
+    if let (true, Some(cache)) = (args.cache_stats, &cache) {
+        let s = cache.stats();
+        eprintln!(
+            "proclint cache: {} hits, {} misses, {} written ({})",
+            s.hits,
+            s.misses,
+            s.writes,
+            cache.dir().display()
         );
     }
     let stdout_tty = args.output.is_none() && std::io::stdout().is_terminal();

@@ -39,6 +39,8 @@ pub struct Config {
     pub max_file_size: u64,
     /// `--select`: only these rules run (built-in notes always do).
     pub select: Option<Vec<String>>,
+    /// `cache-dir`, relative to the config file's directory.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -53,6 +55,7 @@ impl Default for Config {
             context_names: vec!["ctx".into(), "context".into()],
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             select: None,
+            cache_dir: None,
         }
     }
 }
@@ -64,6 +67,7 @@ struct RawConfig {
     include: Option<Vec<Spanned<String>>>,
     context_names: Option<Vec<String>>,
     max_file_size: Option<u64>,
+    cache_dir: Option<Spanned<String>>,
     rules: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
 }
 
@@ -174,6 +178,15 @@ impl Config {
         if let Some(size) = raw.max_file_size {
             config.max_file_size = size;
         }
+        if let Some(dir) = raw.cache_dir {
+            if dir.get_ref().trim().is_empty() {
+                return Err(err(
+                    Some(dir.span()),
+                    "`cache-dir` must not be empty".into(),
+                ));
+            }
+            config.cache_dir = Some(PathBuf::from(dir.into_inner()));
+        }
         if let Some(globs) = raw.exclude {
             config.exclude = build_globs(&globs).map_err(|(s, m)| err(Some(s), m))?;
         }
@@ -232,6 +245,31 @@ impl Config {
             config.rules.insert(id, level);
         }
         Ok(config)
+    }
+
+    /// Everything in the configuration that can change a file's per-file
+    /// results (the result cache keys on it). Globs and `max-file-size` only
+    /// decide which files are linted, which happens before the cache.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "rules={:?};options={:?};context={:?};select={:?}",
+            self.rules, self.rule_options, self.context_names, self.select
+        )
+    }
+
+    /// The cache directory: `cache-dir` relative to the config file's
+    /// directory, else `.proclint_cache` there (or in the working
+    /// directory when no config file was found).
+    pub fn cache_dir(&self) -> PathBuf {
+        let dir = self
+            .cache_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(crate::cache::DEFAULT_DIR));
+        if dir.is_absolute() || self.path.is_none() {
+            dir
+        } else {
+            self.root.join(dir)
+        }
     }
 
     pub fn is_enabled(&self, id: &str) -> bool {

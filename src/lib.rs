@@ -4,6 +4,7 @@
 //! ([`js::parse`]), build the process model ([`js::model`]), run every rule
 //! ([`rules`]), apply suppressions ([`suppress`]) → sort → [`report`].
 
+pub mod cache;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -11,6 +12,7 @@ pub mod diagnostic;
 pub mod discover;
 pub mod facts;
 pub mod fix;
+pub mod inject;
 pub mod js;
 pub mod lint;
 pub mod manifest;

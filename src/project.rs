@@ -3,6 +3,7 @@
 //! or source text lives here, so memory stays proportional to what rules
 //! need, not to the size of the tree.
 
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use crate::diagnostic::Location;
 pub use crate::js::results::{PendingKind, Seg};
 
 /// A string literal an agent may be told, with where it is written.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StringLit {
     pub text: String,
     pub location: Location,
@@ -19,7 +20,7 @@ pub struct StringLit {
 
 /// Strings an expression may evaluate to, with references to other modules
 /// still to resolve.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StringSet {
     pub literals: Vec<StringLit>,
     /// (import source, imported name).
@@ -28,7 +29,7 @@ pub struct StringSet {
     pub arg_fields: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ForwardKind {
     Task(String),
     ProcessOutput,
@@ -36,7 +37,7 @@ pub enum ForwardKind {
     Unknown(String),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PendingFlow {
     pub source: String,
     pub name: String,
@@ -47,7 +48,7 @@ pub struct PendingFlow {
 }
 
 /// Where a value (a task result, a parameter) is read.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ReadSet {
     /// Read paths with the first place each is read.
     pub paths: BTreeMap<Vec<String>, Location>,
@@ -55,14 +56,14 @@ pub struct ReadSet {
     pub pending: Vec<PendingFlow>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskRef {
     Local(usize),
     Imported { source: String, name: String },
     Unknown,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TaskSummary {
     pub id: Option<String>,
     pub id_location: Location,
@@ -77,7 +78,7 @@ pub struct TaskSummary {
     pub prompt: Option<StringSet>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InvocationSummary {
     pub target: TaskRef,
     pub location: Location,
@@ -95,7 +96,7 @@ pub struct InvocationSummary {
 }
 
 /// Why a call repeats, for messages: "the `while (!passed)` loop".
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RepeatInfo {
     pub what: String,
     /// The loop header, batch call or self-call.
@@ -104,7 +105,7 @@ pub struct RepeatInfo {
     pub variable: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ExportKind {
     Task(usize),
     /// A function, with what each parameter has read on it.
@@ -116,7 +117,7 @@ pub enum ExportKind {
     Other,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ExportSummary {
     pub name: String,
     pub kind: ExportKind,
@@ -126,21 +127,21 @@ pub struct ExportSummary {
 }
 
 /// The reads of the result of a call to an imported function.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ImportedCall {
     pub source: String,
     pub name: String,
     pub reads: ReadSet,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ImportSummary {
     pub source: String,
     pub name: String,
     pub location: Location,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModuleSummary {
     pub path: Arc<str>,
     /// Lexically normalised absolute path, for resolving imports.

@@ -4,10 +4,13 @@
 //! expect); lines break at LF, CRLF and lone CR so positions agree with editors
 //! on every line-ending style.
 
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A byte range into a source file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -26,7 +29,9 @@ impl Span {
 }
 
 /// A 1-based line and 1-based UTF-16 column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash, Serialize, Deserialize,
+)]
 pub struct Pos {
     pub line: u32,
     pub column: u32,

@@ -9,14 +9,15 @@ use crate::diagnostic::Location;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
 use crate::source::{SourceFile, Span};
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Scope {
     NextLine,
     File,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Directive {
     pub scope: Scope,
     /// 1-based line of the comment.
