@@ -275,6 +275,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = dir.join(format!(".{name}.proclint-{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
+        if crate::inject::fails("write", &path.to_string_lossy()) {
+            // Simulates a full disk half-way through (testing hook).
+            f.write_all(&bytes[..bytes.len() / 2])?;
+            return Err(std::io::Error::other("injected write failure"));
+        }
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)

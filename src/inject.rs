@@ -48,9 +48,14 @@ pub fn active() -> Option<String> {
 /// Panics when the injection names `stage` on `path`. Call it inside the
 /// `catch_unwind` that guards the stage.
 pub fn point(stage: &str, path: &str) {
-    if let Some(t) = target() {
-        if t.stage == stage && t.path.as_deref().is_none_or(|p| path.contains(p)) {
-            panic!("injected panic ({ENV}={stage}) on {path}");
-        }
+    if fails(stage, path) {
+        panic!("injected panic ({ENV}={stage}) on {path}");
     }
+}
+
+/// Whether the injection names `stage` on `path`, for stages where the
+/// failure to simulate is an I/O error rather than a panic (`write`: the
+/// report or a fixed file fails half-way through being written).
+pub fn fails(stage: &str, path: &str) -> bool {
+    target().is_some_and(|t| t.stage == stage && t.path.as_deref().is_none_or(|p| path.contains(p)))
 }

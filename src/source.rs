@@ -90,7 +90,12 @@ impl LineIndex {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         };
-        let start = self.starts[line0];
+        let mut start = self.starts[line0];
+        // A byte-order mark is not a column: editors, GitHub and SARIF
+        // viewers all start the first line after it.
+        if start == 0 && text.starts_with('\u{feff}') && offset >= 3 {
+            start = 3;
+        }
         let column = text[start..offset]
             .chars()
             .map(|c| c.len_utf16() as u32)
@@ -209,6 +214,16 @@ mod tests {
         assert_eq!(idx.pos(text, text.len() - 1).column, 4);
         // Offsets inside a multibyte char clamp back to its start.
         assert_eq!(idx.pos(text, 1).column, 1);
+    }
+
+    #[test]
+    fn bom_is_not_a_column() {
+        let text = "\u{feff}ab\ncd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.pos(text, 0), Pos { line: 1, column: 1 });
+        assert_eq!(idx.pos(text, 3), Pos { line: 1, column: 1 });
+        assert_eq!(idx.pos(text, 4), Pos { line: 1, column: 2 });
+        assert_eq!(idx.pos(text, 7), Pos { line: 2, column: 2 });
     }
 
     #[test]

@@ -40,7 +40,9 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
     }
     let mut out = Vec::new();
     let mut offset = 0;
-    for line in text.split_inclusive(['\n']) {
+    // Lines end at LF, CRLF or a lone CR (a CRLF yields an extra empty
+    // piece, which holds no directive).
+    for line in text.split_inclusive(['\n', '\r']) {
         let line_start = offset;
         offset += line.len();
         let Some(at) = line.find("proclint-disable") else {
@@ -82,8 +84,6 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
                 file.location(Span::new(s, s + part.len())),
             ));
         }
-        // Lines split on LF only; a CR-only file has one "line" here, so
-        // use the index's line for the directive's position.
         let line_no = file.pos(line_start + at).line;
         let n = rules.len();
         out.push(Directive {

@@ -105,13 +105,10 @@ fn follow(
         }
         PendingKind::ReturnOf => {
             let mut callers = 0;
-            for (mi, m) in p.modules.iter().enumerate() {
-                for call in &m.imported_calls {
-                    if call.name == q.name && p.resolve(mi, &call.source) == Some(module) {
-                        callers += 1;
-                        collect_wrapped(p, mi, &call.reads, wrap, acc, hops, out);
-                    }
-                }
+            for &(mi, ci) in p.imported_callers(module, &q.name) {
+                callers += 1;
+                let call = &p.modules[mi].imported_calls[ci];
+                collect_wrapped(p, mi, &call.reads, wrap, acc, hops, out);
             }
             if callers == 0 {
                 forward(out, format!("export `{}`", q.name));
@@ -136,6 +133,15 @@ fn consume(wrap: &[Seg], acc: &[String], path: &[String]) -> Option<(Vec<Seg>, V
         }
     }
     Some((w, a))
+}
+
+fn forward_key(kind: &ForwardKind) -> (u8, &str) {
+    match kind {
+        ForwardKind::Task(t) => (0, t),
+        ForwardKind::ProcessOutput => (1, ""),
+        ForwardKind::Breakpoint => (2, ""),
+        ForwardKind::Unknown(u) => (3, u),
+    }
 }
 
 fn describe(kind: &ForwardKind) -> String {
@@ -194,8 +200,15 @@ impl Rule for UnusedOutputField {
                 let names: Vec<String> = unused.iter().map(|(n, _)| format!("`{n}`")).collect();
                 let id = task.id.as_deref().unwrap_or("task");
                 let plural = if unused.len() == 1 { "field" } else { "fields" };
-                let mut forwards: Vec<String> =
-                    uses.forwards.iter().map(|(k, _)| describe(k)).collect();
+                // Describe each distinct destination once: a task used all
+                // over a monorepo collects thousands of identical forwards.
+                let mut distinct = std::collections::HashSet::new();
+                let mut forwards: Vec<String> = uses
+                    .forwards
+                    .iter()
+                    .filter(|(k, _)| distinct.insert(forward_key(k)))
+                    .map(|(k, _)| describe(k))
+                    .collect();
                 forwards.sort();
                 forwards.dedup();
                 let mut d = if forwards.is_empty() {
