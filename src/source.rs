@@ -86,6 +86,15 @@ impl LineIndex {
         while offset > 0 && !text.is_char_boundary(offset) {
             offset -= 1;
         }
+        // Between the CR and LF of a CRLF is not a place on any line: count
+        // it as the end of the line (one past the last character), like
+        // the CR itself.
+        if offset > 0
+            && text.as_bytes().get(offset) == Some(&b'\n')
+            && text.as_bytes()[offset - 1] == b'\r'
+        {
+            offset -= 1;
+        }
         let line0 = match self.starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
@@ -214,6 +223,15 @@ mod tests {
         assert_eq!(idx.pos(text, text.len() - 1).column, 4);
         // Offsets inside a multibyte char clamp back to its start.
         assert_eq!(idx.pos(text, 1).column, 1);
+    }
+
+    #[test]
+    fn inside_crlf_is_the_end_of_the_line() {
+        let text = "ab\r\ncd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.pos(text, 2), Pos { line: 1, column: 3 });
+        assert_eq!(idx.pos(text, 3), Pos { line: 1, column: 3 });
+        assert_eq!(idx.pos(text, 4), Pos { line: 2, column: 1 });
     }
 
     #[test]

@@ -19,7 +19,8 @@ fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().unwrap_or_else(|e| panic!("cannot run proclint: {e}"))
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"))
 }
 
 /// Names in `dir`, without the cache directory.
@@ -43,12 +44,23 @@ fn output_into_a_missing_directory_is_a_clean_error() {
     write(d, "bad.js", BAD_BREAKPOINT);
     let o = run_env(
         d,
-        &["check", ".", "--format", "sarif", "--output", "nope/out.sarif"],
+        &[
+            "check",
+            ".",
+            "--format",
+            "sarif",
+            "--output",
+            "nope/out.sarif",
+        ],
         &[],
     );
     assert_eq!(code(&o), 2);
     assert_eq!(stdout(&o), "");
-    assert!(stderr(&o).contains("error: cannot write the report"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error: cannot write the report"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(listing(d), ["bad.js"]);
 }
 
@@ -58,7 +70,11 @@ fn output_onto_a_directory_is_a_clean_error() {
     let d = dir.path();
     write(d, "bad.js", BAD_BREAKPOINT);
     write(d, "out/keep.txt", "keep");
-    let o = run_env(d, &["check", ".", "--format", "json", "--output", "out"], &[]);
+    let o = run_env(
+        d,
+        &["check", ".", "--format", "json", "--output", "out"],
+        &[],
+    );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert_eq!(listing(d), ["bad.js", "out"]);
     assert_eq!(listing(&d.join("out")), ["keep.txt"]);
@@ -71,7 +87,11 @@ fn a_failed_write_keeps_the_previous_report() {
     let dir = tempdir();
     let d = dir.path();
     write(d, "bad.js", BAD_BREAKPOINT);
-    let ok = run_env(d, &["check", ".", "--format", "sarif", "--output", "r.sarif"], &[]);
+    let ok = run_env(
+        d,
+        &["check", ".", "--format", "sarif", "--output", "r.sarif"],
+        &[],
+    );
     assert_eq!(code(&ok), 1);
     let previous = std::fs::read(d.join("r.sarif")).unwrap_or_default();
     assert!(previous.len() > 100);
@@ -82,8 +102,15 @@ fn a_failed_write_keeps_the_previous_report() {
         &[("PROCLINT_INJECT_PANIC", "write:r.sarif")],
     );
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("injected write failure"), "{}", stderr(&o));
-    assert_eq!(std::fs::read(d.join("r.sarif")).unwrap_or_default(), previous);
+    assert!(
+        stderr(&o).contains("injected write failure"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(d.join("r.sarif")).unwrap_or_default(),
+        previous
+    );
     assert_eq!(listing(d), ["bad.js", "other.js", "r.sarif"]);
 }
 
@@ -99,16 +126,26 @@ fn output_into_a_read_only_directory() {
     let ro = d.join("ro");
     let _ = std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555));
     let enforced = std::fs::File::create(ro.join("probe")).is_err();
-    let o = run_env(d, &["check", ".", "--format", "json", "--output", "ro/r.json"], &[]);
+    let o = run_env(
+        d,
+        &["check", ".", "--format", "json", "--output", "ro/r.json"],
+        &[],
+    );
     let _ = std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755));
     if enforced {
         assert_eq!(code(&o), 2);
-        assert_eq!(std::fs::read_to_string(ro.join("r.json")).unwrap_or_default(), "OLD");
+        assert_eq!(
+            std::fs::read_to_string(ro.join("r.json")).unwrap_or_default(),
+            "OLD"
+        );
         assert_eq!(listing(&ro), ["r.json"]);
     } else {
         // As root the write succeeds: it must then be whole.
         let text = std::fs::read_to_string(ro.join("r.json")).unwrap_or_default();
-        assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), "{text}");
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+            "{text}"
+        );
         let _ = std::fs::remove_file(ro.join("probe"));
     }
 }
@@ -133,8 +170,13 @@ fn a_failed_fix_write_leaves_the_source_whole() {
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot write b.js"), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(d.join("b.js")).unwrap_or_default(), TASKS);
-    assert!(std::fs::read_to_string(d.join("a.js")).unwrap_or_default().contains("labels"));
+    assert_eq!(
+        std::fs::read_to_string(d.join("b.js")).unwrap_or_default(),
+        TASKS
+    );
+    assert!(std::fs::read_to_string(d.join("a.js"))
+        .unwrap_or_default()
+        .contains("labels"));
     assert_eq!(listing(d), ["a.js", "b.js"]);
 }
 
@@ -161,7 +203,15 @@ fn a_killed_run_never_leaves_a_truncated_report() {
     let mut saw = (0, 0);
     for delay_ms in [0u64, 5, 10, 20, 40, 80, 120, 160, 240, 320, 480, 640] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_proclint"))
-            .args(["check", ".", "--format", "sarif", "--no-cache", "--output", "r.sarif"])
+            .args([
+                "check",
+                ".",
+                "--format",
+                "sarif",
+                "--no-cache",
+                "--output",
+                "r.sarif",
+            ])
             .current_dir(d)
             .env("RAYON_NUM_THREADS", "2")
             .stdout(Stdio::null())
@@ -175,7 +225,10 @@ fn a_killed_run_never_leaves_a_truncated_report() {
         if now == complete {
             saw.1 += 1;
         } else {
-            assert_eq!(now, b"{\"previous\":true}", "a partial report after {delay_ms} ms");
+            assert_eq!(
+                now, b"{\"previous\":true}",
+                "a partial report after {delay_ms} ms"
+            );
             saw.0 += 1;
         }
         // Start each round from the previous report again.

@@ -18,7 +18,8 @@ fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().unwrap_or_else(|e| panic!("cannot run proclint: {e}"))
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"))
 }
 
 /// (hits, misses, written) from `--cache-stats`.
@@ -36,13 +37,21 @@ fn stats(o: &Output) -> (usize, usize, usize) {
 }
 
 fn check(dir: &Path, env: &[(&str, &str)]) -> (String, (usize, usize, usize)) {
-    let o = run_env(dir, &["check", ".", "--format", "json", "--cache-stats"], env);
+    let o = run_env(
+        dir,
+        &["check", ".", "--format", "json", "--cache-stats"],
+        env,
+    );
     assert!(matches!(code(&o), 0 | 1), "{}", stderr(&o));
     (stdout(&o), stats(&o))
 }
 
 fn uncached(dir: &Path) -> String {
-    stdout(&run_env(dir, &["check", ".", "--format", "json", "--no-cache"], &[]))
+    stdout(&run_env(
+        dir,
+        &["check", ".", "--format", "json", "--no-cache"],
+        &[],
+    ))
 }
 
 const TASKS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
@@ -129,7 +138,11 @@ fn a_changed_config_invalidates_everything() {
     let d = dir.path();
     project(d);
     check(d, &[]);
-    write(d, "proclint.toml", "[rules]\nunchecked-breakpoint = \"warning\"\n");
+    write(
+        d,
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"warning\"\n",
+    );
     let (out, s) = check(d, &[]);
     assert_eq!(s, (0, 4, 4));
     assert!(out.contains("\"severity\": \"warning\""), "{out}");
@@ -153,7 +166,13 @@ fn a_changed_config_invalidates_everything() {
     // The command line's --select is part of the effective config.
     let o = run_env(
         d,
-        &["check", ".", "--select", "unchecked-breakpoint", "--cache-stats"],
+        &[
+            "check",
+            ".",
+            "--select",
+            "unchecked-breakpoint",
+            "--cache-stats",
+        ],
         &[],
     );
     assert_eq!(stats(&o), (0, 4, 4));
@@ -280,7 +299,11 @@ fn manifests_and_skills_are_not_cached() {
         "package.json",
         "{ \"name\": \"x\", \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.3.1\" } }\n",
     );
-    write(d, "s/SKILL.md", "---\nname: s\ndescription: d\n---\n[x](missing.md)\n");
+    write(
+        d,
+        "s/SKILL.md",
+        "---\nname: s\ndescription: d\n---\n[x](missing.md)\n",
+    );
     let (_, s) = check(d, &[]);
     assert_eq!(s, (0, 0, 0));
     let (first, _) = check(d, &[]);

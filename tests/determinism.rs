@@ -26,7 +26,10 @@ fn byte_identical_across_threads_runs_and_cache() {
     let config = cache.path().join("proclint.toml");
     std::fs::write(
         &config,
-        format!("cache-dir = {:?}\n", cache.path().join("c").display().to_string()),
+        format!(
+            "cache-dir = {:?}\n",
+            cache.path().join("c").display().to_string()
+        ),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let config = config.to_string_lossy().into_owned();
@@ -65,7 +68,10 @@ fn byte_identical_across_threads_runs_and_cache() {
         }
         // The retrospective prints the command line, which differs.
         if !format.contains(&"retrospective") {
-            assert!(per_cache_mode[0] == per_cache_mode[1], "{format:?}: cache changes output");
+            assert!(
+                per_cache_mode[0] == per_cache_mode[1],
+                "{format:?}: cache changes output"
+            );
         }
     }
 }

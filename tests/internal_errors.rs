@@ -21,7 +21,9 @@ fn run(dir: &std::path::Path, args: &[&str], inject: Option<&str>) -> (i32, Vec<
     if let Some(i) = inject {
         cmd.env("PROCLINT_INJECT_PANIC", i);
     }
-    let o = cmd.output().unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
+    let o = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o))
         .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&o), stderr(&o)));
     let found = v["diagnostics"]
@@ -109,15 +111,21 @@ fn each_per_file_stage_is_guarded() {
     check("facts", js, |_| false);
     let md = "fixtures/skill-frontmatter";
     check("markdown-parser", md, |f| f.1.starts_with(md));
-    check("skill-frontmatter", md, |f| f.1.starts_with(md) && f.0 == "skill-frontmatter");
+    check("skill-frontmatter", md, |f| {
+        f.1.starts_with(md) && f.0 == "skill-frontmatter"
+    });
     let manifest = "fixtures/unpinned-sdk";
     check("manifest-parser", manifest, |f| f.1.starts_with(manifest));
-    check("unpinned-sdk", manifest, |f| f.1.starts_with(manifest) && f.0 == "unpinned-sdk");
+    check("unpinned-sdk", manifest, |f| {
+        f.1.starts_with(manifest) && f.0 == "unpinned-sdk"
+    });
 }
 
 #[test]
 fn a_panic_in_the_cross_module_pass_is_reported() {
-    check("unused-output-field", "<project>", |f| f.0 == "unused-output-field");
+    check("unused-output-field", "<project>", |f| {
+        f.0 == "unused-output-field"
+    });
 }
 
 const TASKS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\

@@ -30,7 +30,9 @@ fn run_with_deadline(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Output 
             cmd.stdin(Stdio::null());
         }
     }
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
     let start = Instant::now();
     loop {
         if let Ok(Some(_)) = child.try_wait() {
@@ -89,26 +91,49 @@ fn nested(open: &str, close: &str, n: usize) -> String {
 fn hundred_thousand_deep_nesting() {
     const N: usize = 100_000;
     let cases = [
-        ("arrays.js", format!("  const a = {};\n}}\n", nested("[", "]", N))),
-        ("parens.js", format!("  const a = {};\n}}\n", nested("(", ")", N))),
+        (
+            "arrays.js",
+            format!("  const a = {};\n}}\n", nested("[", "]", N)),
+        ),
+        (
+            "parens.js",
+            format!("  const a = {};\n}}\n", nested("(", ")", N)),
+        ),
         (
             "callbacks.js",
             format!("  {};\n}}\n", nested("f(() => ", ")", N)),
         ),
-        ("objects.js", format!("  const o = {};\n}}\n", nested("{a: ", "}", N))),
-        ("blocks.js", format!("  {}\n}}\n", "{".repeat(N) + &"}".repeat(N))),
+        (
+            "objects.js",
+            format!("  const o = {};\n}}\n", nested("{a: ", "}", N)),
+        ),
+        (
+            "blocks.js",
+            format!("  {}\n}}\n", "{".repeat(N) + &"}".repeat(N)),
+        ),
         ("ifs.js", format!("  {}y();\n}}\n", "if (x) ".repeat(N))),
-        ("binary.js", format!("  const s = a{};\n}}\n", " + a".repeat(N))),
+        (
+            "binary.js",
+            format!("  const s = a{};\n}}\n", " + a".repeat(N)),
+        ),
     ];
     let dir = tempdir();
     for (name, body) in &cases {
         write(dir.path(), name, &format!("{HEAD}{body}"));
     }
-    let o = run_with_deadline(dir.path(), &["check", ".", "--format", "json", "--no-cache"], None);
+    let o = run_with_deadline(
+        dir.path(),
+        &["check", ".", "--format", "json", "--no-cache"],
+        None,
+    );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let v = json(&o);
     for (name, _) in &cases {
-        assert!(has(&v, "unchecked-breakpoint", name), "{name}: {:?}", found(&v));
+        assert!(
+            has(&v, "unchecked-breakpoint", name),
+            "{name}: {:?}",
+            found(&v)
+        );
         assert!(has(&v, "depth-limit", name), "{name}: {:?}", found(&v));
     }
     assert!(!found(&v).iter().any(|f| f.0 == "internal-error"));
@@ -117,7 +142,14 @@ fn hundred_thousand_deep_nesting() {
         let path = dir.path().join(name);
         let o = run_with_deadline(
             dir.path(),
-            &["check", "--stdin-filename", name, "--format", "json", "--no-cache"],
+            &[
+                "check",
+                "--stdin-filename",
+                name,
+                "--format",
+                "json",
+                "--no-cache",
+            ],
             Some(&path),
         );
         assert_eq!(code(&o), 1, "{name}: {}", stderr(&o));
@@ -152,7 +184,14 @@ fn fifty_megabyte_minified_file_is_skipped() {
     write(dir.path(), "bad.js", BAD_BREAKPOINT);
     for args in [
         &["check", ".", "--format", "json", "--no-cache"][..],
-        &["check", "bundle.min.js", "bad.js", "--format", "json", "--no-cache"][..],
+        &[
+            "check",
+            "bundle.min.js",
+            "bad.js",
+            "--format",
+            "json",
+            "--no-cache",
+        ][..],
     ] {
         let o = run_with_deadline(dir.path(), args, None);
         assert_eq!(code(&o), 1, "{}", stderr(&o));
@@ -160,7 +199,9 @@ fn fifty_megabyte_minified_file_is_skipped() {
         assert!(has(&v, "skipped-file", "bundle.min.js"), "{:?}", found(&v));
         assert!(has(&v, "unchecked-breakpoint", "bad.js"), "{:?}", found(&v));
         assert!(
-            !found(&v).iter().any(|f| f.1 == "bundle.min.js" && f.0 != "skipped-file"),
+            !found(&v)
+                .iter()
+                .any(|f| f.1 == "bundle.min.js" && f.0 != "skipped-file"),
             "{:?}",
             found(&v)
         );
@@ -201,16 +242,35 @@ fn invalid_utf8_inside_a_string_literal() {
     let dir = tempdir();
     let bytes = b"export async function process(i, ctx) { const s = 'a\xff\xfe\xc3b'; await ctx.breakpoint({}); }\n";
     std::fs::write(dir.path().join("u.js"), bytes).unwrap_or_else(|e| panic!("{e}"));
-    let o = run_with_deadline(dir.path(), &["check", "u.js", "--format", "json", "--no-cache"], None);
+    let o = run_with_deadline(
+        dir.path(),
+        &["check", "u.js", "--format", "json", "--no-cache"],
+        None,
+    );
     let v = json(&o);
     let f = found(&v);
     // `export … { const s = 'a` is 52 characters: the first bad byte is 53.
-    assert!(f.contains(&("parse-error".into(), "u.js".into(), 1, 53)), "{f:?}");
+    assert!(
+        f.contains(&("parse-error".into(), "u.js".into(), 1, 53)),
+        "{f:?}"
+    );
     // `… 'a???b'; await ` is 65 characters (one per bad byte): the call is 66.
-    assert!(f.contains(&("unchecked-breakpoint".into(), "u.js".into(), 1, 66)), "{f:?}");
-    let o = run_with_deadline(dir.path(), &["check", "u.js", "--format", "sarif", "--no-cache"], None);
+    assert!(
+        f.contains(&("unchecked-breakpoint".into(), "u.js".into(), 1, 66)),
+        "{f:?}"
+    );
+    let o = run_with_deadline(
+        dir.path(),
+        &["check", "u.js", "--format", "sarif", "--no-cache"],
+        None,
+    );
     let regions = sarif_regions(&json(&o));
-    assert!(regions.iter().any(|r| r.0 == "unchecked-breakpoint" && r.1 == (1, 66)), "{regions:?}");
+    assert!(
+        regions
+            .iter()
+            .any(|r| r.0 == "unchecked-breakpoint" && r.1 == (1, 66)),
+        "{regions:?}"
+    );
 }
 
 /// (rule, (startLine, startColumn), (endLine, endColumn)) of SARIF results.
@@ -218,7 +278,11 @@ type Region = (String, (u64, u64), (u64, u64));
 
 fn sarif_regions(v: &serde_json::Value) -> Vec<Region> {
     let mut out = Vec::new();
-    for r in v["runs"][0]["results"].as_array().cloned().unwrap_or_default() {
+    for r in v["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+    {
         let reg = &r["locations"][0]["physicalLocation"]["region"];
         let n = |k: &str| reg[k].as_u64().unwrap_or(0);
         out.push((
@@ -235,7 +299,8 @@ fn sarif_regions(v: &serde_json::Value) -> Vec<Region> {
 /// on every line-ending style.
 #[test]
 fn line_endings_bom_and_tabs_keep_positions() {
-    let body = "export async function process(inputs, ctx) {\n\tawait ctx.breakpoint({ q: 'é😀' });\n}\n";
+    let body =
+        "export async function process(inputs, ctx) {\n\tawait ctx.breakpoint({ q: 'é😀' });\n}\n";
     let suppressed = "export async function process(inputs, ctx) {\n  // proclint-disable-next-line unchecked-breakpoint -- test\n  await ctx.breakpoint({});\n}\n";
     let dir = tempdir();
     let d = dir.path();
@@ -267,10 +332,20 @@ fn line_endings_bom_and_tabs_keep_positions() {
             "{name}: {d}"
         );
     }
-    let bom1 = diags.iter().find(|x| x["path"] == "bom1.js").cloned().unwrap_or_default();
-    assert_eq!((&bom1["line"], &bom1["column"]), (&1.into(), &47.into()), "{bom1}");
+    let bom1 = diags
+        .iter()
+        .find(|x| x["path"] == "bom1.js")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        (&bom1["line"], &bom1["column"]),
+        (&1.into(), &47.into()),
+        "{bom1}"
+    );
     assert!(
-        !diags.iter().any(|x| x["path"] == "s-crlf.js" || x["path"] == "s-cr.js"),
+        !diags
+            .iter()
+            .any(|x| x["path"] == "s-crlf.js" || x["path"] == "s-cr.js"),
         "suppressions on CRLF/CR files: {diags:?}"
     );
 
@@ -278,7 +353,11 @@ fn line_endings_bom_and_tabs_keep_positions() {
     let regions = sarif_regions(&json(&o));
     assert_eq!(regions.len(), 5, "{regions:?}");
     for r in &regions {
-        let expected = if r.1 .0 == 1 { ((1, 47), (1, 65)) } else { ((2, 8), (2, 36)) };
+        let expected = if r.1 .0 == 1 {
+            ((1, 47), (1, 65))
+        } else {
+            ((2, 8), (2, 36))
+        };
         assert_eq!((r.1, r.2), expected, "{r:?}");
     }
 
@@ -309,7 +388,11 @@ fn symlink_loops() {
     assert_eq!(found(&v).len(), 1, "{:?}", found(&v));
     assert!(has(&v, "unchecked-breakpoint", "bad.js"));
 
-    let o = run_with_deadline(d, &["check", "a.js", "bad.js", "--format", "json", "--no-cache"], None);
+    let o = run_with_deadline(
+        d,
+        &["check", "a.js", "bad.js", "--format", "json", "--no-cache"],
+        None,
+    );
     let v = json(&o);
     assert!(has(&v, "io-error", "a.js"), "{:?}", found(&v));
     assert!(has(&v, "unchecked-breakpoint", "bad.js"));
@@ -339,7 +422,14 @@ fn fifos_do_not_hang() {
 
     let o = run_with_deadline(
         d,
-        &["check", "fifo.js", "bad.js", "--format", "json", "--no-cache"],
+        &[
+            "check",
+            "fifo.js",
+            "bad.js",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
         None,
     );
     let v = json(&o);
@@ -355,7 +445,12 @@ fn fifos_do_not_hang() {
     };
     let out = lint::lint_candidate(&c, &Config::default(), Stage::Full, true);
     let diags = out.map(|o| o.diagnostics).unwrap_or_default();
-    assert!(diags.iter().any(|d| d.rule == "io-error" && d.message.contains("not a regular file")), "{diags:?}");
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.rule == "io-error" && d.message.contains("not a regular file")),
+        "{diags:?}"
+    );
 }
 
 /// A file removed between discovery and reading is an `io-error` note on
@@ -396,7 +491,11 @@ fn unreadable_or_vanished_directory() {
         let v = json(&o);
         assert!(has(&v, "unchecked-breakpoint", "bad.js"), "{:?}", found(&v));
         if !readable {
-            assert!(found(&v).iter().any(|f| f.0 == "io-error"), "{:?}", found(&v));
+            assert!(
+                found(&v).iter().any(|f| f.0 == "io-error"),
+                "{:?}",
+                found(&v)
+            );
         }
     }
     let gone = d.join("vanished");
@@ -406,8 +505,16 @@ fn unreadable_or_vanished_directory() {
         .iter()
         .map(|x| (x.rule, &*x.location.path))
         .collect();
-    assert!(rules.iter().any(|(r, p)| *r == "io-error" && p.ends_with("vanished")), "{rules:?}");
-    assert!(rules.iter().any(|(r, _)| *r == "unchecked-breakpoint"), "{rules:?}");
+    assert!(
+        rules
+            .iter()
+            .any(|(r, p)| *r == "io-error" && p.ends_with("vanished")),
+        "{rules:?}"
+    );
+    assert!(
+        rules.iter().any(|(r, _)| *r == "unchecked-breakpoint"),
+        "{rules:?}"
+    );
 }
 
 /// Every kind of configuration error: exit 2, nothing on stdout, and a
@@ -441,7 +548,10 @@ fn every_kind_of_config_error() {
         assert_eq!(code(&o), 2, "{what}: {}", stderr(&o));
         assert_eq!(stdout(&o), "", "{what}");
         let err = stderr(&o);
-        assert!(err.contains(expected), "{what}: expected `{expected}` in `{err}`");
+        assert!(
+            err.contains(expected),
+            "{what}: expected `{expected}` in `{err}`"
+        );
     }
     // A config given with --config that does not exist, or is a directory.
     let dir = tempdir();

@@ -61,7 +61,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<usize>(), interesting()).prop_map(|(a, b)| Mutation::Insert(a, b)),
         (any::<usize>(), 0usize..64).prop_map(|(a, n)| Mutation::Delete(a, n)),
-        (any::<usize>(), 0usize..16, interesting()).prop_map(|(a, n, b)| Mutation::Replace(a, n, b)),
+        (any::<usize>(), 0usize..16, interesting())
+            .prop_map(|(a, n, b)| Mutation::Replace(a, n, b)),
         (any::<usize>(), 0usize..256).prop_map(|(a, n)| Mutation::Duplicate(a, n)),
     ]
 }
@@ -104,7 +105,9 @@ fn fixtures(pred: impl Fn(&Path) -> bool) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![common::root().join("fixtures")];
     while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -112,7 +115,10 @@ fn fixtures(pred: impl Fn(&Path) -> bool) -> Vec<(String, Vec<u8>)> {
                     stack.push(p);
                 }
             } else if pred(&p) {
-                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 out.push((name, std::fs::read(&p).unwrap_or_default()));
             }
         }
@@ -161,7 +167,10 @@ fn lint_dir(dir: &Path, texts: &[(PathBuf, Vec<u8>)]) -> Result<String, TestCase
                 continue;
             };
             let (text, _) = proclint::source::decode(bytes.clone());
-            prop_assert!(loc.span.start <= loc.span.end && loc.span.end <= text.len(), "{loc:?}");
+            prop_assert!(
+                loc.span.start <= loc.span.end && loc.span.end <= text.len(),
+                "{loc:?}"
+            );
             let index = LineIndex::new(&text);
             for pos in [loc.start, loc.end] {
                 let line0 = (pos.line as usize).checked_sub(1);
@@ -171,9 +180,15 @@ fn lint_dir(dir: &Path, texts: &[(PathBuf, Vec<u8>)]) -> Result<String, TestCase
                 prop_assert!(line0 == 0 || starts_after > 0, "line past the end: {loc:?}");
                 let line = index.line_text(&text, line0);
                 let width: usize = line.chars().map(char::len_utf16).sum();
-                prop_assert!(pos.column >= 1 && (pos.column as usize) <= width + 1, "{loc:?} width {width}");
+                prop_assert!(
+                    pos.column >= 1 && (pos.column as usize) <= width + 1,
+                    "{loc:?} width {width}"
+                );
             }
-            prop_assert!((loc.start.line, loc.start.column) <= (loc.end.line, loc.end.column), "{loc:?}");
+            prop_assert!(
+                (loc.start.line, loc.start.column) <= (loc.end.line, loc.end.column),
+                "{loc:?}"
+            );
         }
     }
     Ok(json)
@@ -182,7 +197,11 @@ fn lint_dir(dir: &Path, texts: &[(PathBuf, Vec<u8>)]) -> Result<String, TestCase
 fn check_kind(files: Vec<(String, Vec<u8>)>, extra: Vec<(String, Vec<u8>)>) {
     assert!(!files.is_empty());
     let mut runner = runner();
-    let strategy = (0..files.len(), prop::collection::vec(mutation(), 1..5), 0..extra.len().max(1));
+    let strategy = (
+        0..files.len(),
+        prop::collection::vec(mutation(), 1..5),
+        0..extra.len().max(1),
+    );
     let result = runner.run(&strategy, |(i, muts, j)| {
         let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
         let (name, bytes) = &files[i];
@@ -209,7 +228,10 @@ fn check_kind(files: Vec<(String, Vec<u8>)>, extra: Vec<(String, Vec<u8>)>) {
 
 #[test]
 fn mutated_process_modules() {
-    let js = fixtures(|p| p.extension().is_some_and(|e| e == "js" || e == "mjs" || e == "cjs"));
+    let js = fixtures(|p| {
+        p.extension()
+            .is_some_and(|e| e == "js" || e == "mjs" || e == "cjs")
+    });
     // Every mutated module still carries a process marker, so it is linted.
     let js = js
         .into_iter()
