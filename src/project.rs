@@ -155,15 +155,18 @@ pub struct ModuleSummary {
     pub imported_calls: Vec<ImportedCall>,
 }
 
+/// (module index, index into one of its lists).
+pub type Site = (usize, usize);
+
 pub struct Project {
     pub modules: Vec<ModuleSummary>,
     by_key: HashMap<PathBuf, usize>,
     /// (module, task) → its invocation sites, built on first use: asking
     /// per task by scanning every invocation was quadratic in the size of
     /// a monorepo (minutes for 2,000 modules).
-    invocations: std::sync::OnceLock<HashMap<(usize, usize), Vec<(usize, usize)>>>,
+    invocations: std::sync::OnceLock<HashMap<(usize, usize), Vec<Site>>>,
     /// (module, export name) → the `imported_calls` that call it.
-    callers: std::sync::OnceLock<HashMap<(usize, String), Vec<(usize, usize)>>>,
+    callers: std::sync::OnceLock<HashMap<(usize, String), Vec<Site>>>,
     /// from module → import specifier → resolved module.
     resolved: std::sync::Mutex<HashMap<usize, HashMap<String, Option<usize>>>>,
 }
@@ -258,7 +261,7 @@ impl Project {
     /// in module then source order.
     pub fn invocations_of(&self, module: usize, task: usize) -> Vec<(usize, usize)> {
         let index = self.invocations.get_or_init(|| {
-            let mut index: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
+            let mut index: HashMap<(usize, usize), Vec<Site>> = HashMap::new();
             for (mi, m) in self.modules.iter().enumerate() {
                 for (ii, inv) in m.invocations.iter().enumerate() {
                     if let Some(task) = self.task_of(mi, &inv.target) {
@@ -276,7 +279,7 @@ impl Project {
     /// module then source order.
     pub fn imported_callers(&self, module: usize, name: &str) -> &[(usize, usize)] {
         let index = self.callers.get_or_init(|| {
-            let mut index: HashMap<(usize, String), Vec<(usize, usize)>> = HashMap::new();
+            let mut index: HashMap<(usize, String), Vec<Site>> = HashMap::new();
             for (mi, m) in self.modules.iter().enumerate() {
                 for (ci, call) in m.imported_calls.iter().enumerate() {
                     if let Some(target) = self.resolve(mi, &call.source) {

@@ -58,8 +58,8 @@ fn byte_identical_across_threads_runs_and_cache() {
                     out == first,
                     "{args:?} with {threads} threads differs:\n{}",
                     similar::TextDiff::from_lines(
-                        &String::from_utf8_lossy(&first),
-                        &String::from_utf8_lossy(&out)
+                        String::from_utf8_lossy(&first),
+                        String::from_utf8_lossy(&out)
                     )
                     .unified_diff()
                 );
