@@ -168,6 +168,15 @@ pub struct CheckArgs {
     #[arg(long)]
     pub only_process_code: bool,
 
+    /// Do not read or write the result cache (`.proclint_cache/`, or
+    /// `cache-dir` in proclint.toml).
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Print cache hits, misses and writes to stderr (tests, tuning).
+    #[arg(long, hide = true)]
+    pub cache_stats: bool,
+
     /// Stop after parsing (for benchmarking the parser floor).
     #[arg(long, hide = true)]
     pub parse_only: bool,

@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use crate::cache::Cache;
 use crate::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesFormat};
 use crate::config::{Config, RuleLevel};
 use crate::diagnostic::Severity;
@@ -133,25 +134,34 @@ fn check(args: CheckArgs) -> i32 {
     } else {
         Stage::Full
     };
-    // Deeply nested files recurse in the model builder; give workers room
-    // well beyond MAX_DEPTH.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(64 * 1024 * 1024)
-        .build()
-        .ok();
+    // The stdin buffer is not cached (it has no stable bytes on disk), but
+    // the context modules loaded around it are.
+    let cache = (!args.no_cache && stage == Stage::Full)
+        .then(|| Cache::new(config.cache_dir(), &Cache::build_id(), &config));
     let lint_once = || {
         let recorded = selected.as_ref().map(|s| s.run.clone());
-        let run = || lint::run_input_with_run(&paths, stdin.clone(), &config, stage, recorded);
-        match &pool {
-            Some(pool) => pool.install(run),
-            None => run(),
-        }
+        lint::run_cached(
+            &paths,
+            stdin.clone(),
+            &config,
+            stage,
+            recorded,
+            cache.as_ref(),
+        )
     };
     let mut outcome = lint_once();
+    // Files whose fixes could not be planned because of a bug in proclint.
+    let mut fix_failures: Vec<crate::diagnostic::Diagnostic> = Vec::new();
     if args.fix {
         if args.diff {
             let plan = fix::plan(&outcome);
             print!("{}", fix::diff(&plan));
+            for d in &plan.failed {
+                eprintln!("error: {}: {}", d.location.path, d.message);
+            }
+            if !plan.failed.is_empty() {
+                return EXIT_ERROR;
+            }
             report_unfixable(&plan);
             eprintln!(
                 "proclint: {} fixes available in {} files (nothing written)",
@@ -169,6 +179,11 @@ fn check(args: CheckArgs) -> i32 {
         for _ in 0..4 {
             let plan = fix::plan(&outcome);
             report_unfixable(&plan);
+            for d in &plan.failed {
+                if !fix_failures.contains(d) {
+                    fix_failures.push(d.clone());
+                }
+            }
             if plan.files.is_empty() {
                 break;
             }
@@ -184,6 +199,20 @@ fn check(args: CheckArgs) -> i32 {
             "proclint: fixed {fixed} findings in {} files; {} remain",
             touched.len(),
             outcome.diagnostics.len()
+        );
+        if !fix_failures.is_empty() {
+            outcome.diagnostics.append(&mut fix_failures);
+            crate::diagnostic::sort(&mut outcome.diagnostics);
+        }
+    }
+    if let (true, Some(cache)) = (args.cache_stats, &cache) {
+        let s = cache.stats();
+        eprintln!(
+            "proclint cache: {} hits, {} misses, {} written ({})",
+            s.hits,
+            s.misses,
+            s.writes,
+            cache.dir().display()
         );
     }
     if stage == Stage::Full {
@@ -287,6 +316,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = dir.join(format!(".{name}.proclint-{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
+        if crate::inject::fails("write", &path.to_string_lossy()) {
+            // Simulates a full disk half-way through (testing hook).
+            f.write_all(&bytes[..bytes.len() / 2])?;
+            return Err(std::io::Error::other("injected write failure"));
+        }
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)

@@ -44,6 +44,8 @@ pub struct Config {
     /// `--only-process-code`: named JavaScript files get the same byte scan
     /// as walked ones.
     pub scan_named_files: bool,
+    /// `cache-dir`, relative to the config file's directory.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -60,6 +62,7 @@ impl Default for Config {
             select: None,
             baseline: None,
             scan_named_files: false,
+            cache_dir: None,
         }
     }
 }
@@ -72,6 +75,7 @@ struct RawConfig {
     context_names: Option<Vec<String>>,
     max_file_size: Option<u64>,
     baseline: Option<String>,
+    cache_dir: Option<Spanned<String>>,
     rules: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
 }
 
@@ -185,6 +189,15 @@ impl Config {
         if let Some(baseline) = raw.baseline {
             config.baseline = Some(PathBuf::from(baseline));
         }
+        if let Some(dir) = raw.cache_dir {
+            if dir.get_ref().trim().is_empty() {
+                return Err(err(
+                    Some(dir.span()),
+                    "`cache-dir` must not be empty".into(),
+                ));
+            }
+            config.cache_dir = Some(PathBuf::from(dir.into_inner()));
+        }
         if let Some(globs) = raw.exclude {
             config.exclude = build_globs(&globs).map_err(|(s, m)| err(Some(s), m))?;
         }
@@ -243,6 +256,31 @@ impl Config {
             config.rules.insert(id, level);
         }
         Ok(config)
+    }
+
+    /// Everything in the configuration that can change a file's per-file
+    /// results (the result cache keys on it). Globs and `max-file-size` only
+    /// decide which files are linted, which happens before the cache.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "rules={:?};options={:?};context={:?};select={:?}",
+            self.rules, self.rule_options, self.context_names, self.select
+        )
+    }
+
+    /// The cache directory: `cache-dir` relative to the config file's
+    /// directory, else `.proclint_cache` there (or in the working
+    /// directory when no config file was found).
+    pub fn cache_dir(&self) -> PathBuf {
+        let dir = self
+            .cache_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(crate::cache::DEFAULT_DIR));
+        if dir.is_absolute() || self.path.is_none() {
+            dir
+        } else {
+            self.root.join(dir)
+        }
     }
 
     pub fn is_enabled(&self, id: &str) -> bool {

@@ -52,8 +52,12 @@ impl fmt::Display for Severity {
     }
 }
 
+/// A registered rule's id. (An alias, not `&'static str` written out, so
+/// serde's derive does not try to borrow it from the input.)
+pub type RuleId = &'static str;
+
 /// A resolved place in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Location {
     pub path: Arc<str>,
     pub span: Span,
@@ -62,30 +66,31 @@ pub struct Location {
 }
 
 /// A secondary, labelled location (zizmor's "related locations").
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Related {
     pub location: Location,
     pub message: String,
 }
 
 /// One text replacement, by byte span, in the diagnostic's file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Edit {
     pub span: Span,
     pub replacement: String,
 }
 
 /// A suggested (and, when `safe`, automatically applicable) fix.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
     pub description: String,
     pub edits: Vec<Edit>,
     pub safe: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
-    pub rule: &'static str,
+    #[serde(with = "rule_id")]
+    pub rule: RuleId,
     pub severity: Severity,
     pub location: Location,
     pub message: String,
@@ -216,5 +221,24 @@ impl miette::Diagnostic for Rendered<'_> {
                 miette::LabeledSpan::new_with_span(Some(r.message.clone()), clamp(r.location.span))
             });
         Some(Box::new(std::iter::once(primary).chain(same_file)))
+    }
+}
+
+/// Rule ids are `&'static str` (every diagnostic names a registered rule);
+/// deserialising (the result cache) maps the text back to the registry's
+/// id, and an id this build does not know is an error, so an entry written
+/// by another build is discarded rather than trusted.
+mod rule_id {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(id: &&'static str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(id)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+        let id = String::deserialize(d)?;
+        crate::rules::meta(&id)
+            .map(|m| m.id)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown rule `{id}`")))
     }
 }

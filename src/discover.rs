@@ -117,6 +117,15 @@ pub fn discover(paths: &[PathBuf], config: &Config) -> (Vec<Candidate>, Vec<Walk
                 continue;
             }
         };
+        if !meta.is_file() && !meta.is_dir() {
+            // A FIFO, socket or device named on the command line: reading
+            // it could block forever, so it is reported, never opened.
+            errors.push(WalkError {
+                path: display_path(root).to_string(),
+                message: "not a regular file or directory".into(),
+            });
+            continue;
+        }
         if meta.is_file() {
             if let Some(kind) = kind_by_name(root) {
                 out.push(Candidate {
@@ -176,6 +185,14 @@ pub fn discover(paths: &[PathBuf], config: &Config) -> (Vec<Candidate>, Vec<Walk
         }
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));
-    out.dedup_by(|a, b| a.display == b.display);
+    // A file both walked and named keeps the named file's guarantee (it is
+    // linted even without process markers).
+    out.dedup_by(|later, kept| {
+        if later.display != kept.display {
+            return false;
+        }
+        kept.explicit |= later.explicit;
+        true
+    });
     (out, errors)
 }

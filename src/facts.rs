@@ -3,6 +3,7 @@
 //! process header, and the SDK pins of a manifest. Built in the per-file
 //! pass, kept after the tree is dropped.
 
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::js::model::{EffectKind, JsModel, LoopKind};
@@ -11,7 +12,7 @@ use crate::js::repeat::repetition;
 use crate::js::syntax::string_value;
 
 /// The JSDoc header of a process module.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcessDoc {
     pub process: Option<String>,
     pub description: Option<String>,
@@ -20,7 +21,7 @@ pub struct ProcessDoc {
     pub skills: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TaskFact {
     pub id: String,
     pub kind: Option<String>,
@@ -29,7 +30,7 @@ pub struct TaskFact {
     pub has_schema: bool,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ProcessFacts {
     pub doc: Option<ProcessDoc>,
     /// Exports a `process` (or default) function.
@@ -51,7 +52,7 @@ pub struct ProcessFacts {
     pub functions: usize,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SdkPin {
     pub package: String,
     pub spec: String,
@@ -61,14 +62,14 @@ pub struct SdkPin {
     pub resolved: Option<(String, String)>,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ManifestFacts {
     pub name: Option<String>,
     pub sdk: Vec<SdkPin>,
     pub lockfiles: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Facts {
     Process(Box<ProcessFacts>),
     Skill,

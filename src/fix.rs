@@ -23,6 +23,10 @@ pub struct Plan {
     pub files: Vec<FilePlan>,
     /// Files skipped because they changed on disk while proclint ran.
     pub changed: Vec<String>,
+    /// `internal-error`s of files whose fixes could not be planned (a bug
+    /// in a rule's edits): those files are left untouched, the others are
+    /// still fixed.
+    pub failed: Vec<Diagnostic>,
 }
 
 impl Plan {
@@ -80,18 +84,43 @@ pub fn plan(outcome: &Outcome) -> Plan {
         let Some(file) = outcome.files.iter().find(|f| &*f.display == display) else {
             continue;
         };
+        let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::inject::point("fix", display);
+            plan_file(display, file, &diags)
+        }));
+        match planned {
+            Ok(Ok(Some(f))) => plan.files.push(f),
+            Ok(Ok(None)) => {}
+            Ok(Err(changed)) => plan.changed.push(changed),
+            Err(p) => {
+                let file = crate::source::SourceFile::new(display, String::new());
+                plan.failed.push(crate::lint::internal(
+                    &file,
+                    "fix",
+                    crate::lint::panic_message(&p),
+                ));
+            }
+        }
+    }
+    plan
+}
+
+/// The fixed text of one file; `Err(display)` when it changed on disk.
+fn plan_file(
+    display: &str,
+    file: &crate::lint::FileOutcome,
+    diags: &[&Diagnostic],
+) -> Result<Option<FilePlan>, String> {
+    {
         let Ok(bytes) = std::fs::read(&file.path) else {
-            plan.changed.push(display.to_string());
-            continue;
+            return Err(display.to_string());
         };
         if Some(crate::lint::content_hash(&bytes)) != file.hash {
-            plan.changed.push(display.to_string());
-            continue;
+            return Err(display.to_string());
         }
         let Ok(original) = String::from_utf8(bytes) else {
             // Invalid UTF-8 was read with substitutions; never write it back.
-            plan.changed.push(display.to_string());
-            continue;
+            return Err(display.to_string());
         };
         let edits: Vec<&[Edit]> = diags
             .iter()
@@ -99,16 +128,16 @@ pub fn plan(outcome: &Outcome) -> Plan {
             .collect();
         let (fixed, applied) = apply(&original, &edits);
         if applied > 0 && fixed != original {
-            plan.files.push(FilePlan {
+            return Ok(Some(FilePlan {
                 display: display.to_string(),
                 path: file.path.clone(),
                 original,
                 fixed,
                 applied,
-            });
+            }));
         }
+        Ok(None)
     }
-    plan
 }
 
 /// A unified diff of every planned file.

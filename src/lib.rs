@@ -5,6 +5,7 @@
 //! ([`rules`]), apply suppressions ([`suppress`]) → sort → [`report`].
 
 pub mod baseline;
+pub mod cache;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod discover;
 pub mod facts;
 pub mod fingerprint;
 pub mod fix;
+pub mod inject;
 pub mod js;
 pub mod lint;
 pub mod manifest;

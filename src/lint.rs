@@ -9,10 +9,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::cache::{Cache, CachedRef};
 use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::discover::{self, Candidate, FileKind};
 use crate::facts::Facts;
+use crate::inject;
 use crate::js::{self, JsModel, ModelOptions};
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
@@ -51,14 +53,27 @@ pub struct FileOutcome {
     pub hash: Option<u64>,
 }
 
-/// FNV-1a of file bytes.
+/// A fast 64-bit hash of file bytes (`--fix` compares it to refuse
+/// overwriting a file that changed since it was read). Word-at-a-time
+/// multiply-rotate, so hashing a tree costs little next to reading it;
+/// not collision-resistant, which this check does not need (the result
+/// cache keys on SHA-256 instead).
 pub fn content_hash(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h: u64 = (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
     }
-    h
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    // Final avalanche (from splitmix64).
+    h ^= h >> 31;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 29)
 }
 
 /// The result of a whole run.
@@ -102,6 +117,31 @@ pub fn run_input(
     run_input_with_run(paths, stdin, config, stage, None)
 }
 
+/// The worker pool every run uses. Model building and rule walks are
+/// depth-bounded ([`js::model::MAX_DEPTH`]), but the bound is sized for a
+/// generous stack: library callers (tests run on 2 MiB threads) get the
+/// same 64 MiB worker stacks as the CLI. `RAYON_NUM_THREADS` is honoured.
+pub fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(64 * 1024 * 1024)
+            .thread_name(|i| format!("proclint-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `f` on a pool worker (see [`pool`]); on the calling thread if the
+/// pool could not be built.
+pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match pool() {
+        Some(p) => p.install(f),
+        None => f(),
+    }
+}
+
 /// [`run_input`], also reading a recorded run against the project: the run
 /// rules report on it and the outcome carries the analysis for the
 /// retrospective.
@@ -112,10 +152,33 @@ pub fn run_input_with_run(
     stage: Stage,
     run: Option<Run>,
 ) -> Outcome {
+    run_cached(paths, stdin, config, stage, run, None)
+}
+
+/// [`run_input_with_run`] with a result cache for process modules.
+pub fn run_cached(
+    paths: &[PathBuf],
+    stdin: Option<(PathBuf, String)>,
+    config: &Config,
+    stage: Stage,
+    run: Option<Run>,
+    cache: Option<&Cache>,
+) -> Outcome {
+    on_pool(|| run_inner(paths, stdin, config, stage, run, cache))
+}
+
+fn run_inner(
+    paths: &[PathBuf],
+    stdin: Option<(PathBuf, String)>,
+    config: &Config,
+    stage: Stage,
+    run: Option<Run>,
+    cache: Option<&Cache>,
+) -> Outcome {
     let (mut candidates, walk_errors) = discover::discover(paths, config);
     let mut files: Vec<FileOutcome> = candidates
         .par_iter()
-        .filter_map(|c| lint_candidate(c, config, stage, true))
+        .filter_map(|c| lint_candidate_cached(c, config, stage, true, cache))
         .collect();
     let mut given: Vec<PathBuf> = candidates
         .iter()
@@ -147,7 +210,7 @@ pub fn run_input_with_run(
             files.par_extend(
                 context
                     .par_iter()
-                    .filter_map(|c| lint_candidate(c, config, stage, false)),
+                    .filter_map(|c| lint_candidate_cached(c, config, stage, false, cache)),
             );
         }
     }
@@ -158,7 +221,7 @@ pub fn run_input_with_run(
         } else {
             candidates.clear();
         }
-        load_context_modules(&mut files, &candidates, config);
+        load_context_modules(&mut files, &candidates, config, cache);
     }
     let mut extra = Vec::new();
     for e in walk_errors {
@@ -201,7 +264,12 @@ pub fn project_root(file: &Path) -> Option<PathBuf> {
 /// JavaScript that process modules import but that was not linted (helper
 /// modules without SDK markers, or files outside the given paths): parsed
 /// for its summary; reported on only when it was inside the walked paths.
-fn load_context_modules(files: &mut Vec<FileOutcome>, walked: &[Candidate], config: &Config) {
+fn load_context_modules(
+    files: &mut Vec<FileOutcome>,
+    walked: &[Candidate],
+    config: &Config,
+    cache: Option<&Cache>,
+) {
     // Imported helpers are read whatever they contain (instruction arrays
     // carry no SDK markers), even under `--only-process-code`.
     let mut context_config = config.clone();
@@ -233,7 +301,7 @@ fn load_context_modules(files: &mut Vec<FileOutcome>, walked: &[Candidate], conf
                 };
                 let mut c = candidate;
                 c.explicit = true;
-                lint_candidate(&c, &context_config, Stage::Full, report)
+                lint_candidate_cached(&c, &context_config, Stage::Full, report, cache)
             })
             .collect();
         if extra.is_empty() {
@@ -278,18 +346,23 @@ pub fn finish_with_run(
         let summaries: Vec<ModuleSummary> =
             files.iter_mut().filter_map(|f| f.summary.take()).collect();
         let project = Project::new(summaries);
-        for rule in rules::all() {
-            let meta = rule.meta();
-            if meta.builtin || !config.is_enabled(meta.id) {
-                continue;
-            }
-            let mut sink = ProjectSink::new(meta, config);
-            match catch_unwind(AssertUnwindSafe(|| {
-                rule.check_project(&project, config, &mut sink)
-            })) {
-                Ok(()) => extra.append(&mut sink.out),
-                Err(p) => extra.push(
-                    Diagnostic::new(
+        // Cross-module rules only read the project: run them in parallel,
+        // collecting in registry order so the output does not depend on
+        // scheduling.
+        let found: Vec<Vec<Diagnostic>> = rules::all()
+            .par_iter()
+            .map(|rule| {
+                let meta = rule.meta();
+                if meta.builtin || !config.is_enabled(meta.id) {
+                    return Vec::new();
+                }
+                let mut sink = ProjectSink::new(meta, config);
+                match catch_unwind(AssertUnwindSafe(|| {
+                    inject::point(meta.id, "<project>");
+                    rule.check_project(&project, config, &mut sink)
+                })) {
+                    Ok(()) => sink.out,
+                    Err(p) => vec![Diagnostic::new(
                         "internal-error",
                         Severity::Error,
                         whole_file(Arc::from("<project>")),
@@ -299,16 +372,20 @@ pub fn finish_with_run(
                             panic_message(&p)
                         ),
                     )
-                    .with_help("this is a bug in proclint; please report it"),
-                ),
-            }
-        }
+                    .with_help("this is a bug in proclint; please report it")],
+                }
+            })
+            .collect();
+        extra.extend(found.into_iter().flatten());
         if let Some(run) = run {
             let stall = rules::non_convergent_loop::stall_rounds(config);
             let a = RunAnalysis::new(run, &project, stall);
             check_run_rules(&a, config, &mut extra);
             analysis = Some(Box::new(a));
         }
+        // Freeing thousands of summaries takes a noticeable share of a warm
+        // run; let another worker do it while the report is rendered.
+        rayon::spawn(move || drop(project));
     }
     // Route cross-module findings to their files for suppression.
     let index: HashMap<Arc<str>, usize> = files
@@ -387,12 +464,60 @@ fn whole_file(path: Arc<str>) -> diagnostic::Location {
 }
 
 /// Reads and lints one discovered file. `None` for JavaScript that turns
-/// out not to be process code.
+/// out not to be process code. Never panics: every stage is guarded, and
+/// this outer guard turns anything left (reading, decoding, the cache) into
+/// an `internal-error` on the file.
 pub fn lint_candidate(
     c: &Candidate,
     config: &Config,
     stage: Stage,
     report: bool,
+) -> Option<FileOutcome> {
+    lint_candidate_cached(c, config, stage, report, None)
+}
+
+pub(crate) fn lint_candidate_cached(
+    c: &Candidate,
+    config: &Config,
+    stage: Stage,
+    report: bool,
+    cache: Option<&Cache>,
+) -> Option<FileOutcome> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        lint_candidate_inner(c, config, stage, report, cache)
+    })) {
+        Ok(o) => o,
+        Err(p) => {
+            let file = SourceFile::new(c.display.clone(), String::new());
+            Some(FileOutcome {
+                diagnostics: vec![internal(&file, "read", panic_message(&p))],
+                ..empty_outcome(c, report)
+            })
+        }
+    }
+}
+
+fn empty_outcome(c: &Candidate, report: bool) -> FileOutcome {
+    FileOutcome {
+        display: c.display.clone(),
+        path: c.path.clone(),
+        kind: c.kind,
+        lines: 0,
+        report,
+        diagnostics: Vec::new(),
+        directives: Vec::new(),
+        summary: None,
+        facts: None,
+        hash: None,
+    }
+}
+
+fn lint_candidate_inner(
+    c: &Candidate,
+    config: &Config,
+    stage: Stage,
+    report: bool,
+    cache: Option<&Cache>,
 ) -> Option<FileOutcome> {
     let note = |rule: &'static str, msg: String| FileOutcome {
         display: c.display.clone(),
@@ -411,7 +536,20 @@ pub fn lint_candidate(
         facts: None,
         hash: None,
     };
-    let size = std::fs::metadata(&c.path).map(|m| m.len()).unwrap_or(0);
+    // The type is checked before reading: reading a FIFO (or a device)
+    // would block forever or never end. Vanished files fail here or at the
+    // read below and become an `io-error` note.
+    let meta = match std::fs::metadata(&c.path) {
+        Ok(m) => m,
+        Err(e) => return Some(note("io-error", format!("cannot read: {e}"))),
+    };
+    if !meta.is_file() {
+        return Some(note(
+            "io-error",
+            "cannot read: not a regular file".to_string(),
+        ));
+    }
+    let size = meta.len();
     if size > config.max_file_size {
         return Some(note(
             "skipped-file",
@@ -421,10 +559,11 @@ pub fn lint_candidate(
             ),
         ));
     }
-    let bytes = match std::fs::read(&c.path) {
+    let bytes = match read_limited(&c.path, config.max_file_size) {
         Ok(b) => b,
         Err(e) => return Some(note("io-error", format!("cannot read: {e}"))),
     };
+    inject::point("read", &c.display);
     let scan = !c.explicit || (config.scan_named_files && report);
     if c.kind == FileKind::Process && scan && !discover::looks_like_process(&bytes) {
         return None;
@@ -436,9 +575,30 @@ pub fn lint_candidate(
         ));
     }
     let hash = content_hash(&bytes);
+    let key = project::module_key(&c.path);
+    // Only process modules are cached: their per-file results depend on
+    // nothing but their own bytes and the config (see `cache.rs`).
+    let cached = match (cache, c.kind, stage) {
+        (Some(cache), FileKind::Process, Stage::Full) => {
+            Some((cache, cache.key(&c.display, &key, report, &bytes)))
+        }
+        _ => None,
+    };
+    if let Some((cache, k)) = &cached {
+        if let Some(hit) = cache.get(k) {
+            return Some(FileOutcome {
+                lines: hit.lines,
+                diagnostics: hit.diagnostics,
+                directives: hit.directives,
+                summary: hit.summary,
+                facts: hit.facts,
+                hash: Some(hash),
+                ..empty_outcome(c, report)
+            });
+        }
+    }
     let (text, invalid_at) = source::decode(bytes);
     let file = SourceFile::new(c.display.clone(), text);
-    let key = project::module_key(&c.path);
     let mut outcome = analyse(&file, c.kind, config, stage, key, report);
     outcome.path = c.path.clone();
     outcome.hash = Some(hash);
@@ -450,11 +610,74 @@ pub fn lint_candidate(
             "invalid UTF-8; the bad bytes were read as `?` for analysis",
         ));
     }
+    if let Some((cache, k)) = &cached {
+        // A run that hit a bug is not remembered: the next run retries.
+        if !outcome
+            .diagnostics
+            .iter()
+            .any(|d| d.rule == "internal-error")
+        {
+            cache.put(
+                k,
+                &CachedRef {
+                    lines: outcome.lines,
+                    diagnostics: &outcome.diagnostics,
+                    directives: &outcome.directives,
+                    summary: outcome.summary.as_ref(),
+                    facts: outcome.facts.as_ref(),
+                },
+            );
+        }
+    }
     Some(outcome)
 }
 
-/// The per-file pass over one file's text.
+/// Reads a regular file, giving up past `limit` bytes (a file that grew
+/// after its size was checked is still bounded).
+fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "the file grew past max-file-size ({limit} bytes) while being read"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The per-file pass over one file's text. Never panics: a panic outside
+/// the per-stage guards becomes an `internal-error` on the file.
 pub fn analyse(
+    file: &SourceFile,
+    kind: FileKind,
+    config: &Config,
+    stage: Stage,
+    key: PathBuf,
+    report: bool,
+) -> FileOutcome {
+    match catch_unwind(AssertUnwindSafe(|| {
+        analyse_inner(file, kind, config, stage, key, report)
+    })) {
+        Ok(o) => o,
+        Err(p) => FileOutcome {
+            display: file.path.clone(),
+            path: PathBuf::from(&*file.path),
+            kind,
+            lines: 0,
+            report,
+            diagnostics: vec![internal(file, "engine", panic_message(&p))],
+            directives: Vec::new(),
+            summary: None,
+            facts: None,
+            hash: None,
+        },
+    }
+}
+
+fn analyse_inner(
     file: &SourceFile,
     kind: FileKind,
     config: &Config,
@@ -500,7 +723,10 @@ fn lint_js(
     report: bool,
 ) -> (Vec<Diagnostic>, Option<ModuleSummary>, Option<Facts>) {
     let mut out = Vec::new();
-    let parsed = catch_unwind(AssertUnwindSafe(|| js::parse::parse(&file.text)));
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        inject::point("parser", &file.path);
+        js::parse::parse(&file.text)
+    }));
     let tree = match parsed {
         Ok(Some(tree)) => tree,
         Ok(None) => {
@@ -522,11 +748,14 @@ fn lint_js(
     let options = ModelOptions {
         context_names: config.context_names.clone(),
     };
-    let built = catch_unwind(AssertUnwindSafe(|| JsModel::build(file, &tree, &options)));
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        inject::point("model", &file.path);
+        JsModel::build(file, &tree, &options)
+    }));
     let model = match built {
         Ok(m) => m,
         Err(p) => {
-            out.push(internal(file, "process model", panic_message(&p)));
+            out.push(internal(file, "model", panic_message(&p)));
             return (out, None, None);
         }
     };
@@ -570,7 +799,10 @@ fn lint_js(
                 continue;
             }
             let mut sink = Sink::new(meta, config, file);
-            match catch_unwind(AssertUnwindSafe(|| rule.check_js(&cx, &mut sink))) {
+            match catch_unwind(AssertUnwindSafe(|| {
+                inject::point(meta.id, &file.path);
+                rule.check_js(&cx, &mut sink)
+            })) {
                 Ok(()) => out.append(&mut sink.out),
                 Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
             }
@@ -578,19 +810,26 @@ fn lint_js(
     }
     crate::fingerprint::stamp(file, &crate::fingerprint::js_scopes(&model), &mut out);
     let summary = match catch_unwind(AssertUnwindSafe(|| {
+        inject::point("summary", &file.path);
         js::summary::summarize(&model, key, report)
     })) {
         Ok(s) => Some(s),
         Err(p) => {
-            out.push(internal(file, "module summary", panic_message(&p)));
+            out.push(internal(file, "summary", panic_message(&p)));
             None
         }
     };
     let facts = if report {
-        catch_unwind(AssertUnwindSafe(|| {
+        match catch_unwind(AssertUnwindSafe(|| {
+            inject::point("facts", &file.path);
             Facts::Process(Box::new(crate::facts::process_facts(&model)))
-        }))
-        .ok()
+        })) {
+            Ok(f) => Some(f),
+            Err(p) => {
+                out.push(internal(file, "facts", panic_message(&p)));
+                None
+            }
+        }
     } else {
         None
     };
@@ -605,9 +844,19 @@ fn lint_manifest(
     stage: Stage,
     path: &Path,
 ) -> (Vec<Diagnostic>, Option<Facts>) {
-    let manifest = match PackageJson::parse(&file.text) {
-        Ok(m) => m,
-        Err(e) => {
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        inject::point("manifest-parser", &file.path);
+        PackageJson::parse(&file.text)
+    }));
+    let manifest = match parsed {
+        Err(p) => {
+            return (
+                vec![internal(file, "manifest-parser", panic_message(&p))],
+                None,
+            )
+        }
+        Ok(Ok(m)) => m,
+        Ok(Err(e)) => {
             let at = e.offset.min(file.text.len());
             let end = file.text[at..]
                 .chars()
@@ -635,23 +884,33 @@ fn lint_manifest(
         file,
         config,
     };
-    let facts = crate::facts::manifest_facts(
-        &manifest,
-        file,
-        path,
-        &crate::rules::unpinned_sdk::sdk_packages(config),
-    );
-    (
-        run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink)),
-        Some(Facts::Manifest(facts)),
-    )
+    let mut out = run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink));
+    let facts = match catch_unwind(AssertUnwindSafe(|| {
+        inject::point("facts", &file.path);
+        crate::facts::manifest_facts(
+            &manifest,
+            file,
+            path,
+            &crate::rules::unpinned_sdk::sdk_packages(config),
+        )
+    })) {
+        Ok(f) => Some(Facts::Manifest(f)),
+        Err(p) => {
+            out.push(internal(file, "facts", panic_message(&p)));
+            None
+        }
+    };
+    (out, facts)
 }
 
 fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
-    let parsed = catch_unwind(AssertUnwindSafe(|| SkillMarkdown::parse(&file.text)));
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        inject::point("markdown-parser", &file.path);
+        SkillMarkdown::parse(&file.text)
+    }));
     let skill = match parsed {
         Ok(s) => s,
-        Err(p) => return vec![internal(file, "markdown parser", panic_message(&p))],
+        Err(p) => return vec![internal(file, "markdown-parser", panic_message(&p))],
     };
     if stage == Stage::ParseOnly {
         return Vec::new();
@@ -678,7 +937,10 @@ fn run_rules(
             continue;
         }
         let mut sink = Sink::new(meta, config, file);
-        match catch_unwind(AssertUnwindSafe(|| check(*rule, &mut sink))) {
+        match catch_unwind(AssertUnwindSafe(|| {
+            inject::point(meta.id, &file.path);
+            check(*rule, &mut sink)
+        })) {
             Ok(()) => out.append(&mut sink.out),
             Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
         }
@@ -686,7 +948,7 @@ fn run_rules(
     out
 }
 
-fn internal(file: &SourceFile, stage: &str, message: String) -> Diagnostic {
+pub(crate) fn internal(file: &SourceFile, stage: &str, message: String) -> Diagnostic {
     Diagnostic::new(
         "internal-error",
         Severity::Error,
@@ -696,7 +958,7 @@ fn internal(file: &SourceFile, stage: &str, message: String) -> Diagnostic {
     .with_help("this is a bug in proclint; please report it with the file")
 }
 
-fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+pub(crate) fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {
@@ -709,6 +971,10 @@ fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
 /// Lints in-memory files as one project (stdin, rule-doc examples, tests):
 /// `(display path, kind, text)`.
 pub fn lint_texts(inputs: Vec<(String, FileKind, String)>, config: &Config) -> Outcome {
+    on_pool(|| lint_texts_inner(inputs, config))
+}
+
+fn lint_texts_inner(inputs: Vec<(String, FileKind, String)>, config: &Config) -> Outcome {
     let files = inputs
         .into_iter()
         .map(|(display, kind, text)| {

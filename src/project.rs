@@ -3,6 +3,7 @@
 //! or source text lives here, so memory stays proportional to what rules
 //! need, not to the size of the tree.
 
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use crate::diagnostic::Location;
 pub use crate::js::results::{PendingKind, Seg};
 
 /// A string literal an agent may be told, with where it is written.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StringLit {
     pub text: String,
     pub location: Location,
@@ -19,7 +20,7 @@ pub struct StringLit {
 
 /// Strings an expression may evaluate to, with references to other modules
 /// still to resolve.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct StringSet {
     pub literals: Vec<StringLit>,
     /// (import source, imported name).
@@ -29,7 +30,7 @@ pub struct StringSet {
 }
 
 /// Where a value goes when it leaves what the analysis follows.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ForwardKind {
     /// Passed inside the args of another task (handed to another agent).
     Task(String),
@@ -41,7 +42,7 @@ pub enum ForwardKind {
     Unknown(String),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PendingFlow {
     pub source: String,
     pub name: String,
@@ -52,7 +53,7 @@ pub struct PendingFlow {
 }
 
 /// Where a value (a task result, a parameter) is read.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ReadSet {
     /// Read paths with the first place each is read.
     pub paths: BTreeMap<Vec<String>, Location>,
@@ -62,14 +63,14 @@ pub struct ReadSet {
     pub pending: Vec<PendingFlow>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskRef {
     Local(usize),
     Imported { source: String, name: String },
     Unknown,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TaskSummary {
     pub id: Option<String>,
     /// The id as registered: the literal, or the string a `const` id holds.
@@ -93,7 +94,7 @@ pub struct TaskSummary {
 }
 
 /// What can be said about a task's `agent.outputSchema`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SchemaState {
     /// No `outputSchema` in a definition proclint can read in full.
     Missing,
@@ -105,7 +106,7 @@ pub enum SchemaState {
     Unknown,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InvocationSummary {
     pub target: TaskRef,
     pub location: Location,
@@ -127,7 +128,7 @@ pub struct InvocationSummary {
 }
 
 /// Why a call repeats, for messages: "the `while (!passed)` loop".
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RepeatInfo {
     pub what: String,
     /// The loop header, batch call or self-call.
@@ -136,7 +137,7 @@ pub struct RepeatInfo {
     pub variable: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ExportKind {
     Task(usize),
     /// A function, with what each parameter has read on it.
@@ -148,7 +149,7 @@ pub enum ExportKind {
     Other,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ExportSummary {
     pub name: String,
     pub kind: ExportKind,
@@ -160,21 +161,21 @@ pub struct ExportSummary {
 }
 
 /// The reads of the result of a call to an imported function.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ImportedCall {
     pub source: String,
     pub name: String,
     pub reads: ReadSet,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ImportSummary {
     pub source: String,
     pub name: String,
     pub location: Location,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModuleSummary {
     pub path: Arc<str>,
     /// Lexically normalised absolute path, for resolving imports.
@@ -190,6 +191,9 @@ pub struct ModuleSummary {
     pub opaque_exports: bool,
     pub imported_calls: Vec<ImportedCall>,
 }
+
+/// (module index, index into one of its lists).
+pub type Site = (usize, usize);
 
 pub struct Project {
     pub modules: Vec<ModuleSummary>,

@@ -4,10 +4,13 @@
 //! expect); lines break at LF, CRLF and lone CR so positions agree with editors
 //! on every line-ending style.
 
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A byte range into a source file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -26,7 +29,9 @@ impl Span {
 }
 
 /// A 1-based line and 1-based UTF-16 column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash, Serialize, Deserialize,
+)]
 pub struct Pos {
     pub line: u32,
     pub column: u32,
@@ -81,11 +86,25 @@ impl LineIndex {
         while offset > 0 && !text.is_char_boundary(offset) {
             offset -= 1;
         }
+        // Between the CR and LF of a CRLF is not a place on any line: count
+        // it as the end of the line (one past the last character), like
+        // the CR itself.
+        if offset > 0
+            && text.as_bytes().get(offset) == Some(&b'\n')
+            && text.as_bytes()[offset - 1] == b'\r'
+        {
+            offset -= 1;
+        }
         let line0 = match self.starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         };
-        let start = self.starts[line0];
+        let mut start = self.starts[line0];
+        // A byte-order mark is not a column: editors, GitHub and SARIF
+        // viewers all start the first line after it.
+        if start == 0 && text.starts_with('\u{feff}') && offset >= 3 {
+            start = 3;
+        }
         let column = text[start..offset]
             .chars()
             .map(|c| c.len_utf16() as u32)
@@ -204,6 +223,25 @@ mod tests {
         assert_eq!(idx.pos(text, text.len() - 1).column, 4);
         // Offsets inside a multibyte char clamp back to its start.
         assert_eq!(idx.pos(text, 1).column, 1);
+    }
+
+    #[test]
+    fn inside_crlf_is_the_end_of_the_line() {
+        let text = "ab\r\ncd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.pos(text, 2), Pos { line: 1, column: 3 });
+        assert_eq!(idx.pos(text, 3), Pos { line: 1, column: 3 });
+        assert_eq!(idx.pos(text, 4), Pos { line: 2, column: 1 });
+    }
+
+    #[test]
+    fn bom_is_not_a_column() {
+        let text = "\u{feff}ab\ncd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.pos(text, 0), Pos { line: 1, column: 1 });
+        assert_eq!(idx.pos(text, 3), Pos { line: 1, column: 1 });
+        assert_eq!(idx.pos(text, 4), Pos { line: 1, column: 2 });
+        assert_eq!(idx.pos(text, 7), Pos { line: 2, column: 2 });
     }
 
     #[test]

@@ -9,14 +9,15 @@ use crate::diagnostic::Location;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
 use crate::source::{SourceFile, Span};
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Scope {
     NextLine,
     File,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Directive {
     pub scope: Scope,
     /// 1-based line of the comment.
@@ -39,7 +40,9 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
     }
     let mut out = Vec::new();
     let mut offset = 0;
-    for line in text.split_inclusive(['\n']) {
+    // Lines end at LF, CRLF or a lone CR (a CRLF yields an extra empty
+    // piece, which holds no directive).
+    for line in text.split_inclusive(['\n', '\r']) {
         let line_start = offset;
         offset += line.len();
         let Some(at) = line.find("proclint-disable") else {
@@ -81,8 +84,6 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
                 file.location(Span::new(s, s + part.len())),
             ));
         }
-        // Lines split on LF only; a CR-only file has one "line" here, so
-        // use the index's line for the directive's position.
         let line_no = file.pos(line_start + at).line;
         let n = rules.len();
         out.push(Directive {

@@ -5,6 +5,7 @@
 //! for the cross-module pass; what leaves for good (a task's args, the
 //! process output, an unknown function) is recorded as a [`Forward`].
 
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -21,7 +22,7 @@ const MAX_DEPTH: usize = 24;
 
 /// A layer around the tracked value: it sits in field `k` of an object, or
 /// is an element of an array.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Seg {
     Field(String),
     Elem,
@@ -40,7 +41,7 @@ pub struct Forward<'t> {
     pub acc: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PendingKind {
     /// Passed as the n-th argument of an imported function.
     Param(usize),

@@ -167,6 +167,15 @@ fn consume(wrap: &[Seg], acc: &[String], path: &[String]) -> Option<(Vec<Seg>, V
     Some((w, a))
 }
 
+fn forward_key(kind: &ForwardKind) -> (u8, &str) {
+    match kind {
+        ForwardKind::Task(t) => (0, t),
+        ForwardKind::ProcessOutput => (1, ""),
+        ForwardKind::Breakpoint => (2, ""),
+        ForwardKind::Unknown(u) => (3, u),
+    }
+}
+
 fn describe(kind: &ForwardKind) -> String {
     match kind {
         ForwardKind::Task(t) => format!("passed in the args of `{t}`"),
@@ -223,8 +232,15 @@ impl Rule for UnusedOutputField {
                 let names: Vec<String> = unused.iter().map(|(n, _)| format!("`{n}`")).collect();
                 let id = task.id.as_deref().unwrap_or("task");
                 let plural = if unused.len() == 1 { "field" } else { "fields" };
-                let mut forwards: Vec<String> =
-                    uses.forwards.iter().map(|(k, _)| describe(k)).collect();
+                // Describe each distinct destination once: a task used all
+                // over a monorepo collects thousands of identical forwards.
+                let mut distinct = std::collections::HashSet::new();
+                let mut forwards: Vec<String> = uses
+                    .forwards
+                    .iter()
+                    .filter(|(k, _)| distinct.insert(forward_key(k)))
+                    .map(|(k, _)| describe(k))
+                    .collect();
                 forwards.sort();
                 forwards.dedup();
                 let mut d = if forwards.is_empty() {

@@ -1,0 +1,20 @@
+//! Arbitrary bytes as a package.json (the span-keeping JSON reader, spec
+//! classification, unpinned-sdk and its fix) through the whole pipeline.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use proclint::config::Config;
+use proclint::discover::FileKind;
+
+fuzz_target!(|data: &[u8]| {
+    let (text, _) = proclint::source::decode(data.to_vec());
+    let out = proclint::lint::lint_texts(
+        vec![("package.json".into(), FileKind::Manifest, text)],
+        &Config::default(),
+    );
+    assert!(
+        out.diagnostics.iter().all(|d| d.rule != "internal-error"),
+        "{:?}",
+        out.diagnostics
+    );
+});

@@ -1,0 +1,321 @@
+//! The result cache (`.proclint_cache/`): per-file results of process
+//! modules, so a re-run over a mostly unchanged tree costs little more than
+//! reading and hashing the files.
+//!
+//! What is cached is everything the per-file pass produces for a process
+//! module — diagnostics, suppression directives, the module summary and the
+//! retrospective facts — keyed by:
+//! - the build (crate version plus the executable's size and mtime, so a
+//!   rebuilt binary with changed rules never reuses results of the old one;
+//!   `PROCLINT_CACHE_VERSION` replaces this, for tests),
+//! - the effective configuration (severities, rule options, context names,
+//!   `--select`), as a fingerprint,
+//! - the display path and the absolute module path (diagnostics carry the
+//!   first, the summary the second),
+//! - whether findings are reported for the file (context modules differ),
+//! - the SHA-256 of the file's bytes.
+//!
+//! Cross-module findings are never cached: `finish()` recomputes them from
+//! the (cached or fresh) summaries on every run. Manifests and SKILL.md
+//! files are not cached, because their findings depend on sibling files
+//! (lockfiles, link targets) that the key does not cover.
+//!
+//! One entry per (display path, module path, report) is kept, its name
+//! derived from those; the rest of the key is stored in the entry and
+//! compared on load, so a changed file overwrites its entry and the cache
+//! does not grow with edits. Entries are written to a temporary file and
+//! renamed into place, so concurrent runs only ever see whole entries; a
+//! corrupt or truncated entry fails its checksum, counts as a miss and is
+//! rewritten.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::Config;
+use crate::diagnostic::Diagnostic;
+use crate::facts::Facts;
+use crate::project::ModuleSummary;
+use crate::suppress::Directive;
+
+/// Default directory, relative to the configuration file's directory (or
+/// the working directory when there is none).
+pub const DEFAULT_DIR: &str = ".proclint_cache";
+/// Replaces the build identity in the key (tests simulate an upgrade).
+pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
+/// Bumped when the entry layout changes; old entries are then misses.
+const MAGIC: &[u8; 8] = b"PLCACHE1";
+const HEADER: usize = MAGIC.len() + 32 + 8;
+const CHECKSUM: usize = 32;
+
+/// What one process module's per-file pass produced.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Cached {
+    pub lines: usize,
+    pub diagnostics: Vec<Diagnostic>,
+    pub directives: Vec<Directive>,
+    pub summary: Option<ModuleSummary>,
+    pub facts: Option<Facts>,
+}
+
+/// The borrowed twin of [`Cached`] (same encoding), so storing an entry
+/// does not clone the outcome.
+#[derive(Serialize)]
+pub struct CachedRef<'a> {
+    pub lines: usize,
+    pub diagnostics: &'a [Diagnostic],
+    pub directives: &'a [Directive],
+    pub summary: Option<&'a ModuleSummary>,
+    pub facts: Option<&'a Facts>,
+}
+
+/// Where an entry lives and what it must have been written for.
+pub struct Key {
+    name: String,
+    full: [u8; 32],
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub hits: usize,
+    pub misses: usize,
+    pub writes: usize,
+}
+
+pub struct Cache {
+    dir: PathBuf,
+    salt: [u8; 32],
+    ready: OnceLock<bool>,
+    hits: AtomicUsize,
+    misses: AtomicUsize,
+    writes: AtomicUsize,
+    tmp_seq: AtomicUsize,
+}
+
+impl Cache {
+    /// A cache in `dir` for results of build `version` under `config`.
+    /// Nothing touches the disk until the first lookup or write.
+    pub fn new(dir: PathBuf, version: &str, config: &Config) -> Cache {
+        let mut h = Sha256::new();
+        for part in [
+            version,
+            &config.fingerprint(),
+            &crate::inject::active().unwrap_or_default(),
+        ] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        Cache {
+            dir,
+            salt: h.finalize().into(),
+            ready: OnceLock::new(),
+            hits: AtomicUsize::new(0),
+            misses: AtomicUsize::new(0),
+            writes: AtomicUsize::new(0),
+            tmp_seq: AtomicUsize::new(0),
+        }
+    }
+
+    /// The identity of this build: `PROCLINT_CACHE_VERSION` if set, else
+    /// the crate version plus the executable's size and modification time
+    /// (a rebuilt binary may have changed rules under the same version).
+    pub fn build_id() -> String {
+        if let Ok(v) = std::env::var(VERSION_ENV) {
+            return v;
+        }
+        let exe = std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .ok()
+            .map(|m| {
+                let mtime = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{}-{}", m.len(), mtime)
+            })
+            .unwrap_or_default();
+        format!("{}+{exe}", env!("CARGO_PKG_VERSION"))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn key(&self, display: &str, module: &Path, report: bool, bytes: &[u8]) -> Key {
+        let mut place = Sha256::new();
+        for part in [display.as_bytes(), module.as_os_str().as_encoded_bytes()] {
+            place.update((part.len() as u64).to_le_bytes());
+            place.update(part);
+        }
+        place.update([u8::from(report)]);
+        let place: [u8; 32] = place.finalize().into();
+        let mut full = Sha256::new();
+        full.update(self.salt);
+        full.update(place);
+        full.update(Sha256::digest(bytes));
+        Key {
+            name: hex(&place[..16]),
+            full: full.finalize().into(),
+        }
+    }
+
+    /// The entry for `key`, if one was written for exactly this key and is
+    /// intact.
+    pub fn get(&self, key: &Key) -> Option<Cached> {
+        let found = std::fs::read(self.dir.join(&key.name))
+            .ok()
+            .and_then(|bytes| decode(&bytes, &key.full));
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// Stores an entry (best effort: a read-only or full disk only costs
+    /// the speed-up, never the run).
+    pub fn put(&self, key: &Key, value: &CachedRef<'_>) {
+        if !self.prepare() {
+            return;
+        }
+        let Ok(payload) = postcard::to_stdvec(value) else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(HEADER + payload.len() + CHECKSUM);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&key.full);
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        bytes.extend_from_slice(&Sha256::digest(&payload));
+        // A name unique to this process and write: concurrent runs (and
+        // threads) never share a temporary file, and the rename replaces
+        // the entry in one step.
+        let tmp = self.dir.join(format!(
+            ".{}.{}.{}.tmp",
+            key.name,
+            std::process::id(),
+            self.tmp_seq.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = std::fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(&bytes))
+            .and_then(|()| std::fs::rename(&tmp, self.dir.join(&key.name)));
+        match written {
+            Ok(()) => {
+                self.writes.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
+    }
+
+    pub fn stats(&self) -> Stats {
+        Stats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            writes: self.writes.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Creates the directory once, with a `.gitignore` (so the cache is
+    /// never committed, wherever `cache-dir` puts it) and a `CACHEDIR.TAG`
+    /// (so backup tools skip it).
+    fn prepare(&self) -> bool {
+        *self.ready.get_or_init(|| {
+            if std::fs::create_dir_all(&self.dir).is_err() {
+                return false;
+            }
+            let gitignore = self.dir.join(".gitignore");
+            if !gitignore.exists() {
+                let _ = std::fs::write(&gitignore, "# Created by proclint.\n*\n");
+            }
+            let tag = self.dir.join("CACHEDIR.TAG");
+            if !tag.exists() {
+                let _ = std::fs::write(
+                    &tag,
+                    "Signature: 8a477f597d28d172789f06886806bc55\n\
+                     # This file is a cache directory tag created by proclint.\n",
+                );
+            }
+            true
+        })
+    }
+}
+
+/// Checks magic, key, length and checksum before deserialising: anything
+/// else (another build's entry, a truncated or corrupted file) is a miss.
+fn decode(bytes: &[u8], full: &[u8; 32]) -> Option<Cached> {
+    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+    let (stored_key, rest) = rest.split_at_checked(32)?;
+    if stored_key != full {
+        return None;
+    }
+    let (len, rest) = rest.split_at_checked(8)?;
+    let len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
+    if rest.len() != len.checked_add(CHECKSUM)? {
+        return None;
+    }
+    let (payload, checksum) = rest.split_at(len);
+    if Sha256::digest(payload).as_slice() != checksum {
+        return None;
+    }
+    postcard::from_bytes(payload).ok()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(cache: &Cache, key: &Key) -> Vec<u8> {
+        cache.put(
+            key,
+            &CachedRef {
+                lines: 3,
+                diagnostics: &[],
+                directives: &[],
+                summary: None,
+                facts: None,
+            },
+        );
+        std::fs::read(cache.dir().join(&key.name)).unwrap_or_default()
+    }
+
+    #[test]
+    fn round_trip_and_damage() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = Cache::new(dir.path().join("c"), "v1", &Config::default());
+        let key = cache.key("a.js", Path::new("/p/a.js"), true, b"text");
+        assert!(cache.get(&key).is_none());
+        let bytes = entry(&cache, &key);
+        assert_eq!(cache.get(&key).map(|c| c.lines), Some(3));
+        // Every truncation and every single-byte flip is rejected.
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut], &key.full).is_none(), "cut {cut}");
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x40;
+            assert!(decode(&b, &key.full).is_none(), "flip {i}");
+        }
+        // Another build, content or place is another key.
+        let other = Cache::new(dir.path().join("c"), "v2", &Config::default());
+        let k2 = other.key("a.js", Path::new("/p/a.js"), true, b"text");
+        assert_eq!(k2.name, key.name);
+        assert!(other.get(&k2).is_none());
+        let k3 = cache.key("a.js", Path::new("/p/a.js"), true, b"text!");
+        assert!(cache.get(&k3).is_none());
+        let k4 = cache.key("a.js", Path::new("/p/a.js"), false, b"text");
+        assert_ne!(k4.name, key.name);
+    }
+}

@@ -1,0 +1,314 @@
+//! The result cache: what invalidates an entry, damaged entries, concurrent
+//! runs, and that a warm run reports exactly what a cold one does.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::*;
+
+fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_proclint"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("RAYON_NUM_THREADS", "2")
+        .env_remove("PROCLINT_INJECT_PANIC")
+        .env_remove("PROCLINT_CACHE_VERSION");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"))
+}
+
+/// (hits, misses, written) from `--cache-stats`.
+fn stats(o: &Output) -> (usize, usize, usize) {
+    let err = stderr(o);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("proclint cache: "))
+        .unwrap_or_else(|| panic!("no cache stats in {err}"));
+    let nums: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    (nums[0], nums[1], nums[2])
+}
+
+fn check(dir: &Path, env: &[(&str, &str)]) -> (String, (usize, usize, usize)) {
+    let o = run_env(
+        dir,
+        &["check", ".", "--format", "json", "--cache-stats"],
+        env,
+    );
+    assert!(matches!(code(&o), 0 | 1), "{}", stderr(&o));
+    (stdout(&o), stats(&o))
+}
+
+fn uncached(dir: &Path) -> String {
+    stdout(&run_env(
+        dir,
+        &["check", ".", "--format", "json", "--no-cache"],
+        &[],
+    ))
+}
+
+const TASKS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+export const reviewTask = defineTask('review', () => ({\n\
+  kind: 'agent',\n\
+  labels: ['review'],\n\
+  agent: { name: 'r', prompt: { task: 'Review' }, outputSchema: {\n\
+    type: 'object',\n\
+    properties: { passed: { type: 'boolean' }, issues: { type: 'array' } },\n\
+  } },\n\
+}));\n";
+
+const PHASE_READS_PASSED: &str = "import { reviewTask } from './tasks.js';\n\
+export async function process(inputs, ctx) {\n\
+  const r = await ctx.task(reviewTask, {});\n\
+  return r.passed ? 1 : 0;\n\
+}\n";
+
+fn project(d: &Path) {
+    write(d, "tasks.js", TASKS);
+    write(d, "phase.js", PHASE_READS_PASSED);
+    write(d, "bad.js", BAD_BREAKPOINT);
+    write(d, "good.js", GOOD_BREAKPOINT);
+}
+
+#[test]
+fn warm_runs_hit_and_report_the_same() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    let (cold, s) = check(d, &[]);
+    assert_eq!(s, (0, 4, 4));
+    assert!(d.join(".proclint_cache/.gitignore").is_file());
+    let (warm, s) = check(d, &[]);
+    assert_eq!(s, (4, 0, 0));
+    assert_eq!(cold, warm);
+    assert_eq!(cold, uncached(d));
+    assert!(cold.contains("unused-output-field"), "{cold}");
+    assert!(cold.contains("unchecked-breakpoint"), "{cold}");
+}
+
+#[test]
+fn a_changed_file_is_relinted_alone() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    check(d, &[]);
+    write(d, "bad.js", GOOD_BREAKPOINT);
+    let (out, s) = check(d, &[]);
+    assert_eq!(s, (3, 1, 1));
+    assert!(!out.contains("unchecked-breakpoint"), "{out}");
+    assert_eq!(out, uncached(d));
+}
+
+/// The unused field is reported on tasks.js but decided by phase.js: a
+/// change to phase.js alone changes the finding while tasks.js stays a hit,
+/// because cross-module rules run over the summaries on every run.
+#[test]
+fn a_changed_sibling_module_updates_cross_module_findings() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    let (before, _) = check(d, &[]);
+    assert!(before.contains("`issues`"), "{before}");
+    write(
+        d,
+        "phase.js",
+        &PHASE_READS_PASSED.replace("r.passed ? 1 : 0", "r.passed ? r.issues : 0"),
+    );
+    let (after, s) = check(d, &[]);
+    assert_eq!(s, (3, 1, 1));
+    assert!(!after.contains("unused-output-field"), "{after}");
+    assert_eq!(after, uncached(d));
+    // And back: the old entry is gone (one entry per file), relinted again.
+    write(d, "phase.js", PHASE_READS_PASSED);
+    let (again, s) = check(d, &[]);
+    assert_eq!(s, (3, 1, 1));
+    assert_eq!(again, before);
+}
+
+#[test]
+fn a_changed_config_invalidates_everything() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    check(d, &[]);
+    write(
+        d,
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"warning\"\n",
+    );
+    let (out, s) = check(d, &[]);
+    assert_eq!(s, (0, 4, 4));
+    assert!(out.contains("\"severity\": \"warning\""), "{out}");
+    assert_eq!(out, uncached(d));
+    // Options of a rule count too.
+    write(
+        d,
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"warning\"\nmissing-labels = \"off\"\n",
+    );
+    let (_, s) = check(d, &[]);
+    assert_eq!(s, (0, 4, 4));
+    // A comment-only change is the same effective config.
+    write(
+        d,
+        "proclint.toml",
+        "# hi\n[rules]\nunchecked-breakpoint = \"warning\"\nmissing-labels = \"off\"\n",
+    );
+    let (_, s) = check(d, &[]);
+    assert_eq!(s, (4, 0, 0));
+    // The command line's --select is part of the effective config.
+    let o = run_env(
+        d,
+        &[
+            "check",
+            ".",
+            "--select",
+            "unchecked-breakpoint",
+            "--cache-stats",
+        ],
+        &[],
+    );
+    assert_eq!(stats(&o), (0, 4, 4));
+}
+
+#[test]
+fn a_changed_version_invalidates_everything() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    let v1 = [("PROCLINT_CACHE_VERSION", "1.0.0")];
+    let v2 = [("PROCLINT_CACHE_VERSION", "1.0.1")];
+    assert_eq!(check(d, &v1).1, (0, 4, 4));
+    assert_eq!(check(d, &v1).1, (4, 0, 0));
+    assert_eq!(check(d, &v2).1, (0, 4, 4));
+    assert_eq!(check(d, &v2).1, (4, 0, 0));
+}
+
+#[test]
+fn damaged_entries_are_ignored_and_rewritten() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    let (clean, _) = check(d, &[]);
+    let entries: Vec<std::path::PathBuf> = std::fs::read_dir(d.join(".proclint_cache"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.file_name().is_some_and(|n| n.len() == 32))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(entries.len(), 4);
+    // Truncated, emptied, bit-flipped, and replaced by garbage.
+    for (i, p) in entries.iter().enumerate() {
+        let bytes = std::fs::read(p).unwrap_or_default();
+        let damaged = match i {
+            0 => bytes[..bytes.len() / 2].to_vec(),
+            1 => Vec::new(),
+            2 => {
+                let mut b = bytes.clone();
+                let mid = b.len() / 2;
+                b[mid] ^= 0x01;
+                b
+            }
+            _ => b"not a cache entry".to_vec(),
+        };
+        std::fs::write(p, damaged).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let (out, s) = check(d, &[]);
+    assert_eq!(s, (0, 4, 4));
+    assert_eq!(out, clean);
+    assert_eq!(check(d, &[]).1, (4, 0, 0));
+}
+
+#[test]
+fn concurrent_runs_do_not_corrupt_the_cache() {
+    let dir = tempdir();
+    let d = dir.path();
+    // Enough modules that the runs overlap while writing.
+    for i in 0..40 {
+        write(d, &format!("m{i}/bad.js"), BAD_BREAKPOINT);
+        write(d, &format!("m{i}/tasks.js"), TASKS);
+        write(d, &format!("m{i}/phase.js"), PHASE_READS_PASSED);
+    }
+    let expected = uncached(d);
+    let children: Vec<std::process::Child> = (0..4)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_proclint"))
+                .args(["check", ".", "--format", "json"])
+                .current_dir(d)
+                .env("RAYON_NUM_THREADS", "2")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stdout(&o), expected);
+    }
+    let (warm, s) = check(d, &[]);
+    assert_eq!(s, (120, 0, 0));
+    assert_eq!(warm, expected);
+    // No temporary files are left behind.
+    let tmp = std::fs::read_dir(d.join(".proclint_cache"))
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+                .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(tmp, 0);
+}
+
+#[test]
+fn cache_dir_setting_and_no_cache() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    let o = run_env(d, &["check", ".", "--no-cache"], &[]);
+    assert!(matches!(code(&o), 1), "{}", stderr(&o));
+    assert!(!d.join(".proclint_cache").exists());
+    write(d, "proclint.toml", "cache-dir = \"build/lint-cache\"\n");
+    let sub = d.join("bad-sub");
+    std::fs::create_dir_all(&sub).unwrap_or_else(|e| panic!("{e}"));
+    // Relative to the config file, wherever proclint runs from.
+    let o = run_env(&sub, &["check", "..", "--cache-stats"], &[]);
+    assert_eq!(stats(&o).1, 4);
+    assert!(d.join("build/lint-cache/CACHEDIR.TAG").is_file());
+    assert!(!d.join(".proclint_cache").exists());
+    assert!(!sub.join(".proclint_cache").exists());
+}
+
+/// Manifests and SKILL.md files depend on siblings (lockfiles, link
+/// targets) and are never cached: a changed lockfile changes the finding.
+#[test]
+fn manifests_and_skills_are_not_cached() {
+    let dir = tempdir();
+    let d = dir.path();
+    write(
+        d,
+        "package.json",
+        "{ \"name\": \"x\", \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.3.1\" } }\n",
+    );
+    write(
+        d,
+        "s/SKILL.md",
+        "---\nname: s\ndescription: d\n---\n[x](missing.md)\n",
+    );
+    let (_, s) = check(d, &[]);
+    assert_eq!(s, (0, 0, 0));
+    let (first, _) = check(d, &[]);
+    write(d, "s/missing.md", "here\n");
+    let (second, _) = check(d, &[]);
+    assert_ne!(first, second);
+    assert_eq!(second, uncached(d));
+}
