@@ -793,20 +793,9 @@ fn lint_js(
         config,
     };
     if report {
-        for rule in rules::all() {
-            let meta = rule.meta();
-            if meta.builtin || !config.is_enabled(meta.id) {
-                continue;
-            }
-            let mut sink = Sink::new(meta, config, file);
-            match catch_unwind(AssertUnwindSafe(|| {
-                inject::point(meta.id, &file.path);
-                rule.check_js(&cx, &mut sink)
-            })) {
-                Ok(()) => out.append(&mut sink.out),
-                Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
-            }
-        }
+        out.append(&mut run_rules(file, config, |rule, sink| {
+            rule.check_js(&cx, sink)
+        }));
     }
     crate::fingerprint::stamp(file, &crate::fingerprint::js_scopes(&model), &mut out);
     let summary = match catch_unwind(AssertUnwindSafe(|| {
