@@ -31,7 +31,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -73,10 +73,52 @@ pub struct CachedRef<'a> {
     pub facts: Option<&'a Facts>,
 }
 
+/// Locations in an entry almost all name the entry's own file; writing the
+/// path once per location made entries larger than the source and cost an
+/// allocation per location on every warm run. While an entry is encoded
+/// or decoded, the file's display path is set here and stands for itself
+/// as an empty string (a display path is never empty).
+pub mod interned_path {
+    use std::borrow::Cow;
+    use std::cell::RefCell;
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    thread_local! {
+        static CURRENT: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+    }
+
+    /// Runs `f` with `path` as the entry's own path on this thread.
+    pub fn with<R>(path: &Arc<str>, f: impl FnOnce() -> R) -> R {
+        let previous = CURRENT.with(|c| c.replace(Some(path.clone())));
+        let out = f();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
+        out
+    }
+
+    pub fn serialize<S: Serializer>(path: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        let own = CURRENT.with(|c| c.borrow().as_deref() == Some(&**path));
+        s.serialize_str(if own { "" } else { path })
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        let text = Cow::<'de, str>::deserialize(d)?;
+        if text.is_empty() {
+            if let Some(own) = CURRENT.with(|c| c.borrow().clone()) {
+                return Ok(own);
+            }
+        }
+        Ok(Arc::from(text.as_ref()))
+    }
+}
+
 /// Where an entry lives and what it must have been written for.
 pub struct Key {
     name: String,
     full: [u8; 32],
+    /// The file's display path (see [`interned_path`]).
+    display: Arc<str>,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -146,7 +188,7 @@ impl Cache {
         &self.dir
     }
 
-    pub fn key(&self, display: &str, module: &Path, report: bool, bytes: &[u8]) -> Key {
+    pub fn key(&self, display: &Arc<str>, module: &Path, report: bool, bytes: &[u8]) -> Key {
         let mut place = Sha256::new();
         for part in [display.as_bytes(), module.as_os_str().as_encoded_bytes()] {
             place.update((part.len() as u64).to_le_bytes());
@@ -161,6 +203,7 @@ impl Cache {
         Key {
             name: hex(&place[..16]),
             full: full.finalize().into(),
+            display: display.clone(),
         }
     }
 
@@ -169,7 +212,7 @@ impl Cache {
     pub fn get(&self, key: &Key) -> Option<Cached> {
         let found = std::fs::read(self.dir.join(&key.name))
             .ok()
-            .and_then(|bytes| decode(&bytes, &key.full));
+            .and_then(|bytes| interned_path::with(&key.display, || decode(&bytes, &key.full)));
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -185,7 +228,7 @@ impl Cache {
         if !self.prepare() {
             return;
         }
-        let Ok(payload) = postcard::to_stdvec(value) else {
+        let Ok(payload) = interned_path::with(&key.display, || postcard::to_stdvec(value)) else {
             return;
         };
         let mut bytes = Vec::with_capacity(HEADER + payload.len() + CHECKSUM);
@@ -292,10 +335,46 @@ mod tests {
     }
 
     #[test]
+    fn own_path_is_interned_and_others_kept() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = Cache::new(dir.path().join("c"), "v1", &Config::default());
+        let own: Arc<str> = Arc::from("dir/a.js");
+        let key = cache.key(&own, Path::new("/p/dir/a.js"), true, b"x");
+        let loc = |p: &str| crate::diagnostic::Location {
+            path: Arc::from(p),
+            span: crate::source::Span::new(1, 2),
+            start: crate::source::Pos { line: 1, column: 2 },
+            end: crate::source::Pos { line: 1, column: 3 },
+        };
+        let d = [Diagnostic::new(
+            "io-error",
+            crate::diagnostic::Severity::Info,
+            loc("dir/a.js"),
+            "m",
+        )
+        .with_related(loc("dir/b.js"), "r")];
+        cache.put(
+            &key,
+            &CachedRef {
+                lines: 1,
+                diagnostics: &d,
+                directives: &[],
+                summary: None,
+                facts: None,
+            },
+        );
+        let bytes = std::fs::read(cache.dir().join(&key.name)).unwrap_or_default();
+        assert!(!bytes.windows(8).any(|w| w == b"dir/a.js"));
+        assert!(bytes.windows(8).any(|w| w == b"dir/b.js"));
+        let got = cache.get(&key).map(|c| c.diagnostics).unwrap_or_default();
+        assert_eq!(got.as_slice(), &d[..]);
+    }
+
+    #[test]
     fn round_trip_and_damage() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let cache = Cache::new(dir.path().join("c"), "v1", &Config::default());
-        let key = cache.key("a.js", Path::new("/p/a.js"), true, b"text");
+        let key = cache.key(&Arc::from("a.js"), Path::new("/p/a.js"), true, b"text");
         assert!(cache.get(&key).is_none());
         let bytes = entry(&cache, &key);
         assert_eq!(cache.get(&key).map(|c| c.lines), Some(3));
@@ -310,12 +389,12 @@ mod tests {
         }
         // Another build, content or place is another key.
         let other = Cache::new(dir.path().join("c"), "v2", &Config::default());
-        let k2 = other.key("a.js", Path::new("/p/a.js"), true, b"text");
+        let k2 = other.key(&Arc::from("a.js"), Path::new("/p/a.js"), true, b"text");
         assert_eq!(k2.name, key.name);
         assert!(other.get(&k2).is_none());
-        let k3 = cache.key("a.js", Path::new("/p/a.js"), true, b"text!");
+        let k3 = cache.key(&Arc::from("a.js"), Path::new("/p/a.js"), true, b"text!");
         assert!(cache.get(&k3).is_none());
-        let k4 = cache.key("a.js", Path::new("/p/a.js"), false, b"text");
+        let k4 = cache.key(&Arc::from("a.js"), Path::new("/p/a.js"), false, b"text");
         assert_ne!(k4.name, key.name);
     }
 }

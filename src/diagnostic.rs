@@ -59,6 +59,7 @@ pub type RuleId = &'static str;
 /// A resolved place in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Location {
+    #[serde(with = "crate::cache::interned_path")]
     pub path: Arc<str>,
     pub span: Span,
     pub start: Pos,
