@@ -1,10 +1,11 @@
 //! The process model of one module, built in a single walk of the syntax
 //! tree and then queried by every rule.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
+use super::ids::IdMap;
 use super::scope::{BindingId, BindingKind, FnId, ScopeId, ScopeKind, Scopes};
 use super::syntax::{self, span, string_value, text, unparen};
 use crate::source::{SourceFile, Span};
@@ -194,8 +195,13 @@ pub struct JsModel<'t> {
     pub syntax_errors: Vec<Span>,
     /// Set when nesting exceeded [`MAX_DEPTH`].
     pub depth_limited: Option<Span>,
-    fn_by_node: HashMap<usize, FnId>,
-    call_by_node: HashMap<usize, CallId>,
+    /// Every `new …` expression, in source order.
+    pub new_expressions: Vec<Node<'t>>,
+    /// Every member expression whose property is `env` (`process.env`
+    /// candidates), in source order.
+    pub env_members: Vec<Node<'t>>,
+    fn_by_node: IdMap<usize, FnId>,
+    call_by_node: IdMap<usize, CallId>,
     /// Per function: the calls in this module whose callee is it.
     call_sites: Vec<Vec<CallId>>,
     /// Per function: the exports (indices into `exports`) that are it.
@@ -203,7 +209,7 @@ pub struct JsModel<'t> {
     /// Node id → parent. tree-sitter nodes have no parent pointer:
     /// `Node::parent` walks down from the root, which is linear in the
     /// number of top-level statements, so analyses that climb use this.
-    parents: HashMap<usize, Node<'t>>,
+    parents: IdMap<usize, Node<'t>>,
     context_names: Vec<String>,
 }
 
@@ -221,7 +227,7 @@ impl<'t> JsModel<'t> {
             fn_stack: Vec::new(),
             loop_stack: Vec::new(),
             depth_limited: None,
-            fn_by_node: HashMap::new(),
+            fn_by_node: IdMap::default(),
         };
         let root = tree.root_node();
         let program = b.scopes.new_scope(ScopeKind::Program, None);
@@ -240,6 +246,7 @@ impl<'t> JsModel<'t> {
             .enumerate()
             .map(|(i, c)| (c.node.id(), i))
             .collect();
+        let index = NodeIndex::build(root, &file.text);
         let mut m = JsModel {
             file,
             tree,
@@ -260,7 +267,9 @@ impl<'t> JsModel<'t> {
             call_by_node,
             call_sites: Vec::new(),
             exported_as: Vec::new(),
-            parents: parent_map(root),
+            parents: index.parents,
+            new_expressions: index.new_expressions,
+            env_members: index.env_members,
             context_names: options.context_names.clone(),
         };
         m.index_call_sites();
@@ -662,19 +671,59 @@ impl<'t> JsModel<'t> {
 }
 
 /// Parents of every named node, by one cursor walk.
-fn parent_map(root: Node) -> HashMap<usize, Node> {
-    let mut map = HashMap::new();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let mut cursor = n.walk();
-        for child in n.named_children(&mut cursor) {
-            map.insert(child.id(), n);
-            if child.named_child_count() > 0 {
-                stack.push(child);
+/// What one pre-order walk of the whole tree records: parent links and the
+/// few node kinds rules look up by kind.
+struct NodeIndex<'t> {
+    parents: IdMap<usize, Node<'t>>,
+    new_expressions: Vec<Node<'t>>,
+    env_members: Vec<Node<'t>>,
+}
+
+impl<'t> NodeIndex<'t> {
+    /// One cursor, no recursion (nesting depth is input) and no per-node
+    /// allocation.
+    fn build(root: Node<'t>, src: &str) -> NodeIndex<'t> {
+        let mut index = NodeIndex {
+            parents: IdMap::default(),
+            new_expressions: Vec::new(),
+            env_members: Vec::new(),
+        };
+        let new_kind = root.language().id_for_node_kind("new_expression", true);
+        let member_kind = root.language().id_for_node_kind("member_expression", true);
+        let mut ancestors: Vec<Node<'t>> = Vec::new();
+        let mut cursor = root.walk();
+        loop {
+            let node = cursor.node();
+            if node.is_named() {
+                if let Some(p) = ancestors.last() {
+                    index.parents.insert(node.id(), *p);
+                }
+                let kind = node.kind_id();
+                if kind == new_kind {
+                    index.new_expressions.push(node);
+                } else if kind == member_kind
+                    && node
+                        .child_by_field_name("property")
+                        .is_some_and(|p| text(p, src) == "env")
+                {
+                    index.env_members.push(node);
+                }
+            }
+            if cursor.goto_first_child() {
+                ancestors.push(node);
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return index;
+                }
+                ancestors.pop();
             }
         }
     }
-    map
 }
 
 /// The variable a call's value is declared into (`const x = call(…)`,
@@ -735,15 +784,23 @@ struct Builder<'s, 't> {
     fn_stack: Vec<FnId>,
     loop_stack: Vec<LoopId>,
     depth_limited: Option<Span>,
-    fn_by_node: HashMap<usize, FnId>,
+    fn_by_node: IdMap<usize, FnId>,
 }
 
 impl<'t> Builder<'_, 't> {
     fn visit_children(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) {
         let mut cursor = node.walk();
-        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-        for child in children {
-            self.visit(child, scope, depth + 1);
+        if !cursor.goto_first_child() {
+            return;
+        }
+        loop {
+            let child = cursor.node();
+            if child.is_named() {
+                self.visit(child, scope, depth + 1);
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
         }
     }
 

@@ -124,31 +124,30 @@ impl Rule for NondeterministicProcess {
                 found.push((c.node, s, shorten(m.text(c.node))));
             }
         }
-        walk(m, &mut |node| match node.kind() {
-            // `new Date()` without arguments is now.
-            "new_expression" => {
-                let ctor = node.child_by_field_name("constructor");
-                let no_args = node
-                    .child_by_field_name("arguments")
-                    .is_none_or(|a| a.named_child_count() == 0);
-                if no_args
-                    && ctor
-                        .and_then(|c| origin(m, c))
-                        .is_some_and(|o| o.is(None, &["Date"]))
-                {
-                    found.push((node, Source::Clock, "new Date()".into()));
-                }
+        // `new Date()` without arguments is now.
+        for &node in &m.new_expressions {
+            let ctor = node.child_by_field_name("constructor");
+            let no_args = node
+                .child_by_field_name("arguments")
+                .is_none_or(|a| a.named_child_count() == 0);
+            if no_args
+                && ctor
+                    .and_then(|c| origin(m, c))
+                    .is_some_and(|o| o.is(None, &["Date"]))
+            {
+                found.push((node, Source::Clock, "new Date()".into()));
             }
-            "member_expression" if is_env_read(m, node) => {
+        }
+        for &node in &m.env_members {
+            if is_env_read(m, node) {
                 // `process.env.CI` reads better than `process.env`.
-                let shown = node
-                    .parent()
+                let shown = m
+                    .parent(node)
                     .filter(|p| p.kind() == "member_expression")
                     .unwrap_or(node);
                 found.push((node, Source::Env, shorten(m.text(shown))));
             }
-            _ => {}
-        });
+        }
         found.sort_by_key(|(n, _, _)| n.start_byte());
         for (node, source, shown) in found {
             if !replay.covers(m, node) {
@@ -238,23 +237,4 @@ fn is_env_read(m: &JsModel, node: Node) -> bool {
         }
     }
     true
-}
-
-/// Visits every node of the tree (iteratively: deep nesting is input).
-fn walk<'t>(m: &JsModel<'t>, f: &mut impl FnMut(Node<'t>)) {
-    let mut cursor = m.tree.walk();
-    loop {
-        f(cursor.node());
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
 }
