@@ -9,6 +9,7 @@
 //! is safe when every path ends in rethrowing the caught error (`throw e`,
 //! `return Promise.reject(e)`, or a same-module helper that does so).
 
+use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -53,8 +54,8 @@ pub fn try_catches<'t>(m: &JsModel<'t>) -> Vec<(Node<'t>, Node<'t>)> {
     let mut cursor = m.tree.walk();
     loop {
         let node = cursor.node();
-        if node.kind() == "try_statement" {
-            if let Some(h) = node.child_by_field_name("handler") {
+        if node.kind_str() == "try_statement" {
+            if let Some(h) = node.field("handler") {
                 out.push((node, h));
             }
         }
@@ -75,10 +76,10 @@ pub fn try_catches<'t>(m: &JsModel<'t>) -> Vec<(Node<'t>, Node<'t>)> {
 /// The verdict of a `catch_clause`.
 pub fn catch_clause(m: &JsModel, clause: Node) -> Verdict {
     let err = clause
-        .child_by_field_name("parameter")
-        .filter(|p| p.kind() == "identifier")
+        .field("parameter")
+        .filter(|p| p.kind_str() == "identifier")
         .and_then(|p| m.scopes.binding_of(p));
-    let Some(body) = clause.child_by_field_name("body") else {
+    let Some(body) = clause.field("body") else {
         return Verdict::Swallows { partial: false };
     };
     let cx = Cx::new(m, err, 0);
@@ -108,11 +109,11 @@ fn function_outcomes(m: &JsModel, f: FnId, param: usize, depth: usize) -> Outcom
         return FALL;
     };
     let err = func.param_bindings.get(param).copied().flatten();
-    let Some(body) = func.node.child_by_field_name("body") else {
+    let Some(body) = func.node.field("body") else {
         return FALL;
     };
     let cx = Cx::new(m, err, depth);
-    let o = if body.kind() == "statement_block" {
+    let o = if body.kind_str() == "statement_block" {
         cx.stmt(body, 0)
     } else {
         cx.returned(body, 0)
@@ -144,17 +145,14 @@ impl<'m, 't> Cx<'m, 't> {
                 for read in &m.scopes.get(b).reads {
                     let Some(decl) = m
                         .parent(*read)
-                        .filter(|p| p.kind() == "variable_declarator")
+                        .filter(|p| p.kind_str() == "variable_declarator")
                     else {
                         continue;
                     };
-                    if decl.child_by_field_name("value").map(|v| v.id()) != Some(read.id()) {
+                    if decl.field("value").map(|v| v.id()) != Some(read.id()) {
                         continue;
                     }
-                    let Some(alias) = decl
-                        .child_by_field_name("name")
-                        .and_then(|n| m.binding_of_expr(n))
-                    else {
+                    let Some(alias) = decl.field("name").and_then(|n| m.binding_of_expr(n)) else {
                         continue;
                     };
                     let a = m.scopes.get(alias);
@@ -199,7 +197,7 @@ impl<'m, 't> Cx<'m, 't> {
         if depth > MAX_NESTING {
             return RETHROW;
         }
-        match node.kind() {
+        match node.kind_str() {
             "statement_block" => {
                 let mut c = node.walk();
                 let stmts: Vec<Node> = node.named_children(&mut c).collect();
@@ -218,21 +216,21 @@ impl<'m, 't> Cx<'m, 't> {
                 None => EXIT,
             },
             "break_statement" | "continue_statement" => {
-                if node.child_by_field_name("label").is_some() {
+                if node.field("label").is_some() {
                     EXIT
-                } else if node.kind() == "break_statement" {
+                } else if node.kind_str() == "break_statement" {
                     BREAK
                 } else {
                     CONTINUE
                 }
             }
             "if_statement" => {
-                let cond = node.child_by_field_name("condition");
+                let cond = node.field("condition");
                 let then = node
-                    .child_by_field_name("consequence")
+                    .field("consequence")
                     .map_or(FALL, |c| self.stmt(c, depth + 1));
                 let otherwise = node
-                    .child_by_field_name("alternative")
+                    .field("alternative")
                     .and_then(|a| a.named_child(0))
                     .map_or(FALL, |a| self.stmt(a, depth + 1));
                 match cond.and_then(|c| self.guard(c, 0)) {
@@ -243,15 +241,11 @@ impl<'m, 't> Cx<'m, 't> {
             }
             "for_statement" | "for_in_statement" | "while_statement" => {
                 // The body may run zero times.
-                let body = node
-                    .child_by_field_name("body")
-                    .map_or(FALL, |b| self.stmt(b, depth + 1));
+                let body = node.field("body").map_or(FALL, |b| self.stmt(b, depth + 1));
                 FALL | (body & (RETHROW | EXIT))
             }
             "do_statement" => {
-                let body = node
-                    .child_by_field_name("body")
-                    .map_or(FALL, |b| self.stmt(b, depth + 1));
+                let body = node.field("body").map_or(FALL, |b| self.stmt(b, depth + 1));
                 let looped = if body & (BREAK | CONTINUE | FALL) != 0 {
                     FALL
                 } else {
@@ -259,16 +253,14 @@ impl<'m, 't> Cx<'m, 't> {
                 };
                 looped | (body & (RETHROW | EXIT))
             }
-            "labeled_statement" => node
-                .child_by_field_name("body")
-                .map_or(FALL, |b| self.stmt(b, depth + 1)),
+            "labeled_statement" => node.field("body").map_or(FALL, |b| self.stmt(b, depth + 1)),
             "switch_statement" => {
-                let Some(body) = node.child_by_field_name("body") else {
+                let Some(body) = node.field("body") else {
                     return FALL;
                 };
                 let mut c = body.walk();
                 let cases: Vec<Node> = body.named_children(&mut c).collect();
-                let has_default = cases.iter().any(|c| c.kind() == "switch_default");
+                let has_default = cases.iter().any(|c| c.kind_str() == "switch_default");
                 let mut out = if has_default { 0 } else { FALL };
                 for case in cases {
                     let mut c = case.walk();
@@ -279,24 +271,17 @@ impl<'m, 't> Cx<'m, 't> {
                 out
             }
             "try_statement" => {
-                let body = node
-                    .child_by_field_name("body")
-                    .map_or(FALL, |b| self.stmt(b, depth + 1));
-                let mut out = match node.child_by_field_name("handler") {
+                let body = node.field("body").map_or(FALL, |b| self.stmt(b, depth + 1));
+                let mut out = match node.field("handler") {
                     Some(h) => {
                         // Anything in the block (the rethrow included) may
                         // land in the nested handler.
-                        let handled = h
-                            .child_by_field_name("body")
-                            .map_or(FALL, |b| self.stmt(b, depth + 1));
+                        let handled = h.field("body").map_or(FALL, |b| self.stmt(b, depth + 1));
                         (body & !RETHROW) | handled
                     }
                     None => body,
                 };
-                if let Some(fin) = node
-                    .child_by_field_name("finalizer")
-                    .and_then(|f| f.child_by_field_name("body"))
-                {
+                if let Some(fin) = node.field("finalizer").and_then(|f| f.field("body")) {
                     let f = self.stmt(fin, depth + 1);
                     out = if f & FALL == 0 { f } else { out | (f & !FALL) };
                 }
@@ -313,18 +298,11 @@ impl<'m, 't> Cx<'m, 't> {
             return RETHROW;
         }
         let value = strip_await(value);
-        match value.kind() {
+        match value.kind_str() {
             "call_expression" if self.is_reject_of_err(value) => RETHROW,
             "ternary_expression" => {
-                let pick = |f: &str| {
-                    value
-                        .child_by_field_name(f)
-                        .map_or(EXIT, |v| self.returned(v, depth + 1))
-                };
-                match value
-                    .child_by_field_name("condition")
-                    .and_then(|c| self.guard(c, 0))
-                {
+                let pick = |f: &str| value.field(f).map_or(EXIT, |v| self.returned(v, depth + 1));
+                match value.field("condition").and_then(|c| self.guard(c, 0)) {
                     Some(true) => pick("consequence"),
                     Some(false) => pick("alternative"),
                     None => pick("consequence") | pick("alternative"),
@@ -336,10 +314,8 @@ impl<'m, 't> Cx<'m, 't> {
 
     /// `Promise.reject(e)`.
     fn is_reject_of_err(&self, call: Node) -> bool {
-        let callee = call.child_by_field_name("function").map(unparen);
-        let first = call
-            .child_by_field_name("arguments")
-            .and_then(|a| a.named_child(0));
+        let callee = call.field("function").map(unparen);
+        let first = call.field("arguments").and_then(|a| a.named_child(0));
         callee.is_some_and(|c| self.m.text(c) == "Promise.reject")
             && first.is_some_and(|a| self.is_err(a))
     }
@@ -348,7 +324,7 @@ impl<'m, 't> Cx<'m, 't> {
     /// the error and rethrows it (`rethrowIfIntrinsic(e)`).
     fn helper_call(&self, expr: Node) -> Outcomes {
         let expr = strip_await(expr);
-        if expr.kind() != "call_expression" || self.helper_depth >= MAX_HELPER_DEPTH {
+        if expr.kind_str() != "call_expression" || self.helper_depth >= MAX_HELPER_DEPTH {
             return FALL;
         }
         let Some(call) = self.m.call_of_node(expr) else {
@@ -372,18 +348,18 @@ impl<'m, 't> Cx<'m, 't> {
         }
         let cond = unparen(cond);
         let m = self.m;
-        match cond.kind() {
-            "unary_expression" if op(m, cond) == "!" => self
-                .guard(cond.child_by_field_name("argument")?, depth + 1)
-                .map(|g| !g),
+        match cond.kind_str() {
+            "unary_expression" if op(m, cond) == "!" => {
+                self.guard(cond.field("argument")?, depth + 1).map(|g| !g)
+            }
             "call_expression" => self.guard_call(cond),
             // `e.isIntrinsic`: the flag the SDK's own guard reads.
-            "member_expression" => (self.is_err(cond.child_by_field_name("object")?)
-                && m.text(cond.child_by_field_name("property")?) == "isIntrinsic")
+            "member_expression" => (self.is_err(cond.field("object")?)
+                && m.text(cond.field("property")?) == "isIntrinsic")
                 .then_some(true),
             "binary_expression" => {
-                let left = cond.child_by_field_name("left")?;
-                let right = cond.child_by_field_name("right")?;
+                let left = cond.field("left")?;
+                let right = cond.field("right")?;
                 match op(m, cond) {
                     "&&" => match (self.guard(left, depth + 1), self.guard(right, depth + 1)) {
                         (Some(false), _) | (_, Some(false)) => Some(false),
@@ -403,9 +379,9 @@ impl<'m, 't> Cx<'m, 't> {
                             string_value(left, m.src())
                         } else {
                             // `e.isIntrinsic === true`
-                            let (flag, lit) = if unparen(right).kind() == "true" {
+                            let (flag, lit) = if unparen(right).kind_str() == "true" {
                                 (left, true)
-                            } else if unparen(left).kind() == "true" {
+                            } else if unparen(left).kind_str() == "true" {
                                 (right, true)
                             } else {
                                 return None;
@@ -420,10 +396,10 @@ impl<'m, 't> Cx<'m, 't> {
                             return None;
                         }
                         let class = unparen(right);
-                        let name = match class.kind() {
+                        let name = match class.kind_str() {
                             "identifier" => m.text(class),
                             // `sdk.EffectPendingError`
-                            "member_expression" => m.text(class.child_by_field_name("property")?),
+                            "member_expression" => m.text(class.field("property")?),
                             _ => return None,
                         };
                         // Every intrinsic signal is an `Error`; a class that is
@@ -444,18 +420,18 @@ impl<'m, 't> Cx<'m, 't> {
     /// `['EffectPendingError', …].includes(e.name)`.
     fn guard_call(&self, call: Node) -> Option<bool> {
         let m = self.m;
-        let callee = unparen(call.child_by_field_name("function")?);
-        let args = call.child_by_field_name("arguments")?;
+        let callee = unparen(call.field("function")?);
+        let args = call.field("arguments")?;
         let first = args.named_child(0)?;
-        match callee.kind() {
+        match callee.kind_str() {
             "identifier" => {
                 let b = m.scopes.binding_of(callee)?;
                 let is_guard = INTRINSIC_GUARDS.iter().any(|g| m.is_sdk_import(b, g));
                 (is_guard && self.is_err(first)).then_some(true)
             }
             "member_expression" => {
-                let object = unparen(callee.child_by_field_name("object")?);
-                let method = m.text(callee.child_by_field_name("property")?);
+                let object = unparen(callee.field("object")?);
+                let method = m.text(callee.field("property")?);
                 if INTRINSIC_GUARDS.contains(&method) && self.is_err(first) {
                     // `sdk.isIntrinsicError(e)` on a namespace import.
                     let b = m.binding_of_expr(object)?;
@@ -482,19 +458,17 @@ impl<'m, 't> Cx<'m, 't> {
     /// `e.name`, `e?.name`, `e['name']`.
     fn is_err_name(&self, node: Node) -> bool {
         let node = unparen(node);
-        match node.kind() {
+        match node.kind_str() {
             "member_expression" => {
-                node.child_by_field_name("object")
-                    .is_some_and(|o| self.is_err(o))
+                node.field("object").is_some_and(|o| self.is_err(o))
                     && node
-                        .child_by_field_name("property")
+                        .field("property")
                         .is_some_and(|p| self.m.text(p) == "name")
             }
             "subscript_expression" => {
-                node.child_by_field_name("object")
-                    .is_some_and(|o| self.is_err(o))
+                node.field("object").is_some_and(|o| self.is_err(o))
                     && node
-                        .child_by_field_name("index")
+                        .field("index")
                         .and_then(|i| string_value(i, self.m.src()))
                         .is_some_and(|s| s == "name")
             }
@@ -506,17 +480,17 @@ impl<'m, 't> Cx<'m, 't> {
     /// to either.
     fn string_list(&self, node: Node) -> Option<Vec<String>> {
         let mut node = unparen(node);
-        if node.kind() == "identifier" {
+        if node.kind_str() == "identifier" {
             let b = self.m.scopes.get(self.m.scopes.binding_of(node)?);
             if b.kind != BindingKind::Const {
                 return None;
             }
             node = unparen(b.init?);
         }
-        if node.kind() == "new_expression" {
-            node = unparen(node.child_by_field_name("arguments")?.named_child(0)?);
+        if node.kind_str() == "new_expression" {
+            node = unparen(node.field("arguments")?.named_child(0)?);
         }
-        if node.kind() != "array" {
+        if node.kind_str() != "array" {
             return None;
         }
         let mut c = node.walk();
@@ -530,7 +504,7 @@ impl<'m, 't> Cx<'m, 't> {
 
 fn strip_await(node: Node) -> Node {
     let mut node = unparen(node);
-    while node.kind() == "await_expression" {
+    while node.kind_str() == "await_expression" {
         match node.named_child(0) {
             Some(inner) => node = unparen(inner),
             None => break,
@@ -540,9 +514,7 @@ fn strip_await(node: Node) -> Node {
 }
 
 fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
-    node.child_by_field_name("operator")
-        .map(|o| m.text(o))
-        .unwrap_or("")
+    node.field("operator").map(|o| m.text(o)).unwrap_or("")
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Which code dispatches effects: directly, or through functions of the same
 //! module it calls (to a fixed depth).
 
+use crate::js::syntax::NodeExt;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -29,19 +30,19 @@ pub struct Reached {
 /// effect methods.
 pub fn method_path<'t>(m: &JsModel<'t>, callee: Node<'t>) -> Option<(Node<'t>, String)> {
     let callee = unparen(callee);
-    if callee.kind() != "member_expression" {
+    if callee.kind_str() != "member_expression" {
         return None;
     }
-    let obj = unparen(callee.child_by_field_name("object")?);
-    let method = m.text(callee.child_by_field_name("property")?);
-    let (root, path) = if obj.kind() == "member_expression" {
-        let inner = unparen(obj.child_by_field_name("object")?);
-        let inner_prop = m.text(obj.child_by_field_name("property")?);
+    let obj = unparen(callee.field("object")?);
+    let method = m.text(callee.field("property")?);
+    let (root, path) = if obj.kind_str() == "member_expression" {
+        let inner = unparen(obj.field("object")?);
+        let inner_prop = m.text(obj.field("property")?);
         (inner, format!("{inner_prop}.{method}"))
     } else {
         (obj, method.to_string())
     };
-    (root.kind() == "identifier").then_some((root, path))
+    (root.kind_str() == "identifier").then_some((root, path))
 }
 
 /// The effect recorded for a call, if the call is one.

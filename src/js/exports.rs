@@ -1,6 +1,7 @@
 //! Whether a module's export list is complete as the model records it.
 
 use super::model::JsModel;
+use crate::js::syntax::NodeExt;
 
 /// True when the module may export names the model cannot list:
 /// `export * from …`, `module.exports = someObject` (not a literal),
@@ -11,11 +12,11 @@ pub fn opaque_exports(m: &JsModel) -> bool {
     let root = m.tree.root_node();
     let mut cursor = root.walk();
     let star = root.named_children(&mut cursor).any(|stmt| {
-        stmt.kind() == "export_statement" && {
+        stmt.kind_str() == "export_statement" && {
             let mut c = stmt.walk();
             let found = stmt
                 .children(&mut c)
-                .any(|ch| ch.kind() == "*" || ch.kind() == "namespace_export");
+                .any(|ch| ch.kind_str() == "*" || ch.kind_str() == "namespace_export");
             found
         }
     });

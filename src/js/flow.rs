@@ -1,6 +1,7 @@
 //! Where a value goes: the uses of an expression's result, followed through
 //! variables (flow-insensitively) within the module.
 
+use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -78,50 +79,46 @@ fn uses_into<'t>(
             out.push(Use::Escaped { node });
             return;
         };
-        match parent.kind() {
+        match parent.kind_str() {
             "parenthesized_expression" | "await_expression" => node = parent,
             // `a ?? b`, `c ? a : b`: the value flows on unless it is the test.
-            "ternary_expression" if parent.child_by_field_name("condition") != Some(node) => {
-                node = parent
-            }
+            "ternary_expression" if parent.field("condition") != Some(node) => node = parent,
             "binary_expression" if op(m, parent) == "??" => node = parent,
-            "sequence_expression" if parent.child_by_field_name("right") == Some(node) => {
-                node = parent
-            }
+            "sequence_expression" if parent.field("right") == Some(node) => node = parent,
             _ => break,
         }
     }
     let Some(parent) = m.parent(node) else {
         return;
     };
-    let use_ = match parent.kind() {
+    let use_ = match parent.kind_str() {
         "expression_statement" => Use::Discarded { stmt: parent },
         "unary_expression" if op(m, parent) == "void" => Use::Discarded { stmt: parent },
         "unary_expression" if op(m, parent) == "!" => Use::Tested { node: parent },
         "return_statement" => Use::Returned { node: parent },
         "arrow_function" => Use::Returned { node: parent },
-        "variable_declarator" if parent.child_by_field_name("value") == Some(node) => {
-            let Some(name) = parent.child_by_field_name("name") else {
+        "variable_declarator" if parent.field("value") == Some(node) => {
+            let Some(name) = parent.field("name") else {
                 return;
             };
             return pattern_uses(m, name, out, seen, depth);
         }
-        "assignment_expression" if parent.child_by_field_name("right") == Some(node) => {
-            let Some(left) = parent.child_by_field_name("left") else {
+        "assignment_expression" if parent.field("right") == Some(node) => {
+            let Some(left) = parent.field("left") else {
                 return;
             };
-            if left.kind() == "identifier" {
+            if left.kind_str() == "identifier" {
                 if let Some(b) = m.scopes.binding_of(left) {
                     return binding_uses(m, b, out, seen, depth);
                 }
             }
-            if left.kind() == "object_pattern" {
+            if left.kind_str() == "object_pattern" {
                 return pattern_uses(m, left, out, seen, depth);
             }
             Use::Escaped { node: parent }
         }
-        "member_expression" if parent.child_by_field_name("object") == Some(node) => {
-            match parent.child_by_field_name("property") {
+        "member_expression" if parent.field("object") == Some(node) => {
+            match parent.field("property") {
                 Some(p) => Use::Property {
                     name: text(p, m.src()).to_string(),
                     node: parent,
@@ -129,11 +126,8 @@ fn uses_into<'t>(
                 None => Use::Escaped { node: parent },
             }
         }
-        "subscript_expression" if parent.child_by_field_name("object") == Some(node) => {
-            match parent
-                .child_by_field_name("index")
-                .and_then(|i| string_value(i, m.src()))
-            {
+        "subscript_expression" if parent.field("object") == Some(node) => {
+            match parent.field("index").and_then(|i| string_value(i, m.src())) {
                 Some(name) => Use::Property { name, node: parent },
                 None => Use::Escaped { node: parent },
             }
@@ -164,7 +158,7 @@ fn pattern_uses<'t>(
     seen: &mut HashSet<BindingId>,
     depth: usize,
 ) {
-    match pattern.kind() {
+    match pattern.kind_str() {
         "identifier" => {
             if let Some(b) = m.scopes.binding_of(pattern) {
                 binding_uses(m, b, out, seen, depth);
@@ -173,10 +167,10 @@ fn pattern_uses<'t>(
         "object_pattern" => {
             let mut c = pattern.walk();
             for child in pattern.named_children(&mut c) {
-                let key = match child.kind() {
+                let key = match child.kind_str() {
                     "shorthand_property_identifier_pattern" => Some(child),
-                    "pair_pattern" => child.child_by_field_name("key"),
-                    "object_assignment_pattern" => child.child_by_field_name("left"),
+                    "pair_pattern" => child.field("key"),
+                    "object_assignment_pattern" => child.field("left"),
                     "rest_pattern" => {
                         out.push(Use::Escaped { node: child });
                         None
@@ -185,7 +179,7 @@ fn pattern_uses<'t>(
                 };
                 if let Some(k) = key {
                     if let Some(name) = key_name(k, m.src()).or_else(|| {
-                        (k.kind() == "shorthand_property_identifier_pattern")
+                        (k.kind_str() == "shorthand_property_identifier_pattern")
                             .then(|| text(k, m.src()).to_string())
                     }) {
                         out.push(Use::Property { name, node: child });
@@ -198,7 +192,7 @@ fn pattern_uses<'t>(
 }
 
 fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
-    node.child_by_field_name("operator")
+    node.field("operator")
         .map(|o| text(o, m.src()))
         .unwrap_or("")
 }

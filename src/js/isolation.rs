@@ -15,6 +15,7 @@
 //! needs "does some path turn an ordinary error into a value", a smaller
 //! walk that shares its guard and error-name lists.
 
+use crate::js::syntax::NodeExt;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -57,12 +58,12 @@ fn thunks(m: &JsModel, list: Node, depth: usize) -> Option<Vec<FnId>> {
         return None;
     }
     let list = unparen(list);
-    match list.kind() {
+    match list.kind_str() {
         "array" => {
             let mut out = Vec::new();
             let mut c = list.walk();
             for item in list.named_children(&mut c) {
-                match item.kind() {
+                match item.kind_str() {
                     "comment" => {}
                     "spread_element" => out.extend(thunks(m, item.named_child(0)?, depth + 1)?),
                     _ => out.push(m.function_of_expr(item)?),
@@ -79,12 +80,12 @@ fn thunks(m: &JsModel, list: Node, depth: usize) -> Option<Vec<FnId>> {
         }
         // `items.map((item) => () => ctx.task(…))`
         "call_expression" => {
-            let callee = list.child_by_field_name("function")?;
-            let method = callee.child_by_field_name("property")?;
+            let callee = list.field("function")?;
+            let method = callee.field("property")?;
             if m.text(method) != "map" {
                 return None;
             }
-            let f = m.function_of_expr(list.child_by_field_name("arguments")?.named_child(0)?)?;
+            let f = m.function_of_expr(list.field("arguments")?.named_child(0)?)?;
             let returned = super::strings::returned_exprs(m, f);
             let fns: Option<Vec<FnId>> = returned.iter().map(|r| m.function_of_expr(*r)).collect();
             fns.filter(|v| !v.is_empty())
@@ -185,15 +186,15 @@ fn captured(m: &JsModel, site: Node, f: FnId, depth: usize) -> bool {
         if parent.id() == fnode.id() {
             break;
         }
-        let handled = match parent.kind() {
+        let handled = match parent.kind_str() {
             "try_statement" => {
-                parent.child_by_field_name("body") == Some(node)
+                parent.field("body") == Some(node)
                     && parent
-                        .child_by_field_name("handler")
+                        .field("handler")
                         .is_some_and(|h| handler_captures(m, h))
             }
             "member_expression" => {
-                parent.child_by_field_name("object") == Some(node) && promise_handled(m, parent)
+                parent.field("object") == Some(node) && promise_handled(m, parent)
             }
             _ => false,
         };
@@ -214,19 +215,22 @@ fn captured(m: &JsModel, site: Node, f: FnId, depth: usize) -> bool {
 
 /// `p.catch(h)` or `p.then(ok, h)` on the dispatch's promise.
 fn promise_handled(m: &JsModel, member: Node) -> bool {
-    let Some(prop) = member.child_by_field_name("property") else {
+    let Some(prop) = member.field("property") else {
         return false;
     };
-    let Some(call) = m.parent(member).filter(|p| p.kind() == "call_expression") else {
+    let Some(call) = m
+        .parent(member)
+        .filter(|p| p.kind_str() == "call_expression")
+    else {
         return false;
     };
     let nargs = call
-        .child_by_field_name("arguments")
+        .field("arguments")
         .map(|a| {
             let mut c = a.walk();
             let n = a
                 .named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
+                .filter(|n| n.kind_str() != "comment")
                 .count();
             n
         })
@@ -242,7 +246,7 @@ fn promise_handled(m: &JsModel, member: Node) -> bool {
 /// calls its parameter inside a capturing `try`.
 fn passed_to_capturing_wrapper(m: &JsModel, g: FnId, depth: usize) -> bool {
     let gnode = m.functions[g].node;
-    let Some(args) = m.parent(gnode).filter(|p| p.kind() == "arguments") else {
+    let Some(args) = m.parent(gnode).filter(|p| p.kind_str() == "arguments") else {
         return false;
     };
     let Some(call) = m.parent(args).and_then(|c| m.call_of_node(c)) else {
@@ -273,10 +277,10 @@ fn passed_to_capturing_wrapper(m: &JsModel, g: FnId, depth: usize) -> bool {
 /// ordinary, non-SDK error on some path.
 pub fn handler_captures(m: &JsModel, clause: Node) -> bool {
     let err = clause
-        .child_by_field_name("parameter")
-        .filter(|p| p.kind() == "identifier")
+        .field("parameter")
+        .filter(|p| p.kind_str() == "identifier")
         .map(|p| m.text(p).to_string());
-    match clause.child_by_field_name("body") {
+    match clause.field("body") {
         Some(body) => completes(m, body, err.as_deref(), 0),
         None => true,
     }
@@ -288,19 +292,19 @@ fn completes(m: &JsModel, stmt: Node, err: Option<&str>, depth: usize) -> bool {
     if depth > MAX_NESTING {
         return true;
     }
-    match stmt.kind() {
+    match stmt.kind_str() {
         "throw_statement" => false,
         "statement_block" => {
             let mut c = stmt.walk();
             let stmts: Vec<Node> = stmt
                 .named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
+                .filter(|n| n.kind_str() != "comment")
                 .collect();
             for s in stmts {
                 if !completes(m, s, err, depth + 1) {
                     return false;
                 }
-                if s.kind() == "return_statement" {
+                if s.kind_str() == "return_statement" {
                     return true;
                 }
             }
@@ -308,14 +312,14 @@ fn completes(m: &JsModel, stmt: Node, err: Option<&str>, depth: usize) -> bool {
         }
         "if_statement" => {
             let then = stmt
-                .child_by_field_name("consequence")
+                .field("consequence")
                 .is_none_or(|c| completes(m, c, err, depth + 1));
             let otherwise = stmt
-                .child_by_field_name("alternative")
+                .field("alternative")
                 .and_then(|a| a.named_child(0))
                 .is_none_or(|a| completes(m, a, err, depth + 1));
             let intrinsic_test = stmt
-                .child_by_field_name("condition")
+                .field("condition")
                 .is_some_and(|c| tests_intrinsic(m, c, err));
             // An ordinary error never takes the intrinsic-signal branch.
             if intrinsic_test {

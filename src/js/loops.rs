@@ -6,6 +6,7 @@
 //! asks "is there a counter this loop advances and compares", not "does it
 //! terminate", so the answers stay explainable in a diagnostic.
 
+use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -271,10 +272,10 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
             if n.id() != body.id() && is_function(n) {
                 return false;
             }
-            match n.kind() {
+            match n.kind_str() {
                 "return_statement" | "throw_statement" => out.push(n),
                 "break_statement" => {
-                    let leaves = match n.child_by_field_name("label") {
+                    let leaves = match n.field("label") {
                         Some(label) => !inner_labels.contains(text(label, self.m.src())),
                         None => !inside_breakable(n, lp),
                     };
@@ -297,8 +298,8 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
             if p.id() == body.id() || !contains(body, p) {
                 break;
             }
-            if p.kind() == "if_statement" && p.child_by_field_name("condition") != Some(n) {
-                if let Some(c) = p.child_by_field_name("condition") {
+            if p.kind_str() == "if_statement" && p.field("condition") != Some(n) {
+                if let Some(c) = p.field("condition") {
                     out.push(unparen(c));
                 }
             }
@@ -347,12 +348,12 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     /// guard) compares a counter, and whether `lp` advances it.
     fn counter_comparison(&self, lp: Node<'t>, expr: Node<'t>) -> CounterCheck<'t> {
         let expr = unparen(expr);
-        if expr.kind() != "binary_expression" || !COMPARISONS.contains(&op(self.m, expr)) {
+        if expr.kind_str() != "binary_expression" || !COMPARISONS.contains(&op(self.m, expr)) {
             return CounterCheck::None;
         }
         let operands: Vec<Node<'t>> = ["left", "right"]
             .iter()
-            .filter_map(|f| expr.child_by_field_name(f))
+            .filter_map(|f| expr.field(f))
             .map(unparen)
             .collect();
         if operands.iter().any(|&o| self.is_advanced_counter(lp, o)) {
@@ -390,13 +391,13 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     /// Identifiers and member paths can be counters; literals cannot.
     fn counter_like(&self, n: Node<'t>) -> bool {
         matches!(
-            n.kind(),
+            n.kind_str(),
             "identifier" | "member_expression" | "update_expression"
         )
     }
 
     fn is_mutable(&self, n: Node<'t>) -> bool {
-        match n.kind() {
+        match n.kind_str() {
             "identifier" => self.m.binding_of_expr(n).is_some_and(|b| {
                 matches!(
                     self.m.scopes.get(b).kind,
@@ -413,7 +414,7 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     /// drains with `shift`/`pop`/`splice`.
     pub fn is_advanced_counter(&self, lp: Node<'t>, n: Node<'t>) -> bool {
         let n = unparen(n);
-        match n.kind() {
+        match n.kind_str() {
             "update_expression" => true,
             "identifier" => {
                 let Some(b) = self.m.binding_of_expr(n) else {
@@ -427,11 +428,9 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
                     .any(|w| contains(lp, *w) && is_advancing_write(self.m, *w, b))
             }
             "member_expression" => {
-                let prop = n
-                    .child_by_field_name("property")
-                    .map(|p| text(p, self.m.src()));
+                let prop = n.field("property").map(|p| text(p, self.m.src()));
                 if matches!(prop, Some("length" | "size")) {
-                    if let Some(obj) = n.child_by_field_name("object") {
+                    if let Some(obj) = n.field("object") {
                         if self.is_drained(lp, unparen(obj)) {
                             return true;
                         }
@@ -451,10 +450,10 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
             if found {
                 return false;
             }
-            let target = match n.kind() {
-                "update_expression" => n.child_by_field_name("argument"),
+            let target = match n.kind_str() {
+                "update_expression" => n.field("argument"),
                 "augmented_assignment_expression" if matches!(op(self.m, n), "+=" | "-=") => {
-                    n.child_by_field_name("left")
+                    n.field("left")
                 }
                 _ => None,
             };
@@ -479,7 +478,7 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
 
     /// Whether the loop writes the operand at all.
     fn written_in(&self, lp: Node<'t>, n: Node<'t>) -> bool {
-        match n.kind() {
+        match n.kind_str() {
             "update_expression" => true,
             "identifier" => self
                 .m
@@ -502,11 +501,9 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
             if found {
                 return false;
             }
-            let target = match n.kind() {
-                "update_expression" => n.child_by_field_name("argument"),
-                "assignment_expression" | "augmented_assignment_expression" => {
-                    n.child_by_field_name("left")
-                }
+            let target = match n.kind_str() {
+                "update_expression" => n.field("argument"),
+                "assignment_expression" | "augmented_assignment_expression" => n.field("left"),
                 _ => None,
             };
             if target.is_some_and(|t| text(unparen(t), src) == path) {
@@ -624,9 +621,9 @@ pub fn conjuncts<'t>(m: &JsModel<'t>, cond: Node<'t>) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut stack = vec![unparen(cond)];
     while let Some(n) = stack.pop() {
-        if n.kind() == "binary_expression" && op(m, n) == "&&" {
+        if n.kind_str() == "binary_expression" && op(m, n) == "&&" {
             for f in ["right", "left"] {
-                if let Some(c) = n.child_by_field_name(f) {
+                if let Some(c) = n.field(f) {
                     stack.push(unparen(c));
                 }
             }
@@ -644,7 +641,7 @@ pub fn comparisons_in<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Vec<Node<'t>> {
         if is_function(n) {
             return false;
         }
-        if n.kind() == "binary_expression" && COMPARISONS.contains(&op(m, n)) {
+        if n.kind_str() == "binary_expression" && COMPARISONS.contains(&op(m, n)) {
             out.push(n);
         }
         true
@@ -655,15 +652,15 @@ pub fn comparisons_in<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Vec<Node<'t>> {
 /// `true`, `1`, `!0`, `!false`.
 fn is_always_true(m: &JsModel, n: Node) -> bool {
     let n = unparen(n);
-    match n.kind() {
+    match n.kind_str() {
         "true" => true,
         "number" => text(n, m.src()).trim() != "0",
-        "unary_expression" if op(m, n) == "!" => n
-            .child_by_field_name("argument")
-            .map(unparen)
-            .is_some_and(|a| {
-                a.kind() == "false" || (a.kind() == "number" && text(a, m.src()).trim() == "0")
-            }),
+        "unary_expression" if op(m, n) == "!" => {
+            n.field("argument").map(unparen).is_some_and(|a| {
+                a.kind_str() == "false"
+                    || (a.kind_str() == "number" && text(a, m.src()).trim() == "0")
+            })
+        }
         _ => false,
     }
 }
@@ -671,28 +668,22 @@ fn is_always_true(m: &JsModel, n: Node) -> bool {
 /// `x++`, `x -= 1`, `x = x + 1`, `x = x - step`.
 fn is_advancing_write(m: &JsModel, w: Node, b: BindingId) -> bool {
     let Some(p) = m.parent(w) else { return false };
-    match p.kind() {
+    match p.kind_str() {
         "update_expression" => true,
         // `n += 1`, `n -= step`; not `notes += text`.
         "augmented_assignment_expression" => {
             matches!(op(m, p), "+=" | "-=")
-                && p.child_by_field_name("right")
-                    .map(unparen)
-                    .is_some_and(|r| {
-                        matches!(r.kind(), "number" | "identifier" | "member_expression")
-                    })
+                && p.field("right").map(unparen).is_some_and(|r| {
+                    matches!(r.kind_str(), "number" | "identifier" | "member_expression")
+                })
         }
-        "assignment_expression" => p
-            .child_by_field_name("right")
-            .map(unparen)
-            .is_some_and(|r| {
-                r.kind() == "binary_expression"
-                    && matches!(op(m, r), "+" | "-")
-                    && ["left", "right"].iter().any(|f| {
-                        r.child_by_field_name(f)
-                            .is_some_and(|o| m.binding_of_expr(o) == Some(b))
-                    })
-            }),
+        "assignment_expression" => p.field("right").map(unparen).is_some_and(|r| {
+            r.kind_str() == "binary_expression"
+                && matches!(op(m, r), "+" | "-")
+                && ["left", "right"]
+                    .iter()
+                    .any(|f| r.field(f).is_some_and(|o| m.binding_of_expr(o) == Some(b)))
+        }),
         _ => false,
     }
 }
@@ -701,14 +692,12 @@ fn is_advancing_write(m: &JsModel, w: Node, b: BindingId) -> bool {
 /// `all = all.concat(batch)`.
 fn is_accumulating_write(m: &JsModel, w: Node, b: BindingId) -> bool {
     let Some(p) = m.parent(w) else { return false };
-    match p.kind() {
+    match p.kind_str() {
         "augmented_assignment_expression" => p
-            .child_by_field_name("right")
+            .field("right")
             .map(unparen)
-            .is_some_and(|r| r.kind() != "number"),
-        "assignment_expression" => p
-            .child_by_field_name("right")
-            .is_some_and(|r| rebuilds(m, unparen(r), b)),
+            .is_some_and(|r| r.kind_str() != "number"),
+        "assignment_expression" => p.field("right").is_some_and(|r| rebuilds(m, unparen(r), b)),
         _ => false,
     }
 }
@@ -719,24 +708,20 @@ fn is_accumulating_write(m: &JsModel, w: Node, b: BindingId) -> bool {
 /// keeps only the latest value, so it does not count.
 fn rebuilds(m: &JsModel, value: Node, b: BindingId) -> bool {
     let is_b = |n: Option<Node>| n.is_some_and(|n| m.binding_of_expr(n) == Some(b));
-    match value.kind() {
+    match value.kind_str() {
         "array" | "object" => {
             let mut c = value.walk();
             let found = value
                 .named_children(&mut c)
-                .any(|e| e.kind() == "spread_element" && is_b(e.named_child(0)));
+                .any(|e| e.kind_str() == "spread_element" && is_b(e.named_child(0)));
             found
         }
         "call_expression" => value
-            .child_by_field_name("function")
+            .field("function")
             .map(unparen)
-            .is_some_and(|f| {
-                f.kind() == "member_expression" && is_b(f.child_by_field_name("object"))
-            }),
+            .is_some_and(|f| f.kind_str() == "member_expression" && is_b(f.field("object"))),
         "binary_expression" => {
-            op(m, value) == "+"
-                && (is_b(value.child_by_field_name("left"))
-                    || is_b(value.child_by_field_name("right")))
+            op(m, value) == "+" && (is_b(value.field("left")) || is_b(value.field("right")))
         }
         _ => false,
     }
@@ -745,16 +730,14 @@ fn rebuilds(m: &JsModel, value: Node, b: BindingId) -> bool {
 /// The method name when `r` is the object of a method call (`r.push(…)`).
 fn method_call_on<'t>(m: &JsModel<'t>, r: Node<'t>) -> Option<&'t str> {
     let member = m.parent(r)?;
-    if member.kind() != "member_expression" || member.child_by_field_name("object") != Some(r) {
+    if member.kind_str() != "member_expression" || member.field("object") != Some(r) {
         return None;
     }
     let call = m.parent(member)?;
-    if call.kind() != "call_expression" || call.child_by_field_name("function") != Some(member) {
+    if call.kind_str() != "call_expression" || call.field("function") != Some(member) {
         return None;
     }
-    member
-        .child_by_field_name("property")
-        .map(|p| text(p, m.src()))
+    member.field("property").map(|p| text(p, m.src()))
 }
 
 /// `r[k] = v` / `r.k = v`.
@@ -762,16 +745,18 @@ fn is_member_assignment_target(r: Node) -> bool {
     let Some(member) = r.parent() else {
         return false;
     };
-    if !matches!(member.kind(), "member_expression" | "subscript_expression")
-        || member.child_by_field_name("object") != Some(r)
+    if !matches!(
+        member.kind_str(),
+        "member_expression" | "subscript_expression"
+    ) || member.field("object") != Some(r)
     {
         return false;
     }
     member.parent().is_some_and(|a| {
         matches!(
-            a.kind(),
+            a.kind_str(),
             "assignment_expression" | "augmented_assignment_expression"
-        ) && a.child_by_field_name("left") == Some(member)
+        ) && a.field("left") == Some(member)
     })
 }
 
@@ -779,7 +764,7 @@ fn is_member_assignment_target(r: Node) -> bool {
 fn in_comparison(m: &JsModel, r: Node) -> bool {
     let mut n = r;
     while let Some(p) = m.parent(n) {
-        match p.kind() {
+        match p.kind_str() {
             "member_expression" | "parenthesized_expression" if !is_function(p) => n = p,
             "binary_expression" => return COMPARISONS.contains(&op(m, p)),
             "unary_expression" => return op(m, p) == "!",
@@ -796,7 +781,7 @@ pub fn mentions(m: &JsModel, n: Node, b: BindingId) -> bool {
         if found {
             return false;
         }
-        if matches!(c.kind(), "identifier" | "shorthand_property_identifier")
+        if matches!(c.kind_str(), "identifier" | "shorthand_property_identifier")
             && m.scopes.binding_of(c) == Some(b)
         {
             found = true;
@@ -808,10 +793,10 @@ pub fn mentions(m: &JsModel, n: Node, b: BindingId) -> bool {
 
 fn member_root(n: Node) -> Option<Node> {
     let mut n = unparen(n);
-    while n.kind() == "member_expression" || n.kind() == "subscript_expression" {
-        n = unparen(n.child_by_field_name("object")?);
+    while n.kind_str() == "member_expression" || n.kind_str() == "subscript_expression" {
+        n = unparen(n.field("object")?);
     }
-    (n.kind() == "identifier").then_some(n)
+    (n.kind_str() == "identifier").then_some(n)
 }
 
 /// Whether an unlabelled `break` at `n` leaves a loop or `switch` nested
@@ -822,7 +807,7 @@ fn inside_breakable(n: Node, lp: Node) -> bool {
         if p.id() == lp.id() {
             return false;
         }
-        if is_loop(p) || p.kind() == "switch_statement" {
+        if is_loop(p) || p.kind_str() == "switch_statement" {
             return true;
         }
         cur = p;
@@ -835,8 +820,8 @@ fn inside_breakable(n: Node, lp: Node) -> bool {
 fn labels_inside<'t>(m: &JsModel<'t>, node: Node<'t>) -> HashSet<&'t str> {
     let mut out = HashSet::new();
     walk(node, |n| {
-        if n.kind() == "labeled_statement" {
-            if let Some(l) = n.child_by_field_name("label") {
+        if n.kind_str() == "labeled_statement" {
+            if let Some(l) = n.field("label") {
                 out.insert(text(l, m.src()));
             }
         }
@@ -846,7 +831,7 @@ fn labels_inside<'t>(m: &JsModel<'t>, node: Node<'t>) -> HashSet<&'t str> {
 }
 
 fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
-    node.child_by_field_name("operator")
+    node.field("operator")
         .map(|o| text(o, m.src()))
         .unwrap_or("")
 }

@@ -1,6 +1,7 @@
 //! The process model of one module, built in a single walk of the syntax
 //! tree and then queried by every rule.
 
+use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
@@ -312,7 +313,7 @@ impl<'t> JsModel<'t> {
         if let Some(f) = self.function_of_node(node) {
             return Some(f);
         }
-        if node.kind() == "identifier" {
+        if node.kind_str() == "identifier" {
             let b = self.scopes.get(self.scopes.binding_of(node)?);
             if let Some(f) = b.function {
                 return Some(f);
@@ -327,7 +328,7 @@ impl<'t> JsModel<'t> {
     /// The binding an identifier expression resolves to.
     pub fn binding_of_expr(&self, node: Node) -> Option<BindingId> {
         let node = unparen(node);
-        if node.kind() == "identifier" || node.kind() == "shorthand_property_identifier" {
+        if node.kind_str() == "identifier" || node.kind_str() == "shorthand_property_identifier" {
             self.scopes.binding_of(node)
         } else {
             None
@@ -337,7 +338,7 @@ impl<'t> JsModel<'t> {
     /// Whether an expression denotes the process context.
     pub fn is_context_expr(&self, node: Node) -> bool {
         let node = unparen(node);
-        if node.kind() != "identifier" {
+        if node.kind_str() != "identifier" {
             return false;
         }
         match self.scopes.binding_of(node) {
@@ -354,7 +355,7 @@ impl<'t> JsModel<'t> {
     /// Resolves the first argument of a `ctx.task` call.
     pub fn task_target(&self, node: Node) -> TaskTarget {
         let node = unparen(node);
-        match node.kind() {
+        match node.kind_str() {
             "identifier" => {
                 let Some(b) = self.scopes.binding_of(node) else {
                     return TaskTarget::Unknown;
@@ -374,10 +375,7 @@ impl<'t> JsModel<'t> {
             }
             "member_expression" => {
                 // `tasks.reviewTask` with `import * as tasks from './tasks.js'`.
-                let (Some(obj), Some(prop)) = (
-                    node.child_by_field_name("object"),
-                    node.child_by_field_name("property"),
-                ) else {
+                let (Some(obj), Some(prop)) = (node.field("object"), node.field("property")) else {
                     return TaskTarget::Unknown;
                 };
                 let Some(b) = self.binding_of_expr(obj) else {
@@ -437,10 +435,10 @@ impl<'t> JsModel<'t> {
     fn find_task_defs(&mut self) {
         for (ci, call) in self.calls.iter().enumerate() {
             let callee = unparen(call.callee);
-            let is_define = match callee.kind() {
+            let is_define = match callee.kind_str() {
                 "identifier" => self.text(callee) == "defineTask",
                 "member_expression" => callee
-                    .child_by_field_name("property")
+                    .field("property")
                     .is_some_and(|p| self.text(p) == "defineTask"),
                 _ => false,
             };
@@ -453,7 +451,7 @@ impl<'t> JsModel<'t> {
             let mut id = None;
             let id_node;
             match first.map(unparen) {
-                Some(obj) if obj.kind() == "object" => {
+                Some(obj) if obj.kind_str() == "object" => {
                     // Single-object form: defineTask({ id, kind, … }).
                     objects.push(obj);
                     id_node = crate::js::objects::property(self, obj, "id")
@@ -488,10 +486,10 @@ impl<'t> JsModel<'t> {
     pub fn returned_objects(&self, f: FnId) -> Vec<Node<'t>> {
         let mut out = Vec::new();
         let node = self.functions[f].node;
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.field("body") else {
             return out;
         };
-        if body.kind() != "statement_block" {
+        if body.kind_str() != "statement_block" {
             if let Some(o) = self.object_of_expr(body) {
                 out.push(o);
             }
@@ -499,7 +497,7 @@ impl<'t> JsModel<'t> {
         }
         let mut stack = vec![body];
         while let Some(n) = stack.pop() {
-            if n.kind() == "return_statement" {
+            if n.kind_str() == "return_statement" {
                 if let Some(o) = n.named_child(0).and_then(|v| self.object_of_expr(v)) {
                     out.push(o);
                 }
@@ -520,13 +518,13 @@ impl<'t> JsModel<'t> {
     /// `const` bound to one.
     pub fn object_of_expr(&self, node: Node<'t>) -> Option<Node<'t>> {
         let node = unparen(node);
-        match node.kind() {
+        match node.kind_str() {
             "object" => Some(node),
             "identifier" => {
                 let b = self.scopes.get(self.scopes.binding_of(node)?);
                 if b.kind == BindingKind::Const && b.writes.is_empty() {
                     let init = unparen(b.init?);
-                    (init.kind() == "object").then_some(init)
+                    (init.kind_str() == "object").then_some(init)
                 } else {
                     None
                 }
@@ -613,22 +611,17 @@ impl<'t> JsModel<'t> {
     fn find_effects(&mut self) {
         for (ci, call) in self.calls.iter().enumerate() {
             let callee = unparen(call.callee);
-            if callee.kind() != "member_expression" {
+            if callee.kind_str() != "member_expression" {
                 continue;
             }
-            let (Some(obj), Some(prop)) = (
-                callee.child_by_field_name("object"),
-                callee.child_by_field_name("property"),
-            ) else {
+            let (Some(obj), Some(prop)) = (callee.field("object"), callee.field("property")) else {
                 continue;
             };
             let method = self.text(prop);
             let obj = unparen(obj);
-            let (root, path) = if obj.kind() == "member_expression" {
-                let (Some(inner), Some(inner_prop)) = (
-                    obj.child_by_field_name("object"),
-                    obj.child_by_field_name("property"),
-                ) else {
+            let (root, path) = if obj.kind_str() == "member_expression" {
+                let (Some(inner), Some(inner_prop)) = (obj.field("object"), obj.field("property"))
+                else {
                     continue;
                 };
                 (
@@ -638,7 +631,7 @@ impl<'t> JsModel<'t> {
             } else {
                 (obj, method.to_string())
             };
-            if root.kind() != "identifier" {
+            if root.kind_str() != "identifier" {
                 continue;
             }
             if let Some(b) = self.scopes.binding_of(root) {
@@ -703,7 +696,7 @@ impl<'t> NodeIndex<'t> {
                     index.new_expressions.push(node);
                 } else if kind == member_kind
                     && node
-                        .child_by_field_name("property")
+                        .field("property")
                         .is_some_and(|p| text(p, src) == "env")
                 {
                     index.env_members.push(node);
@@ -731,11 +724,11 @@ impl<'t> NodeIndex<'t> {
 fn declared_binding(scopes: &Scopes, call: Node) -> Option<BindingId> {
     let mut n = call;
     while let Some(p) = n.parent() {
-        match p.kind() {
+        match p.kind_str() {
             "parenthesized_expression" | "await_expression" => n = p,
             "variable_declarator" => {
-                let name = p.child_by_field_name("name")?;
-                return if name.kind() == "identifier" {
+                let name = p.field("name")?;
+                return if name.kind_str() == "identifier" {
                     scopes.binding_of(name)
                 } else {
                     None
@@ -805,7 +798,7 @@ impl<'t> Builder<'_, 't> {
     }
 
     fn visit_field(&mut self, node: Node<'t>, field: &str, scope: ScopeId, depth: usize) {
-        if let Some(child) = node.child_by_field_name(field) {
+        if let Some(child) = node.field(field) {
             self.visit(child, scope, depth + 1);
         }
     }
@@ -826,13 +819,13 @@ impl<'t> Builder<'_, 't> {
             }
             return;
         }
-        match node.kind() {
+        match node.kind_str() {
             "identifier" | "shorthand_property_identifier" => {
                 self.reference(node, scope, true, false)
             }
             "function_declaration" | "generator_function_declaration" => {
                 let f = self.enter_function(node, scope, depth);
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field("name") {
                     let b = self.scopes.declare(
                         scope,
                         text(name, self.src),
@@ -850,12 +843,15 @@ impl<'t> Builder<'_, 't> {
                 self.enter_function(node, scope, depth);
             }
             "class_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field("name") {
                     self.scopes
                         .declare(scope, text(name, self.src), BindingKind::Class, name);
                 }
                 self.visit_field(node, "body", scope, depth);
-                if let Some(h) = node.named_child(1).filter(|c| c.kind() == "class_heritage") {
+                if let Some(h) = node
+                    .named_child(1)
+                    .filter(|c| c.kind_str() == "class_heritage")
+                {
                     self.visit(h, scope, depth + 1);
                 }
             }
@@ -868,11 +864,11 @@ impl<'t> Builder<'_, 't> {
                 let mut cursor = node.walk();
                 let decls: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 for d in decls {
-                    if d.kind() != "variable_declarator" {
+                    if d.kind_str() != "variable_declarator" {
                         continue;
                     }
-                    let value = d.child_by_field_name("value");
-                    if let Some(name) = d.child_by_field_name("name") {
+                    let value = d.field("value");
+                    if let Some(name) = d.field("name") {
                         self.declare_pattern(name, kind, scope, value, depth);
                         if let Some(v) = value {
                             self.record_require(name, v);
@@ -899,10 +895,10 @@ impl<'t> Builder<'_, 't> {
                 self.visit_field(node, "condition", inner, depth);
                 self.visit_field(node, "increment", inner, depth);
                 let condition = node
-                    .child_by_field_name("condition")
-                    .filter(|c| c.kind() != ";" && c.kind() != "empty_statement")
+                    .field("condition")
+                    .filter(|c| c.kind_str() != ";" && c.kind_str() != "empty_statement")
                     .map(|c| {
-                        if c.kind() == "expression_statement" {
+                        if c.kind_str() == "expression_statement" {
                             c.named_child(0).unwrap_or(c)
                         } else {
                             c
@@ -912,8 +908,8 @@ impl<'t> Builder<'_, 't> {
             }
             "for_in_statement" => {
                 let inner = self.scopes.new_scope(ScopeKind::Block, Some(scope));
-                let declared = node.child_by_field_name("kind").map(|k| text(k, self.src));
-                if let Some(left) = node.child_by_field_name("left") {
+                let declared = node.field("kind").map(|k| text(k, self.src));
+                if let Some(left) = node.field("left") {
                     match declared {
                         Some(k) => {
                             let kind = match k {
@@ -928,56 +924,56 @@ impl<'t> Builder<'_, 't> {
                 }
                 self.visit_field(node, "right", scope, depth);
                 let of = node
-                    .child_by_field_name("operator")
+                    .field("operator")
                     .is_some_and(|o| text(o, self.src) == "of");
                 let kind = if of { LoopKind::ForOf } else { LoopKind::ForIn };
                 self.enter_loop(node, kind, None, inner, depth);
             }
             "while_statement" => {
                 self.visit_field(node, "condition", scope, depth);
-                let cond = node.child_by_field_name("condition");
+                let cond = node.field("condition");
                 self.enter_loop(node, LoopKind::While, cond, scope, depth);
             }
             "do_statement" => {
                 self.visit_field(node, "condition", scope, depth);
-                let cond = node.child_by_field_name("condition");
+                let cond = node.field("condition");
                 self.enter_loop(node, LoopKind::DoWhile, cond, scope, depth);
             }
             "catch_clause" => {
                 let inner = self.scopes.new_scope(ScopeKind::Block, Some(scope));
-                if let Some(p) = node.child_by_field_name("parameter") {
+                if let Some(p) = node.field("parameter") {
                     self.declare_pattern(p, BindingKind::CatchParam, inner, None, depth);
                 }
-                if let Some(body) = node.child_by_field_name("body") {
+                if let Some(body) = node.field("body") {
                     self.visit_children(body, inner, depth + 1);
                 }
             }
             "assignment_expression" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.field("left") {
                     self.assign_target(left, scope, depth, false);
-                    self.record_commonjs_export(left, node.child_by_field_name("right"));
+                    self.record_commonjs_export(left, node.field("right"));
                 }
                 self.visit_field(node, "right", scope, depth);
             }
             "augmented_assignment_expression" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.field("left") {
                     self.assign_target(left, scope, depth, true);
                 }
                 self.visit_field(node, "right", scope, depth);
             }
             "update_expression" => {
-                if let Some(arg) = node.child_by_field_name("argument") {
+                if let Some(arg) = node.field("argument") {
                     self.assign_target(arg, scope, depth, true);
                 }
             }
             "call_expression" => {
-                let callee = node.child_by_field_name("function");
+                let callee = node.field("function");
                 let args: Vec<Node<'t>> = node
-                    .child_by_field_name("arguments")
+                    .field("arguments")
                     .map(|a| {
                         let mut c = a.walk();
                         a.named_children(&mut c)
-                            .filter(|n| n.kind() != "comment")
+                            .filter(|n| n.kind_str() != "comment")
                             .collect()
                     })
                     .unwrap_or_default();
@@ -1005,7 +1001,7 @@ impl<'t> Builder<'_, 't> {
         scope: ScopeId,
         depth: usize,
     ) {
-        let body = node.child_by_field_name("body");
+        let body = node.field("body");
         self.loops.push(Loop {
             node,
             kind,
@@ -1041,26 +1037,26 @@ impl<'t> Builder<'_, 't> {
             is_async,
         });
         self.fn_by_node.insert(node.id(), fid);
-        if node.kind() == "function_expression" {
-            if let Some(n) = node.child_by_field_name("name") {
+        if node.kind_str() == "function_expression" {
+            if let Some(n) = node.field("name") {
                 self.scopes
                     .declare(fscope, text(n, self.src), BindingKind::Function, n);
             }
         }
-        if node.kind() == "method_definition" {
+        if node.kind_str() == "method_definition" {
             // Computed keys are expressions of the enclosing scope.
-            if let Some(k) = node.child_by_field_name("name") {
-                if k.kind() == "computed_property_name" {
+            if let Some(k) = node.field("name") {
+                if k.kind_str() == "computed_property_name" {
                     self.visit(k, scope, depth + 1);
                 }
             }
         }
-        let params: Vec<Node<'t>> = if let Some(p) = node.child_by_field_name("parameters") {
+        let params: Vec<Node<'t>> = if let Some(p) = node.field("parameters") {
             let mut c = p.walk();
             p.named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
+                .filter(|n| n.kind_str() != "comment")
                 .collect()
-        } else if let Some(p) = node.child_by_field_name("parameter") {
+        } else if let Some(p) = node.field("parameter") {
             vec![p]
         } else {
             Vec::new()
@@ -1072,11 +1068,11 @@ impl<'t> Builder<'_, 't> {
             for b in &mut self.scopes.bindings[before..] {
                 b.param = Some((fid, i));
             }
-            let simple = match p.kind() {
+            let simple = match p.kind_str() {
                 "identifier" => self.scopes.binding_of(*p),
                 "assignment_pattern" => p
-                    .child_by_field_name("left")
-                    .filter(|l| l.kind() == "identifier")
+                    .field("left")
+                    .filter(|l| l.kind_str() == "identifier")
                     .and_then(|l| self.scopes.binding_of(l)),
                 _ => None,
             };
@@ -1085,8 +1081,8 @@ impl<'t> Builder<'_, 't> {
         self.functions[fid].params = params;
         self.functions[fid].param_bindings = bindings;
         self.fn_stack.push(fid);
-        if let Some(body) = node.child_by_field_name("body") {
-            if body.kind() == "statement_block" {
+        if let Some(body) = node.field("body") {
+            if body.kind_str() == "statement_block" {
                 // Parameters and body share the function scope.
                 self.visit_children(body, fscope, depth + 1);
             } else {
@@ -1110,7 +1106,7 @@ impl<'t> Builder<'_, 't> {
         if depth > MAX_DEPTH {
             return;
         }
-        match node.kind() {
+        match node.kind_str() {
             "identifier" | "shorthand_property_identifier_pattern" => {
                 let b = self.scopes.declare(scope, text(node, self.src), kind, node);
                 if init.is_some() {
@@ -1125,19 +1121,19 @@ impl<'t> Builder<'_, 't> {
                 let mut c = node.walk();
                 let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
                 for child in children {
-                    match child.kind() {
+                    match child.kind_str() {
                         "pair_pattern" => {
-                            if let Some(k) = child.child_by_field_name("key") {
-                                if k.kind() == "computed_property_name" {
+                            if let Some(k) = child.field("key") {
+                                if k.kind_str() == "computed_property_name" {
                                     self.visit(k, scope, depth + 1);
                                 }
                             }
-                            if let Some(v) = child.child_by_field_name("value") {
+                            if let Some(v) = child.field("value") {
                                 self.declare_pattern(v, kind, scope, None, depth + 1);
                             }
                         }
                         "object_assignment_pattern" => {
-                            if let Some(l) = child.child_by_field_name("left") {
+                            if let Some(l) = child.field("left") {
                                 self.declare_pattern(l, kind, scope, None, depth + 1);
                             }
                             self.visit_field(child, "right", scope, depth);
@@ -1148,7 +1144,7 @@ impl<'t> Builder<'_, 't> {
                 }
             }
             "assignment_pattern" => {
-                if let Some(l) = node.child_by_field_name("left") {
+                if let Some(l) = node.field("left") {
                     self.declare_pattern(l, kind, scope, None, depth + 1);
                 }
                 self.visit_field(node, "right", scope, depth);
@@ -1164,7 +1160,7 @@ impl<'t> Builder<'_, 't> {
 
     /// Records references in an assignment target.
     fn assign_target(&mut self, node: Node<'t>, scope: ScopeId, depth: usize, also_read: bool) {
-        match node.kind() {
+        match node.kind_str() {
             "identifier" => self.reference(node, scope, also_read, true),
             "parenthesized_expression" => {
                 if let Some(inner) = node.named_child(0) {
@@ -1175,17 +1171,17 @@ impl<'t> Builder<'_, 't> {
                 let mut c = node.walk();
                 let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
                 for child in children {
-                    match child.kind() {
+                    match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
                             self.reference(child, scope, false, true)
                         }
                         "pair_pattern" => {
-                            if let Some(v) = child.child_by_field_name("value") {
+                            if let Some(v) = child.field("value") {
                                 self.assign_target(v, scope, depth + 1, false);
                             }
                         }
                         "object_assignment_pattern" | "assignment_pattern" => {
-                            if let Some(l) = child.child_by_field_name("left") {
+                            if let Some(l) = child.field("left") {
                                 self.assign_target(l, scope, depth + 1, false);
                             }
                             self.visit_field(child, "right", scope, depth);
@@ -1205,21 +1201,18 @@ impl<'t> Builder<'_, 't> {
     }
 
     fn record_import(&mut self, node: Node<'t>, scope: ScopeId) {
-        let Some(source) = node
-            .child_by_field_name("source")
-            .and_then(|s| string_value(s, self.src))
-        else {
+        let Some(source) = node.field("source").and_then(|s| string_value(s, self.src)) else {
             return;
         };
         let mut c = node.walk();
         let clause = node
             .named_children(&mut c)
-            .find(|n| n.kind() == "import_clause");
+            .find(|n| n.kind_str() == "import_clause");
         let Some(clause) = clause else { return };
         let mut c = clause.walk();
         let parts: Vec<Node<'t>> = clause.named_children(&mut c).collect();
         for part in parts {
-            match part.kind() {
+            match part.kind_str() {
                 "identifier" => self.add_import(part, scope, &source, Imported::Default),
                 "namespace_import" => {
                     if let Some(id) = part.named_child(0) {
@@ -1230,15 +1223,15 @@ impl<'t> Builder<'_, 't> {
                     let mut c = part.walk();
                     let specs: Vec<Node<'t>> = part.named_children(&mut c).collect();
                     for spec in specs {
-                        if spec.kind() != "import_specifier" {
+                        if spec.kind_str() != "import_specifier" {
                             continue;
                         }
-                        let Some(name) = spec.child_by_field_name("name") else {
+                        let Some(name) = spec.field("name") else {
                             continue;
                         };
                         let imported = syntax::key_name(name, self.src)
                             .unwrap_or_else(|| text(name, self.src).to_string());
-                        let local = spec.child_by_field_name("alias").unwrap_or(name);
+                        let local = spec.field("alias").unwrap_or(name);
                         let imported = if imported == "default" {
                             Imported::Default
                         } else {
@@ -1267,17 +1260,17 @@ impl<'t> Builder<'_, 't> {
     /// `const { a, b: c } = require('x')` and `const x = require('x')`.
     fn record_require(&mut self, name: Node<'t>, value: Node<'t>) {
         let value = unparen(value);
-        if value.kind() != "call_expression" {
+        if value.kind_str() != "call_expression" {
             return;
         }
         let is_require = value
-            .child_by_field_name("function")
+            .field("function")
             .is_some_and(|f| text(f, self.src) == "require");
         if !is_require {
             return;
         }
         let Some(source) = value
-            .child_by_field_name("arguments")
+            .field("arguments")
             .and_then(|a| a.named_child(0))
             .and_then(|s| string_value(s, self.src))
         else {
@@ -1293,24 +1286,24 @@ impl<'t> Builder<'_, 't> {
                 });
             }
         };
-        match name.kind() {
+        match name.kind_str() {
             "identifier" => add(self, name, Imported::Namespace),
             "object_pattern" => {
                 let mut c = name.walk();
                 let children: Vec<Node<'t>> = name.named_children(&mut c).collect();
                 for child in children {
-                    match child.kind() {
+                    match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
                             let n = text(child, self.src).to_string();
                             add(self, child, Imported::Named(n));
                         }
                         "pair_pattern" => {
                             let key = child
-                                .child_by_field_name("key")
+                                .field("key")
                                 .and_then(|k| syntax::key_name(k, self.src));
                             let val = child
-                                .child_by_field_name("value")
-                                .filter(|v| v.kind() == "identifier");
+                                .field("value")
+                                .filter(|v| v.kind_str() == "identifier");
                             if let (Some(k), Some(v)) = (key, val) {
                                 add(self, v, Imported::Named(k));
                             }
@@ -1331,10 +1324,10 @@ impl<'t> Builder<'_, 't> {
                 .any(|ch| !ch.is_named() && text(ch, self.src) == "default");
             found
         };
-        if let Some(decl) = node.child_by_field_name("declaration") {
-            match decl.kind() {
+        if let Some(decl) = node.field("declaration") {
+            match decl.kind_str() {
                 "function_declaration" | "generator_function_declaration" | "class_declaration" => {
-                    if let Some(name) = decl.child_by_field_name("name") {
+                    if let Some(name) = decl.field("name") {
                         self.exports.push(Export {
                             source: None,
                             name: text(name, self.src).to_string(),
@@ -1354,8 +1347,8 @@ impl<'t> Builder<'_, 't> {
                 "lexical_declaration" | "variable_declaration" => {
                     let mut c = decl.walk();
                     for d in decl.named_children(&mut c) {
-                        if let Some(name) = d.child_by_field_name("name") {
-                            if name.kind() == "identifier" {
+                        if let Some(name) = d.field("name") {
+                            if name.kind_str() == "identifier" {
                                 self.exports.push(Export {
                                     source: None,
                                     name: text(name, self.src).to_string(),
@@ -1371,7 +1364,7 @@ impl<'t> Builder<'_, 't> {
             self.visit(decl, scope, depth + 1);
             return;
         }
-        if let Some(value) = node.child_by_field_name("value") {
+        if let Some(value) = node.field("value") {
             self.exports.push(Export {
                 source: None,
                 name: "default".into(),
@@ -1384,29 +1377,27 @@ impl<'t> Builder<'_, 't> {
         let mut c = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
         for child in children {
-            if child.kind() != "export_clause" {
+            if child.kind_str() != "export_clause" {
                 continue;
             }
             let mut c2 = child.walk();
             let specs: Vec<Node<'t>> = child.named_children(&mut c2).collect();
             for spec in specs {
-                let Some(name) = spec.child_by_field_name("name") else {
+                let Some(name) = spec.field("name") else {
                     continue;
                 };
-                let alias = spec.child_by_field_name("alias").unwrap_or(name);
+                let alias = spec.field("alias").unwrap_or(name);
                 let exported = syntax::key_name(alias, self.src)
                     .unwrap_or_else(|| text(alias, self.src).to_string());
                 // Re-exports (`export { x } from './y.js'`) name no local.
-                let local = node.child_by_field_name("source").is_none();
+                let local = node.field("source").is_none();
                 self.exports.push(Export {
-                    source: node
-                        .child_by_field_name("source")
-                        .and_then(|s| string_value(s, self.src)),
+                    source: node.field("source").and_then(|s| string_value(s, self.src)),
                     name: exported,
                     value: local.then_some(name),
                     span: span(alias),
                 });
-                if local && name.kind() == "identifier" {
+                if local && name.kind_str() == "identifier" {
                     self.reference(name, scope, true, false);
                 }
             }
@@ -1419,10 +1410,10 @@ impl<'t> Builder<'_, 't> {
         let Some(right) = right else { return };
         let right = unparen(right);
         if target == "module.exports" {
-            if right.kind() == "object" {
+            if right.kind_str() == "object" {
                 let mut c = right.walk();
                 for p in right.named_children(&mut c) {
-                    match p.kind() {
+                    match p.kind_str() {
                         "shorthand_property_identifier" => self.exports.push(Export {
                             source: None,
                             name: text(p, self.src).to_string(),
@@ -1430,20 +1421,18 @@ impl<'t> Builder<'_, 't> {
                             span: span(p),
                         }),
                         "pair" => {
-                            let key = p
-                                .child_by_field_name("key")
-                                .and_then(|k| syntax::key_name(k, self.src));
+                            let key = p.field("key").and_then(|k| syntax::key_name(k, self.src));
                             if let Some(k) = key {
                                 self.exports.push(Export {
                                     source: None,
                                     name: k,
-                                    value: p.child_by_field_name("value"),
+                                    value: p.field("value"),
                                     span: span(p),
                                 });
                             }
                         }
                         "method_definition" => {
-                            if let Some(n) = p.child_by_field_name("name") {
+                            if let Some(n) = p.field("name") {
                                 self.exports.push(Export {
                                     source: None,
                                     name: text(n, self.src).to_string(),
@@ -1501,21 +1490,17 @@ impl<'t> Builder<'_, 't> {
 
 /// A function's name: its own, or the variable/property it is assigned to.
 fn function_name(node: Node, src: &str) -> Option<String> {
-    if let Some(n) = node.child_by_field_name("name") {
+    if let Some(n) = node.field("name") {
         return syntax::key_name(n, src).or_else(|| Some(text(n, src).to_string()));
     }
     let parent = node.parent()?;
-    match parent.kind() {
+    match parent.kind_str() {
         "variable_declarator" => parent
-            .child_by_field_name("name")
-            .filter(|n| n.kind() == "identifier")
+            .field("name")
+            .filter(|n| n.kind_str() == "identifier")
             .map(|n| text(n, src).to_string()),
-        "pair" => parent
-            .child_by_field_name("key")
-            .and_then(|k| syntax::key_name(k, src)),
-        "assignment_expression" => parent
-            .child_by_field_name("left")
-            .map(|l| text(l, src).to_string()),
+        "pair" => parent.field("key").and_then(|k| syntax::key_name(k, src)),
+        "assignment_expression" => parent.field("left").map(|l| text(l, src).to_string()),
         _ => None,
     }
 }
@@ -1564,21 +1549,23 @@ impl JsModel<'_> {
             let Some(parent) = r.parent() else {
                 return false;
             };
-            match parent.kind() {
+            match parent.kind_str() {
                 "arguments" => true,
                 // `const c = context;` — judged by how the alias is used.
                 "variable_declarator" if depth < 3 => parent
-                    .child_by_field_name("name")
+                    .field("name")
                     .and_then(|n| self.scopes.binding_of(n))
                     .is_some_and(|alias| self.used_like_context_at(alias, depth + 1)),
-                "member_expression" => parent
-                    .child_by_field_name("property")
-                    .map(|p| self.text(p))
-                    .is_some_and(|p| {
-                        let head = |m: &&str| m.split('.').next() == Some(p);
-                        super::context_api::CONTEXT_METHODS.iter().any(head)
-                            || super::context_api::CONTEXT_PROPERTIES.contains(&p)
-                    }),
+                "member_expression" => {
+                    parent
+                        .field("property")
+                        .map(|p| self.text(p))
+                        .is_some_and(|p| {
+                            let head = |m: &&str| m.split('.').next() == Some(p);
+                            super::context_api::CONTEXT_METHODS.iter().any(head)
+                                || super::context_api::CONTEXT_PROPERTIES.contains(&p)
+                        })
+                }
                 _ => false,
             }
         })

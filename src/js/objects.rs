@@ -1,5 +1,6 @@
 //! Object-literal queries with spread resolution (`{ ...base, kind: 'agent' }`).
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::model::JsModel;
@@ -29,12 +30,9 @@ fn collect<'t>(m: &JsModel<'t>, obj: Node<'t>, depth: usize, out: &mut Vec<(Stri
     }
     let mut cursor = obj.walk();
     for child in obj.named_children(&mut cursor) {
-        match child.kind() {
+        match child.kind_str() {
             "pair" => {
-                let (Some(k), Some(v)) = (
-                    child.child_by_field_name("key"),
-                    child.child_by_field_name("value"),
-                ) else {
+                let (Some(k), Some(v)) = (child.field("key"), child.field("value")) else {
                     continue;
                 };
                 if let Some(name) = key_name(k, m.src()) {
@@ -52,7 +50,7 @@ fn collect<'t>(m: &JsModel<'t>, obj: Node<'t>, depth: usize, out: &mut Vec<(Stri
                 );
             }
             "method_definition" => {
-                if let Some(k) = child.child_by_field_name("name") {
+                if let Some(k) = child.field("name") {
                     if let Some(name) = key_name(k, m.src()) {
                         push(
                             out,
@@ -108,7 +106,8 @@ pub fn path<'t>(m: &JsModel<'t>, obj: Node<'t>, dotted: &[&str]) -> Option<Node<
 pub fn has_opaque_spread(m: &JsModel, obj: Node) -> bool {
     let mut cursor = obj.walk();
     let found = obj.named_children(&mut cursor).any(|c| {
-        c.kind() == "spread_element" && c.named_child(0).and_then(|e| m.object_of_expr(e)).is_none()
+        c.kind_str() == "spread_element"
+            && c.named_child(0).and_then(|e| m.object_of_expr(e)).is_none()
     });
     found
 }

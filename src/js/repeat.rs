@@ -3,6 +3,7 @@
 //! is itself called repeatedly (or recursively), or a function passed to a
 //! helper that calls it in a loop.
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::model::{CallId, EffectKind, JsModel, LoopId};
@@ -96,16 +97,11 @@ fn repeat_of_function<'t>(
     let param = (*m.functions[helper].param_bindings.get(index)?)?;
     for (ci, call) in m.calls.iter().enumerate() {
         let callee = unparen(call.callee);
-        let invokes = match (&key, callee.kind()) {
+        let invokes = match (&key, callee.kind_str()) {
             (None, "identifier") => m.binding_of_expr(callee) == Some(param),
             (Some(k), "member_expression") => {
-                callee
-                    .child_by_field_name("object")
-                    .and_then(|o| m.binding_of_expr(o))
-                    == Some(param)
-                    && callee
-                        .child_by_field_name("property")
-                        .is_some_and(|p| m.text(p) == k)
+                callee.field("object").and_then(|o| m.binding_of_expr(o)) == Some(param)
+                    && callee.field("property").is_some_and(|p| m.text(p) == k)
             }
             _ => false,
         };
@@ -126,10 +122,10 @@ fn repeat_of_function<'t>(
 fn callback_of<'t>(m: &JsModel<'t>, fnode: Node<'t>) -> Option<Node<'t>> {
     let mut holder = m.parent(fnode)?;
     // `ctx.parallel.all([() => …])`: thunks sit in an array argument.
-    if holder.kind() == "array" {
+    if holder.kind_str() == "array" {
         holder = m.parent(holder)?;
     }
-    if holder.kind() != "arguments" {
+    if holder.kind_str() != "arguments" {
         return None;
     }
     let call = m.parent(holder)?;
@@ -140,22 +136,22 @@ fn callback_of<'t>(m: &JsModel<'t>, fnode: Node<'t>) -> Option<Node<'t>> {
         return Some(call);
     }
     let callee = unparen(m.calls[ci].callee);
-    let method = callee.child_by_field_name("property").map(|p| m.text(p))?;
-    (callee.kind() == "member_expression" && ARRAY_CALLBACKS.contains(&method)).then_some(call)
+    let method = callee.field("property").map(|p| m.text(p))?;
+    (callee.kind_str() == "member_expression" && ARRAY_CALLBACKS.contains(&method)).then_some(call)
 }
 
 /// `helper(fn)` → (call, 0, None); `helper({ k: fn })` → (call, 0, Some(k)).
 fn passed_to(m: &JsModel, fnode: Node) -> Option<(CallId, usize, Option<String>)> {
     let parent = m.parent(fnode)?;
-    let (arg, key) = if parent.kind() == "pair" {
+    let (arg, key) = if parent.kind_str() == "pair" {
         let key = parent
-            .child_by_field_name("key")
+            .field("key")
             .and_then(|k| super::syntax::key_name(k, m.src()))?;
         (m.parent(parent)?, Some(key))
     } else {
         (fnode, None)
     };
-    let args = m.parent(arg).filter(|a| a.kind() == "arguments")?;
+    let args = m.parent(arg).filter(|a| a.kind_str() == "arguments")?;
     let call = m.call_of_node(m.parent(args)?)?;
     let index = m.calls[call].args.iter().position(|a| a.id() == arg.id())?;
     Some((call, index, key))

@@ -13,6 +13,7 @@
 //! `const { execSync } = require('child_process')` is `child_process`
 //! `execSync`; an unbound `fetch` is the global `fetch`.
 
+use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -173,13 +174,13 @@ fn origin_at(m: &JsModel, node: Node, depth: usize) -> Option<Origin> {
         return None;
     }
     let node = unparen(node);
-    match node.kind() {
+    match node.kind_str() {
         "member_expression" | "subscript_expression" => {
-            let obj = node.child_by_field_name("object")?;
-            let prop = if node.kind() == "member_expression" {
-                m.text(node.child_by_field_name("property")?).to_string()
+            let obj = node.field("object")?;
+            let prop = if node.kind_str() == "member_expression" {
+                m.text(node.field("property")?).to_string()
             } else {
-                string_value(node.child_by_field_name("index")?, m.src())?
+                string_value(node.field("index")?, m.src())?
             };
             let mut o = origin_at(m, obj, depth)?;
             o.path.push(prop);
@@ -254,30 +255,27 @@ fn shadows_global_process(m: &JsModel, b: super::scope::BindingId) -> bool {
 /// and the value expression.
 fn destructured_from<'t>(m: &JsModel<'t>, ident: Node<'t>) -> Option<(String, Node<'t>)> {
     let parent = m.parent(ident)?;
-    let (key, pattern) = match parent.kind() {
+    let (key, pattern) = match parent.kind_str() {
         "object_pattern" => (m.text(ident).to_string(), parent),
-        "pair_pattern" => (
-            key_name(parent.child_by_field_name("key")?, m.src())?,
-            m.parent(parent)?,
-        ),
+        "pair_pattern" => (key_name(parent.field("key")?, m.src())?, m.parent(parent)?),
         _ => return None,
     };
     let decl = pattern
         .parent()
-        .filter(|d| d.kind() == "variable_declarator")?;
-    if decl.child_by_field_name("name") != Some(pattern) {
+        .filter(|d| d.kind_str() == "variable_declarator")?;
+    if decl.field("name") != Some(pattern) {
         return None;
     }
-    Some((key, decl.child_by_field_name("value")?))
+    Some((key, decl.field("value")?))
 }
 
 /// `require('x')` → `x`.
 fn require_source(m: &JsModel, call: Node) -> Option<String> {
-    let f = call.child_by_field_name("function")?;
+    let f = call.field("function")?;
     if m.text(f) != "require" || m.scopes.binding_of(f).is_some() {
         return None;
     }
-    let arg = call.child_by_field_name("arguments")?.named_child(0)?;
+    let arg = call.field("arguments")?.named_child(0)?;
     string_value(arg, m.src())
 }
 

@@ -5,6 +5,7 @@
 //! for the cross-module pass; what leaves for good (a task's args, the
 //! process output, an unknown function) is recorded as a [`Forward`].
 
+use crate::js::syntax::NodeExt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -162,11 +163,11 @@ impl<'m, 't> Tracker<'m, 't> {
         // Climb through expressions that pass the value on unchanged.
         loop {
             let Some(parent) = m.parent(node) else { return };
-            let carries = match parent.kind() {
+            let carries = match parent.kind_str() {
                 "parenthesized_expression" | "await_expression" => true,
-                "ternary_expression" => parent.child_by_field_name("condition") != Some(node),
+                "ternary_expression" => parent.field("condition") != Some(node),
                 "binary_expression" => matches!(op(m, parent), "??" | "||" | "&&"),
-                "sequence_expression" => parent.child_by_field_name("right") == Some(node),
+                "sequence_expression" => parent.field("right") == Some(node),
                 _ => false,
             };
             if !carries {
@@ -175,19 +176,19 @@ impl<'m, 't> Tracker<'m, 't> {
             node = parent;
         }
         let Some(parent) = m.parent(node) else { return };
-        match parent.kind() {
+        match parent.kind_str() {
             "return_statement" => self.returned(parent, wrap, acc, depth),
             "arrow_function" => self.returned(parent, wrap, acc, depth),
-            "variable_declarator" if parent.child_by_field_name("value") == Some(node) => {
-                if let Some(name) = parent.child_by_field_name("name") {
+            "variable_declarator" if parent.field("value") == Some(node) => {
+                if let Some(name) = parent.field("name") {
                     self.pattern(name, wrap, acc, depth + 1);
                 }
             }
-            "assignment_expression" if parent.child_by_field_name("right") == Some(node) => {
-                let Some(left) = parent.child_by_field_name("left") else {
+            "assignment_expression" if parent.field("right") == Some(node) => {
+                let Some(left) = parent.field("left") else {
                     return;
                 };
-                match left.kind() {
+                match left.kind_str() {
                     "identifier" => {
                         if let Some(b) = m.scopes.binding_of(left) {
                             self.binding(b, wrap, acc, depth + 1);
@@ -196,8 +197,8 @@ impl<'m, 't> Tracker<'m, 't> {
                     "object_pattern" | "array_pattern" => self.pattern(left, wrap, acc, depth + 1),
                     "member_expression" => {
                         // `holder.k = value`: the value now sits in holder.k.
-                        let obj = left.child_by_field_name("object").map(unparen);
-                        let prop = left.child_by_field_name("property");
+                        let obj = left.field("object").map(unparen);
+                        let prop = left.field("property");
                         match (obj.and_then(|o| m.binding_of_expr(o)), prop) {
                             (Some(b), Some(p)) => {
                                 let mut w = wrap;
@@ -212,14 +213,14 @@ impl<'m, 't> Tracker<'m, 't> {
                     _ => self.forward(&acc, ForwardKind::Unknown(m.text(left).into()), left),
                 }
             }
-            "member_expression" if parent.child_by_field_name("object") == Some(node) => {
-                if let Some(p) = parent.child_by_field_name("property") {
+            "member_expression" if parent.field("object") == Some(node) => {
+                if let Some(p) = parent.field("property") {
                     let name = text(p, m.src()).to_string();
                     self.property(&name, parent, wrap, acc, depth);
                 }
             }
-            "subscript_expression" if parent.child_by_field_name("object") == Some(node) => {
-                let index = parent.child_by_field_name("index");
+            "subscript_expression" if parent.field("object") == Some(node) => {
+                let index = parent.field("index");
                 match index.and_then(|i| string_value(i, m.src())) {
                     Some(name) => self.property(&name, parent, wrap, acc, depth),
                     None => self.element(parent, wrap, acc, depth),
@@ -231,17 +232,15 @@ impl<'m, 't> Tracker<'m, 't> {
                     self.passed(call, index, wrap, acc, depth);
                 }
             }
-            "pair" if parent.child_by_field_name("value") == Some(node) => {
-                let key = parent
-                    .child_by_field_name("key")
-                    .and_then(|k| key_name(k, m.src()));
+            "pair" if parent.field("value") == Some(node) => {
+                let key = parent.field("key").and_then(|k| key_name(k, m.src()));
                 if let (Some(k), Some(obj)) = (key, m.parent(parent)) {
                     let mut w = wrap;
                     w.push(Seg::Field(k));
                     self.expr(obj, w, acc, depth + 1);
                 }
             }
-            "object" if node.kind() == "shorthand_property_identifier" => {
+            "object" if node.kind_str() == "shorthand_property_identifier" => {
                 let mut w = wrap;
                 w.push(Seg::Field(m.text(node).to_string()));
                 self.expr(parent, w, acc, depth + 1);
@@ -255,18 +254,17 @@ impl<'m, 't> Tracker<'m, 't> {
                 let Some(outer) = m.parent(parent) else {
                     return;
                 };
-                match outer.kind() {
+                match outer.kind_str() {
                     // `{ ...value }` keeps its fields; `[...value]` its elements.
                     "object" | "array" => self.expr(outer, wrap, acc, depth + 1),
                     _ => self.forward(&acc, ForwardKind::Unknown("spread".into()), parent),
                 }
             }
-            "for_in_statement" if parent.child_by_field_name("right") == Some(node) => {
+            "for_in_statement" if parent.field("right") == Some(node) => {
                 let of = parent
-                    .child_by_field_name("operator")
+                    .field("operator")
                     .is_some_and(|o| text(o, m.src()) == "of");
-                if let (true, Some(Seg::Elem), Some(left)) =
-                    (of, wrap.last(), parent.child_by_field_name("left"))
+                if let (true, Some(Seg::Elem), Some(left)) = (of, wrap.last(), parent.field("left"))
                 {
                     let mut w = wrap.clone();
                     w.pop();
@@ -301,7 +299,7 @@ impl<'m, 't> Tracker<'m, 't> {
             None => {
                 let called = member
                     .parent()
-                    .is_some_and(|p| p.kind() == "call_expression");
+                    .is_some_and(|p| p.kind_str() == "call_expression");
                 if called && !acc.is_empty() {
                     // `review.issues.map(…)`: a method of a field, not a field.
                     return;
@@ -334,14 +332,14 @@ impl<'m, 't> Tracker<'m, 't> {
         let Some(call) = self
             .m
             .parent(member)
-            .filter(|p| p.kind() == "call_expression")
+            .filter(|p| p.kind_str() == "call_expression")
         else {
             return;
         };
         let mut inner = wrap.clone();
         inner.pop();
         let callback_param = |i: usize| {
-            let args = call.child_by_field_name("arguments")?;
+            let args = call.field("arguments")?;
             let f = self.m.function_of_expr(args.named_child(0)?)?;
             self.m.functions[f].params.get(i).copied()
         };
@@ -388,15 +386,12 @@ impl<'m, 't> Tracker<'m, 't> {
                 return;
             }
         }
-        let Some(callee) = call.child_by_field_name("function").map(unparen) else {
+        let Some(callee) = call.field("function").map(unparen) else {
             return;
         };
-        if callee.kind() == "member_expression" {
-            let obj = callee.child_by_field_name("object").map(unparen);
-            let method = callee
-                .child_by_field_name("property")
-                .map(|p| m.text(p))
-                .unwrap_or("");
+        if callee.kind_str() == "member_expression" {
+            let obj = callee.field("object").map(unparen);
+            let method = callee.field("property").map(|p| m.text(p)).unwrap_or("");
             if matches!(method, "push" | "unshift") {
                 if let Some(b) = obj.and_then(|o| m.binding_of_expr(o)) {
                     let mut w = wrap;
@@ -450,7 +445,7 @@ impl<'m, 't> Tracker<'m, 't> {
     /// The value is returned from the function `at` belongs to.
     fn returned(&mut self, at: Node<'t>, wrap: Vec<Seg>, acc: Vec<String>, depth: usize) {
         let m = self.m;
-        let func = if at.kind() == "arrow_function" {
+        let func = if at.kind_str() == "arrow_function" {
             m.function_of_node(at)
         } else {
             enclosing_function(m, at)
@@ -458,15 +453,15 @@ impl<'m, 't> Tracker<'m, 't> {
         let Some(f) = func else { return };
         let fnode = m.functions[f].node;
         // A callback whose results become an array: batches and `.map`.
-        if let Some(args) = m.parent(fnode).filter(|p| p.kind() == "arguments") {
+        if let Some(args) = m.parent(fnode).filter(|p| p.kind_str() == "arguments") {
             if let Some(call) = m.parent(args) {
                 let batch = m
                     .call_of_node(call)
                     .and_then(|ci| m.effect_of_call(ci))
                     .is_some_and(|e| e.kind == EffectKind::ParallelMap);
                 let array_map = call
-                    .child_by_field_name("function")
-                    .and_then(|c| c.child_by_field_name("property"))
+                    .field("function")
+                    .and_then(|c| c.field("property"))
                     .is_some_and(|p| matches!(m.text(p), "map" | "flatMap"));
                 if batch || array_map {
                     let mut w = wrap;
@@ -477,10 +472,10 @@ impl<'m, 't> Tracker<'m, 't> {
             }
         }
         // `ctx.parallel.all([() => …, () => …])`
-        if let Some(array) = m.parent(fnode).filter(|p| p.kind() == "array") {
+        if let Some(array) = m.parent(fnode).filter(|p| p.kind_str() == "array") {
             let batch = array
                 .parent()
-                .filter(|p| p.kind() == "arguments")
+                .filter(|p| p.kind_str() == "arguments")
                 .and_then(|a| m.parent(a))
                 .and_then(|c| m.call_of_node(c))
                 .and_then(|ci| m.effect_of_call(ci))
@@ -523,14 +518,14 @@ impl<'m, 't> Tracker<'m, 't> {
             return;
         }
         let m = self.m;
-        match pattern.kind() {
+        match pattern.kind_str() {
             "identifier" => {
                 if let Some(b) = m.scopes.binding_of(pattern) {
                     self.binding(b, wrap, acc, depth + 1);
                 }
             }
             "assignment_pattern" => {
-                if let Some(l) = pattern.child_by_field_name("left") {
+                if let Some(l) = pattern.field("left") {
                     self.pattern(l, wrap, acc, depth + 1);
                 }
             }
@@ -538,18 +533,16 @@ impl<'m, 't> Tracker<'m, 't> {
                 let mut c = pattern.walk();
                 let children: Vec<Node<'t>> = pattern.named_children(&mut c).collect();
                 for child in children {
-                    let (key, value) = match child.kind() {
+                    let (key, value) = match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
                             (Some(m.text(child).to_string()), Some(child))
                         }
                         "pair_pattern" => (
-                            child
-                                .child_by_field_name("key")
-                                .and_then(|k| key_name(k, m.src())),
-                            child.child_by_field_name("value"),
+                            child.field("key").and_then(|k| key_name(k, m.src())),
+                            child.field("value"),
                         ),
                         "object_assignment_pattern" => {
-                            let l = child.child_by_field_name("left");
+                            let l = child.field("left");
                             (l.map(|l| m.text(l).to_string()), l)
                         }
                         _ => (None, None),
@@ -589,7 +582,7 @@ impl<'m, 't> Tracker<'m, 't> {
 }
 
 fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
-    node.child_by_field_name("operator")
+    node.field("operator")
         .map(|o| text(o, m.src()))
         .unwrap_or("")
 }

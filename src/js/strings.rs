@@ -3,6 +3,7 @@
 //! return strings, and (as pending references) imports from other modules.
 //! Used to read what an agent is told.
 
+use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -40,31 +41,29 @@ impl ArgsParam {
         let Some(p) = m.functions[f].params.first().copied() else {
             return out;
         };
-        let p = if p.kind() == "assignment_pattern" {
-            p.child_by_field_name("left").unwrap_or(p)
+        let p = if p.kind_str() == "assignment_pattern" {
+            p.field("left").unwrap_or(p)
         } else {
             p
         };
-        match p.kind() {
+        match p.kind_str() {
             "identifier" => out.whole = m.scopes.binding_of(p),
             "object_pattern" => {
                 let mut c = p.walk();
                 for child in p.named_children(&mut c) {
-                    let (key, value) = match child.kind() {
+                    let (key, value) = match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
                             (Some(m.text(child).to_string()), Some(child))
                         }
                         "object_assignment_pattern" => {
-                            let l = child.child_by_field_name("left");
+                            let l = child.field("left");
                             (l.map(|l| m.text(l).to_string()), l)
                         }
                         "pair_pattern" => (
+                            child.field("key").and_then(|k| key_name(k, m.src())),
                             child
-                                .child_by_field_name("key")
-                                .and_then(|k| key_name(k, m.src())),
-                            child
-                                .child_by_field_name("value")
-                                .filter(|v| v.kind() == "identifier"),
+                                .field("value")
+                                .filter(|v| v.kind_str() == "identifier"),
                         ),
                         _ => (None, None),
                     };
@@ -116,14 +115,14 @@ impl<'t> Resolver<'_, 't> {
             return;
         }
         let node = unparen(node);
-        match node.kind() {
+        match node.kind_str() {
             "string" => self.out.literals.push(node),
             "template_string" => {
                 self.out.literals.push(node);
                 let mut c = node.walk();
                 let subs: Vec<Node<'t>> = node
                     .named_children(&mut c)
-                    .filter(|n| n.kind() == "template_substitution")
+                    .filter(|n| n.kind_str() == "template_substitution")
                     .collect();
                 for s in subs {
                     if let Some(e) = s.named_child(0) {
@@ -135,14 +134,14 @@ impl<'t> Resolver<'_, 't> {
                 let mut c = node.walk();
                 let items: Vec<Node<'t>> = node.named_children(&mut c).collect();
                 for item in items {
-                    match item.kind() {
+                    match item.kind_str() {
                         "spread_element" => {
                             if let Some(e) = item.named_child(0) {
                                 self.expr(e, depth + 1);
                             }
                         }
                         "pair" => {
-                            if let Some(v) = item.child_by_field_name("value") {
+                            if let Some(v) = item.field("value") {
                                 self.expr(v, depth + 1);
                             }
                         }
@@ -153,14 +152,14 @@ impl<'t> Resolver<'_, 't> {
             }
             "binary_expression" => {
                 for f in ["left", "right"] {
-                    if let Some(side) = node.child_by_field_name(f) {
+                    if let Some(side) = node.field(f) {
                         self.expr(side, depth + 1);
                     }
                 }
             }
             "ternary_expression" => {
                 for f in ["consequence", "alternative"] {
-                    if let Some(side) = node.child_by_field_name(f) {
+                    if let Some(side) = node.field(f) {
                         self.expr(side, depth + 1);
                     }
                 }
@@ -205,10 +204,8 @@ impl<'t> Resolver<'_, 't> {
 
     fn member(&mut self, node: Node<'t>, depth: usize) {
         let m = self.m;
-        let (Some(obj), Some(prop)) = (
-            node.child_by_field_name("object").map(unparen),
-            node.child_by_field_name("property"),
-        ) else {
+        let (Some(obj), Some(prop)) = (node.field("object").map(unparen), node.field("property"))
+        else {
             return;
         };
         let Some(b) = m.binding_of_expr(obj) else {
@@ -236,17 +233,17 @@ impl<'t> Resolver<'_, 't> {
 
     fn call(&mut self, node: Node<'t>, depth: usize) {
         let m = self.m;
-        let Some(callee) = node.child_by_field_name("function").map(unparen) else {
+        let Some(callee) = node.field("function").map(unparen) else {
             return;
         };
-        if callee.kind() == "member_expression" {
+        if callee.kind_str() == "member_expression" {
             // `[...a, ...b].join('\n')`, `a.concat(b)`, `s.trim()`.
-            if let Some(obj) = callee.child_by_field_name("object") {
+            if let Some(obj) = callee.field("object") {
                 self.expr(obj, depth + 1);
             }
-            let method = callee.child_by_field_name("property").map(|p| m.text(p));
+            let method = callee.field("property").map(|p| m.text(p));
             if method == Some("concat") {
-                if let Some(args) = node.child_by_field_name("arguments") {
+                if let Some(args) = node.field("arguments") {
                     self.expr_list(args, depth);
                 }
             }
@@ -277,16 +274,16 @@ impl<'t> Resolver<'_, 't> {
 /// Expressions a function returns (its own `return`s, or an arrow body).
 pub fn returned_exprs<'t>(m: &JsModel<'t>, f: usize) -> Vec<Node<'t>> {
     let node = m.functions[f].node;
-    let Some(body) = node.child_by_field_name("body") else {
+    let Some(body) = node.field("body") else {
         return Vec::new();
     };
-    if body.kind() != "statement_block" {
+    if body.kind_str() != "statement_block" {
         return vec![body];
     }
     let mut out = Vec::new();
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {
-        if n.kind() == "return_statement" {
+        if n.kind_str() == "return_statement" {
             if let Some(v) = n.named_child(0) {
                 out.push(v);
             }
@@ -304,6 +301,5 @@ pub fn returned_exprs<'t>(m: &JsModel<'t>, f: usize) -> Vec<Node<'t>> {
 
 /// The key of a pair node, for callers that walk args objects.
 pub fn pair_key(m: &JsModel, pair: Node) -> Option<String> {
-    pair.child_by_field_name("key")
-        .and_then(|k| key_name(k, m.src()))
+    pair.field("key").and_then(|k| key_name(k, m.src()))
 }

@@ -1,6 +1,7 @@
 //! Builds the owned [`ModuleSummary`] of a module from its model: what the
 //! cross-module pass needs, and nothing that pins the tree in memory.
 
+use crate::js::syntax::NodeExt;
 use std::path::PathBuf;
 
 use tree_sitter::Node;
@@ -201,13 +202,13 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         _ => TaskRef::Unknown,
     };
     let bound = m.parent(c.node).and_then(|p| {
-        let p = if p.kind() == "await_expression" {
+        let p = if p.kind_str() == "await_expression" {
             m.parent(p)?
         } else {
             p
         };
-        (p.kind() == "variable_declarator")
-            .then(|| p.child_by_field_name("name"))
+        (p.kind_str() == "variable_declarator")
+            .then(|| p.field("name"))
             .flatten()
             .map(|n| loc(m, n))
     });
@@ -327,7 +328,7 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
         _ => None,
     };
     let callee_of = |call: &Node, default: &'static str| -> String {
-        call.child_by_field_name("function")
+        call.field("function")
             .map(|f| m.text(f).to_string())
             .unwrap_or_else(|| default.to_string())
     };
@@ -349,7 +350,7 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
         }
         Repeat::Callback(call) => {
             let variable = call
-                .child_by_field_name("arguments")
+                .field("arguments")
                 .and_then(|a| {
                     let mut c = a.walk();
                     let f = a.named_children(&mut c).find_map(|n| m.function_of_node(n));
@@ -387,15 +388,15 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
 
 /// `round` in `for (let round = 1; …)`, `item` in `for (const item of …)`.
 fn loop_variable(m: &JsModel, node: Node) -> Option<String> {
-    let target = match node.kind() {
+    let target = match node.kind_str() {
         "for_statement" => node
-            .child_by_field_name("initializer")
+            .field("initializer")
             .and_then(|i| i.named_child(0))
-            .and_then(|d| d.child_by_field_name("name").or(Some(d))),
-        "for_in_statement" => node.child_by_field_name("left"),
+            .and_then(|d| d.field("name").or(Some(d))),
+        "for_in_statement" => node.field("left"),
         _ => None,
     }?;
-    (target.kind() == "identifier").then(|| m.text(target).to_string())
+    (target.kind_str() == "identifier").then(|| m.text(target).to_string())
 }
 
 fn exports(m: &JsModel) -> Vec<ExportSummary> {
@@ -485,15 +486,11 @@ fn imported_calls(m: &JsModel) -> Vec<ImportedCall> {
     let mut out = Vec::new();
     for c in &m.calls {
         let callee = unparen(c.callee);
-        let (binding, name) = match callee.kind() {
+        let (binding, name) = match callee.kind_str() {
             "identifier" => (m.binding_of_expr(callee), None),
             "member_expression" => (
-                callee
-                    .child_by_field_name("object")
-                    .and_then(|o| m.binding_of_expr(o)),
-                callee
-                    .child_by_field_name("property")
-                    .map(|p| m.text(p).to_string()),
+                callee.field("object").and_then(|o| m.binding_of_expr(o)),
+                callee.field("property").map(|p| m.text(p).to_string()),
             ),
             _ => continue,
         };

@@ -9,6 +9,7 @@
 //! and functions of the module it is returned from. It stops at the sinks
 //! below, and at statements that drop it.
 
+use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -99,11 +100,11 @@ impl<'t> Walk<'_, 't> {
         let m = self.m;
         // `{ key }` shorthand names the property after the variable.
         let keyed = keyed
-            || (node.kind() == "shorthand_property_identifier"
+            || (node.kind_str() == "shorthand_property_identifier"
                 && KEY_FIELDS.contains(&m.text(node)));
         let Some(parent) = m.parent(node) else { return };
-        let is = |field: &str| parent.child_by_field_name(field) == Some(node);
-        match parent.kind() {
+        let is = |field: &str| parent.field(field) == Some(node);
+        match parent.kind_str() {
             "if_statement" | "while_statement" | "do_statement" | "switch_statement"
                 if is("condition") || is("value") =>
             {
@@ -113,8 +114,7 @@ impl<'t> Walk<'_, 't> {
             // `for (…; i < n; …)` wraps the test in an expression statement.
             "expression_statement"
                 if m.parent(parent).is_some_and(|g| {
-                    g.kind() == "for_statement"
-                        && g.child_by_field_name("condition") == Some(parent)
+                    g.kind_str() == "for_statement" && g.field("condition") == Some(parent)
                 }) =>
             {
                 self.sink(SinkKind::Branch, node)
@@ -124,9 +124,7 @@ impl<'t> Walk<'_, 't> {
             "arguments" => self.argument(parent, node, keyed),
             "pair" => {
                 if is("value") {
-                    let k = parent
-                        .child_by_field_name("key")
-                        .and_then(|k| key_name(k, m.src()));
+                    let k = parent.field("key").and_then(|k| key_name(k, m.src()));
                     let keyed = keyed || k.is_some_and(|k| KEY_FIELDS.contains(&k.as_str()));
                     self.value(parent, keyed);
                 } else {
@@ -135,12 +133,12 @@ impl<'t> Walk<'_, 't> {
                 }
             }
             "variable_declarator" if is("value") => {
-                if let Some(name) = parent.child_by_field_name("name") {
+                if let Some(name) = parent.field("name") {
                     self.pattern(name);
                 }
             }
             "assignment_expression" | "augmented_assignment_expression" if is("right") => {
-                if let Some(left) = parent.child_by_field_name("left") {
+                if let Some(left) = parent.field("left") {
                     self.target(left);
                 }
                 // `a = b = value`: the assignment is itself a value.
@@ -150,7 +148,7 @@ impl<'t> Walk<'_, 't> {
             "arrow_function" if is("body") => self.returned(parent),
             "expression_statement" | "lexical_declaration" | "variable_declaration" => {}
             "for_in_statement" if is("right") => {
-                if let Some(left) = parent.child_by_field_name("left") {
+                if let Some(left) = parent.field("left") {
                     self.pattern(left);
                 }
             }
@@ -171,11 +169,11 @@ impl<'t> Walk<'_, 't> {
             let mut c = args.walk();
             let i = args
                 .named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
+                .filter(|n| n.kind_str() != "comment")
                 .position(|n| n.id() == node.id());
             i.unwrap_or(0)
         };
-        if call.kind() == "call_expression" {
+        if call.kind_str() == "call_expression" {
             if let Some(ci) = m.call_of_node(call) {
                 if let Some(e) = effect_of_call(m, ci) {
                     let kind = match e.kind {
@@ -189,11 +187,11 @@ impl<'t> Walk<'_, 't> {
                     return self.sink(kind, call);
                 }
             }
-            let callee = call.child_by_field_name("function").map(unparen);
-            if let Some(callee) = callee.filter(|c| c.kind() == "member_expression") {
-                let obj = callee.child_by_field_name("object").map(unparen);
+            let callee = call.field("function").map(unparen);
+            if let Some(callee) = callee.filter(|c| c.kind_str() == "member_expression") {
+                let obj = callee.field("object").map(unparen);
                 let method = callee
-                    .child_by_field_name("property")
+                    .field("property")
                     .map(|p| text(p, m.src()))
                     .unwrap_or("");
                 if obj.is_some_and(|o| m.text(o) == "console") {
@@ -219,14 +217,14 @@ impl<'t> Walk<'_, 't> {
     /// The value is assigned to a target: a variable, or a member of one.
     fn target(&mut self, left: Node<'t>) {
         let left = unparen(left);
-        match left.kind() {
+        match left.kind_str() {
             "identifier" => {
                 if let Some(b) = self.m.scopes.binding_of(left) {
                     self.binding(b);
                 }
             }
             "member_expression" | "subscript_expression" => {
-                if let Some(o) = left.child_by_field_name("object") {
+                if let Some(o) = left.field("object") {
                     self.target(o);
                 }
             }
@@ -239,19 +237,19 @@ impl<'t> Walk<'_, 't> {
         let m = self.m;
         let mut stack = vec![pattern];
         while let Some(n) = stack.pop() {
-            match n.kind() {
+            match n.kind_str() {
                 "identifier" | "shorthand_property_identifier_pattern" => {
                     if let Some(b) = m.scopes.binding_of(n) {
                         self.binding(b);
                     }
                 }
                 "pair_pattern" => {
-                    if let Some(v) = n.child_by_field_name("value") {
+                    if let Some(v) = n.field("value") {
                         stack.push(v);
                     }
                 }
                 "assignment_pattern" | "object_assignment_pattern" => {
-                    if let Some(l) = n.child_by_field_name("left") {
+                    if let Some(l) = n.field("left") {
                         stack.push(l);
                     }
                 }
@@ -276,7 +274,7 @@ impl<'t> Walk<'_, 't> {
     /// call of that function in the module.
     fn returned(&mut self, at: Node<'t>) {
         let m = self.m;
-        let f = if at.kind() == "arrow_function" {
+        let f = if at.kind_str() == "arrow_function" {
             m.function_of_node(at)
         } else {
             enclosing_function(m, at)
@@ -292,15 +290,15 @@ impl<'t> Walk<'_, 't> {
         // A batch callback's result is the batch's result.
         if let Some(call) = fnode
             .parent()
-            .filter(|p| p.kind() == "arguments" || p.kind() == "array")
+            .filter(|p| p.kind_str() == "arguments" || p.kind_str() == "array")
             .and_then(|p| {
-                if p.kind() == "array" {
+                if p.kind_str() == "array" {
                     m.parent(p).and_then(|a| m.parent(a))
                 } else {
                     m.parent(p)
                 }
             })
-            .filter(|c| c.kind() == "call_expression")
+            .filter(|c| c.kind_str() == "call_expression")
         {
             return self.value(call, false);
         }

@@ -1,6 +1,7 @@
 //! Queries over task definitions and task arguments: what a value provably
 //! is, what a factory returns, what a task id evaluates to.
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::model::{JsModel, TaskDef};
@@ -41,7 +42,7 @@ fn value_at(m: &JsModel, node: Node, depth: usize) -> Value {
     if let Some(f) = m.function_of_node(node) {
         return Value::Function(f);
     }
-    match node.kind() {
+    match node.kind_str() {
         "string" => Value::Literal("a string literal"),
         "template_string" => Value::Literal("a template string"),
         "number" => Value::Literal("a number"),
@@ -129,14 +130,14 @@ pub fn factory_returns<'t>(m: &JsModel<'t>, f: FnId) -> Returns<'t> {
     let Some(func) = m.functions.get(f) else {
         return Returns::Unknown;
     };
-    let Some(body) = func.node.child_by_field_name("body") else {
+    let Some(body) = func.node.field("body") else {
         return Returns::Unknown;
     };
     let mut values = Vec::new();
-    if body.kind() == "statement_block" {
+    if body.kind_str() == "statement_block" {
         let mut stack = vec![body];
         while let Some(n) = stack.pop() {
-            if n.kind() == "return_statement" {
+            if n.kind_str() == "return_statement" {
                 if let Some(v) = n.named_child(0) {
                     values.push(v);
                 }
@@ -179,15 +180,15 @@ fn mutated_later(m: &JsModel, value: Node) -> bool {
         let Some(parent) = m.parent(*r) else {
             return false;
         };
-        match parent.kind() {
+        match parent.kind_str() {
             "arguments" => true,
             "member_expression" | "subscript_expression" => parent
                 .parent()
                 .filter(|g| {
-                    g.kind() == "assignment_expression"
-                        || g.kind() == "augmented_assignment_expression"
+                    g.kind_str() == "assignment_expression"
+                        || g.kind_str() == "augmented_assignment_expression"
                 })
-                .and_then(|g| g.child_by_field_name("left"))
+                .and_then(|g| g.field("left"))
                 .is_some_and(|l| l.id() == parent.id()),
             _ => false,
         }
@@ -207,7 +208,7 @@ fn has_opaque_spread_deep(m: &JsModel, obj: Node, depth: usize) -> bool {
     let mut c = obj.walk();
     let spreads: Vec<Node> = obj
         .named_children(&mut c)
-        .filter(|n| n.kind() == "spread_element")
+        .filter(|n| n.kind_str() == "spread_element")
         .collect();
     spreads.into_iter().any(|s| {
         s.named_child(0)
@@ -243,7 +244,7 @@ pub fn task_id(m: &JsModel, td: &TaskDef) -> TaskId {
     if is_call {
         return TaskId::Missing;
     }
-    if td.id_node.kind() == "object" {
+    if td.id_node.kind_str() == "object" {
         // The SDK also takes `name` as the id of the single-object form.
         return match objects::property(m, td.id_node, "name") {
             Some(v) => match string_value(v, m.src()) {
@@ -254,7 +255,7 @@ pub fn task_id(m: &JsModel, td: &TaskDef) -> TaskId {
         };
     }
     let node = unparen(td.id_node);
-    if node.kind() == "identifier" {
+    if node.kind_str() == "identifier" {
         if let Some(b) = m.scopes.binding_of(node) {
             let b = m.scopes.get(b);
             if b.kind == BindingKind::Const {

@@ -1,6 +1,7 @@
 //! `anonymous-breakpoint`: a breakpoint that ends up with the SDK's default
 //! identity, `"breakpoint"`.
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -34,7 +35,7 @@ fn has(m: &JsModel, arg: Option<Node>, name: &str) -> Has {
     let Some(arg) = arg.map(unparen) else {
         return Has::No;
     };
-    if matches!(arg.kind(), "string" | "template_string") {
+    if matches!(arg.kind_str(), "string" | "template_string") {
         return Has::No;
     }
     let Some(obj) = m.object_of_expr(arg) else {

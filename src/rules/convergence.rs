@@ -2,6 +2,7 @@
 //! `exhausted-retry-unhandled`, `retry-without-history`): how a loop or a
 //! call is named in a message.
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use crate::js::model::{Call, Loop, LoopKind};
@@ -47,7 +48,7 @@ pub fn call_name(m: &JsModel, call: &Call) -> String {
     match call.args.first() {
         Some(first) => {
             let first = unparen(*first);
-            let named = matches!(first.kind(), "identifier" | "member_expression")
+            let named = matches!(first.kind_str(), "identifier" | "member_expression")
                 && text(first, m.src()).len() <= 40;
             match (named, call.args.len()) {
                 (true, 1) => format!("{callee}({})", text(first, m.src())),

@@ -2,6 +2,7 @@
 //! converged, or out of attempts — look the same to the code after it, or
 //! that forces success on its last attempt.
 
+use crate::js::syntax::NodeExt;
 use std::collections::BTreeSet;
 
 use tree_sitter::Node;
@@ -75,7 +76,7 @@ impl Rule for ExhaustedRetryUnhandled {
             let exhaustion_falls_through = matches!(bound, Bound::Counter { .. })
                 || a.counter_exits(l)
                     .iter()
-                    .any(|e| e.kind() == "break_statement");
+                    .any(|e| e.kind_str() == "break_statement");
             if exhaustion_falls_through {
                 check_outcome_read(&a, l, &retry, sink);
             }
@@ -130,7 +131,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         contains(lp.node, bind.node) || outer_written(b)
     };
     for exit in a.exits(lp.node, body) {
-        if exit.kind() != "break_statement" {
+        if exit.kind_str() != "break_statement" {
             continue;
         }
         let guards = a.guards(body, exit);
@@ -187,10 +188,9 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
 /// Whether an expression compares a counter the loop advances.
 fn is_counter_test(a: &LoopAnalysis, lp: Node, expr: Node) -> bool {
     comparisons_in(a.model(), expr).into_iter().any(|cmp| {
-        ["left", "right"].iter().any(|f| {
-            cmp.child_by_field_name(f)
-                .is_some_and(|o| a.is_advanced_counter(lp, o))
-        })
+        ["left", "right"]
+            .iter()
+            .any(|f| cmp.field(f).is_some_and(|o| a.is_advanced_counter(lp, o)))
     })
 }
 
@@ -201,7 +201,7 @@ fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
         if is_function(n) {
             return false;
         }
-        if matches!(n.kind(), "identifier" | "shorthand_property_identifier") {
+        if matches!(n.kind_str(), "identifier" | "shorthand_property_identifier") {
             if let Some(b) = m.scopes.binding_of(n) {
                 if !out.contains(&b) {
                     out.push(b);
@@ -217,20 +217,18 @@ fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
 /// for anything computed.
 fn member_root(v: Node) -> Option<Node> {
     let mut n = unparen(v);
-    while matches!(n.kind(), "member_expression" | "subscript_expression") {
-        n = unparen(n.child_by_field_name("object")?);
+    while matches!(n.kind_str(), "member_expression" | "subscript_expression") {
+        n = unparen(n.field("object")?);
     }
-    (n.kind() == "identifier").then_some(n)
+    (n.kind_str() == "identifier").then_some(n)
 }
 
 /// The value assigned by the write reference `w` (`x = value`).
 fn assigned_value(w: Node) -> Option<Node> {
     let p = w.parent()?;
-    match p.kind() {
-        "assignment_expression" if p.child_by_field_name("left") == Some(w) => {
-            p.child_by_field_name("right")
-        }
-        "variable_declarator" => p.child_by_field_name("value"),
+    match p.kind_str() {
+        "assignment_expression" if p.field("left") == Some(w) => p.field("right"),
+        "variable_declarator" => p.field("value"),
         _ => None,
     }
 }
@@ -331,16 +329,15 @@ fn forced_successes<'t>(a: &LoopAnalysis<'_, 't>, l: LoopId) -> Vec<Forced<'t>> 
         if is_function(n) {
             return false;
         }
-        if n.kind() != "assignment_expression" {
+        if n.kind_str() != "assignment_expression" {
             return true;
         }
-        let (Some(left), Some(right)) = (
-            n.child_by_field_name("left").map(unparen),
-            n.child_by_field_name("right").map(unparen),
-        ) else {
+        let (Some(left), Some(right)) =
+            (n.field("left").map(unparen), n.field("right").map(unparen))
+        else {
             return true;
         };
-        let marks_success = right.kind() == "true"
+        let marks_success = right.kind_str() == "true"
             || string_value(right, m.src()).is_some_and(|s| SUCCESS_VALUES.contains(&s.as_str()));
         let target_outer = m.binding_of_expr(left).is_some_and(|b| outer.contains(&b));
         if !marks_success || !target_outer {
@@ -380,7 +377,7 @@ fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
         }
         if is_bp(n) {
             found = true;
-        } else if n.kind() == "identifier" {
+        } else if n.kind_str() == "identifier" {
             if let Some(b) = m.scopes.binding_of(n) {
                 let bind = m.scopes.get(b);
                 let sources = bind

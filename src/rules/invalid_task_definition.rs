@@ -1,6 +1,7 @@
 //! `invalid-task-definition`: `defineTask` calls the SDK rejects, or whose
 //! built definition has no `kind`.
 
+use crate::js::syntax::NodeExt;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -197,7 +198,7 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
         );
         return;
     };
-    if unparen(*first).kind() == "object" {
+    if unparen(*first).kind_str() == "object" {
         return;
     }
     let Some(factory) = call.args.get(1) else {

@@ -6,6 +6,7 @@ use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::context_api::edit_distance;
 use crate::js::model::Imported;
+use crate::js::syntax::NodeExt;
 use crate::js::syntax::{span, string_value, unparen};
 use crate::js::tasks::{value_of, Value};
 use crate::js::{EffectKind, JsModel};
@@ -72,7 +73,7 @@ impl Rule for InvalidTaskInvocation {
                             );
                         }
                     }
-                    let what = if unparen(first).kind() == "identifier" {
+                    let what = if unparen(first).kind_str() == "identifier" {
                         format!("`{shown}`, {what}")
                     } else {
                         format!("{what} ({})", code(&short(shown)))

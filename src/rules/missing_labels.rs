@@ -1,5 +1,6 @@
 //! `missing-labels`: a task definition without labels.
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -76,7 +77,7 @@ fn labels_problem<'t>(m: &JsModel<'t>, obj: Node<'t>) -> Option<(Node<'t>, Optio
         None => Some((obj, None)),
         Some(v) => {
             let v = unparen(v);
-            if v.kind() == "array" && v.named_child_count() == 0 {
+            if v.kind_str() == "array" && v.named_child_count() == 0 {
                 Some((obj, Some(v)))
             } else {
                 None
@@ -137,14 +138,13 @@ fn fix(m: &JsModel, obj: Node, empty: Option<Node>, suggestion: &str) -> Option<
     let mut cursor = obj.walk();
     let props: Vec<Node> = obj
         .named_children(&mut cursor)
-        .filter(|n| n.kind() != "comment")
+        .filter(|n| n.kind_str() != "comment")
         .collect();
     let first = *props.first()?;
-    let kind_pair = props.iter().copied().find(|p| {
-        p.kind() == "pair"
-            && p.child_by_field_name("key")
-                .is_some_and(|k| m.text(k) == "kind")
-    });
+    let kind_pair = props
+        .iter()
+        .copied()
+        .find(|p| p.kind_str() == "pair" && p.field("key").is_some_and(|k| m.text(k) == "kind"));
     let anchor = kind_pair.unwrap_or(first);
     let line_start = src[..anchor.start_byte()].rfind('\n').map(|i| i + 1)?;
     let indent = &src[line_start..anchor.start_byte()];

@@ -8,6 +8,7 @@ use crate::diagnostic::Severity;
 use crate::js::repeat::{repetition, Repeat};
 use crate::js::summary::{describe_repeat, invocation_key, key_example};
 use crate::js::syntax::span;
+use crate::js::syntax::NodeExt;
 use crate::js::EffectKind;
 use crate::project::Project;
 
@@ -133,7 +134,7 @@ fn call_in_array_thunk(m: &crate::js::JsModel, call: usize, batch: tree_sitter::
     let mut f = m.calls[call].func;
     while let Some(fid) = f {
         let node = m.functions[fid].node;
-        let in_array = m.parent(node).filter(|p| p.kind() == "array");
+        let in_array = m.parent(node).filter(|p| p.kind_str() == "array");
         if in_array
             .and_then(|a| m.parent(a))
             .and_then(|args| m.parent(args))

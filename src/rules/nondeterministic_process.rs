@@ -1,6 +1,7 @@
 //! `nondeterministic-process`: wall clock, randomness and environment reads
 //! in code that re-runs on every replay.
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -126,9 +127,9 @@ impl Rule for NondeterministicProcess {
         }
         // `new Date()` without arguments is now.
         for &node in &m.new_expressions {
-            let ctor = node.child_by_field_name("constructor");
+            let ctor = node.field("constructor");
             let no_args = node
-                .child_by_field_name("arguments")
+                .field("arguments")
                 .is_none_or(|a| a.named_child_count() == 0);
             if no_args
                 && ctor
@@ -143,7 +144,7 @@ impl Rule for NondeterministicProcess {
                 // `process.env.CI` reads better than `process.env`.
                 let shown = m
                     .parent(node)
-                    .filter(|p| p.kind() == "member_expression")
+                    .filter(|p| p.kind_str() == "member_expression")
                     .unwrap_or(node);
                 found.push((node, Source::Env, shorten(m.text(shown))));
             }
@@ -215,11 +216,9 @@ fn shorten(text: &str) -> String {
 
 /// `process.env` that is read (not assigned to).
 fn is_env_read(m: &JsModel, node: Node) -> bool {
-    let is_env = node
-        .child_by_field_name("property")
-        .is_some_and(|p| m.text(p) == "env")
+    let is_env = node.field("property").is_some_and(|p| m.text(p) == "env")
         && node
-            .child_by_field_name("object")
+            .field("object")
             .and_then(|o| origin(m, o))
             .is_some_and(|o| o.is(None, &["process"]));
     if !is_env {
@@ -228,10 +227,10 @@ fn is_env_read(m: &JsModel, node: Node) -> bool {
     // `process.env.X = …` writes.
     let mut n = node;
     while let Some(p) = m.parent(n) {
-        match p.kind() {
+        match p.kind_str() {
             "member_expression" | "subscript_expression" => n = p,
             "assignment_expression" | "augmented_assignment_expression" => {
-                return p.child_by_field_name("left") != Some(n);
+                return p.field("left") != Some(n);
             }
             _ => return true,
         }

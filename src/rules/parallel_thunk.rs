@@ -1,6 +1,7 @@
 //! `parallel-thunk`: `ctx.parallel.all([...])` given started calls instead
 //! of functions that start them.
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -68,7 +69,7 @@ impl Rule for ParallelThunk {
 /// The array literal an argument is, directly or through a `const`.
 fn array_of<'t>(m: &JsModel<'t>, arg: Node<'t>) -> Option<Node<'t>> {
     let arg = unparen(arg);
-    match arg.kind() {
+    match arg.kind_str() {
         "array" => Some(arg),
         "identifier" => {
             let b = m.scopes.get(m.scopes.binding_of(arg)?);
@@ -76,7 +77,7 @@ fn array_of<'t>(m: &JsModel<'t>, arg: Node<'t>) -> Option<Node<'t>> {
                 return None;
             }
             let init = unparen(b.init?);
-            (init.kind() == "array").then_some(init)
+            (init.kind_str() == "array").then_some(init)
         }
         _ => None,
     }
@@ -86,21 +87,19 @@ fn array_of<'t>(m: &JsModel<'t>, arg: Node<'t>) -> Option<Node<'t>> {
 /// expression body.
 fn map_callback_result<'t>(m: &JsModel<'t>, arg: Node<'t>) -> Option<Node<'t>> {
     let arg = unparen(arg);
-    if arg.kind() != "call_expression" {
+    if arg.kind_str() != "call_expression" {
         return None;
     }
-    let callee = unparen(arg.child_by_field_name("function")?);
-    if callee.kind() != "member_expression"
-        || m.text(callee.child_by_field_name("property")?) != "map"
-    {
+    let callee = unparen(arg.field("function")?);
+    if callee.kind_str() != "member_expression" || m.text(callee.field("property")?) != "map" {
         return None;
     }
-    let cb = unparen(arg.child_by_field_name("arguments")?.named_child(0)?);
-    if cb.kind() != "arrow_function" {
+    let cb = unparen(arg.field("arguments")?.named_child(0)?);
+    if cb.kind_str() != "arrow_function" {
         return None;
     }
-    let body = cb.child_by_field_name("body")?;
-    (body.kind() != "statement_block").then_some(body)
+    let body = cb.field("body")?;
+    (body.kind_str() != "statement_block").then_some(body)
 }
 
 /// Where the started call sits.
@@ -122,10 +121,10 @@ enum Started<'t> {
 
 fn started_call<'t>(m: &JsModel<'t>, el: Node<'t>) -> Option<Started<'t>> {
     let node = unparen(el);
-    match node.kind() {
+    match node.kind_str() {
         "call_expression" => {
             // `makeThunk(a)` returning `() => …` is a thunk after all.
-            let callee = node.child_by_field_name("function")?;
+            let callee = node.field("function")?;
             if let Value::Function(f) = value_of(m, callee) {
                 if returns_functions(m, f) {
                     return None;
@@ -136,7 +135,7 @@ fn started_call<'t>(m: &JsModel<'t>, el: Node<'t>) -> Option<Started<'t>> {
         "new_expression" => Some(Started::Call(node)),
         "await_expression" => {
             let inner = unparen(node.named_child(0)?);
-            matches!(inner.kind(), "call_expression" | "new_expression")
+            matches!(inner.kind_str(), "call_expression" | "new_expression")
                 .then_some(Started::Awaited { call: inner })
         }
         _ => None,
@@ -145,17 +144,17 @@ fn started_call<'t>(m: &JsModel<'t>, el: Node<'t>) -> Option<Started<'t>> {
 
 /// Whether every value a same-module function returns is a function.
 fn returns_functions(m: &JsModel, f: usize) -> bool {
-    let Some(body) = m.functions[f].node.child_by_field_name("body") else {
+    let Some(body) = m.functions[f].node.field("body") else {
         return false;
     };
-    if body.kind() != "statement_block" {
+    if body.kind_str() != "statement_block" {
         return m.function_of_node(unparen(body)).is_some();
     }
     // Block bodies: look at the `return` statements.
     let mut stack = vec![body];
     let mut saw = false;
     while let Some(n) = stack.pop() {
-        if n.kind() == "return_statement" {
+        if n.kind_str() == "return_statement" {
             match n.named_child(0) {
                 Some(v) if m.function_of_node(unparen(v)).is_some() => saw = true,
                 _ => return false,
@@ -206,9 +205,9 @@ fn push_finding(
             },
         ),
     };
-    let started_text = match call.child_by_field_name("function") {
+    let started_text = match call.field("function") {
         Some(f) => format!("`{}(…)`", m.text(f)),
-        None => match call.child_by_field_name("constructor") {
+        None => match call.field("constructor") {
             Some(c) => format!("`new {}(…)`", m.text(c)),
             None => "`new …`".to_string(),
         },
@@ -231,11 +230,7 @@ fn push_finding(
     };
     let shown = m.text(call);
     let shown = if shown.len() > 40 || shown.contains('\n') {
-        format!(
-            "{}(…)",
-            call.child_by_field_name("function")
-                .map_or("…", |f| m.text(f))
-        )
+        format!("{}(…)", call.field("function").map_or("…", |f| m.text(f)))
     } else {
         shown.to_string()
     };

@@ -5,6 +5,7 @@ use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::isolation::{peers, uncaptured_dispatches};
 use crate::js::syntax::span;
+use crate::js::syntax::NodeExt;
 use crate::js::{EffectKind, JsModel};
 use tree_sitter::Node;
 
@@ -87,17 +88,14 @@ impl Rule for ParallelWithoutIsolation {
 
 /// `ctx.task(testTask, …)`: the callee and a short first argument.
 fn describe_call(m: &JsModel, call: Node) -> String {
-    let callee = call
-        .child_by_field_name("function")
-        .map(|f| m.text(f))
-        .unwrap_or("call");
+    let callee = call.field("function").map(|f| m.text(f)).unwrap_or("call");
     let args: Vec<Node> = call
-        .child_by_field_name("arguments")
+        .field("arguments")
         .map(|a| {
             let mut c = a.walk();
             let v: Vec<Node> = a
                 .named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
+                .filter(|n| n.kind_str() != "comment")
                 .collect();
             v
         })

@@ -1,6 +1,7 @@
 //! `retry-without-history`: a review/fix loop whose fixer sees only the
 //! latest check result, never what was already tried.
 
+use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -137,17 +138,17 @@ fn target<'t>(m: &JsModel<'t>, c: CallId) -> &'t str {
 fn result_bindings(m: &JsModel, call: Node) -> Vec<BindingId> {
     let mut n = call;
     while let Some(p) = m.parent(n) {
-        match p.kind() {
+        match p.kind_str() {
             "await_expression" | "parenthesized_expression" => n = p,
             "variable_declarator" => {
                 return p
-                    .child_by_field_name("name")
+                    .field("name")
                     .map(|name| pattern_bindings(m, name))
                     .unwrap_or_default();
             }
-            "assignment_expression" if p.child_by_field_name("right") == Some(n) => {
+            "assignment_expression" if p.field("right") == Some(n) => {
                 return p
-                    .child_by_field_name("left")
+                    .field("left")
                     .map(|l| pattern_bindings(m, l))
                     .unwrap_or_default();
             }
@@ -161,7 +162,7 @@ fn pattern_bindings(m: &JsModel, pattern: Node) -> Vec<BindingId> {
     let mut out = Vec::new();
     walk(pattern, |n| {
         if matches!(
-            n.kind(),
+            n.kind_str(),
             "identifier" | "shorthand_property_identifier_pattern"
         ) {
             // Only the names the pattern binds; defaults (`{ a = x }`) are
@@ -186,7 +187,7 @@ fn carries_history(m: &JsModel, lp: Node, args: Node, accumulators: &[BindingId]
         if found || is_function(n) {
             return false;
         }
-        if matches!(n.kind(), "identifier" | "shorthand_property_identifier") {
+        if matches!(n.kind_str(), "identifier" | "shorthand_property_identifier") {
             if let Some(b) = m.scopes.binding_of(n) {
                 let bind = m.scopes.get(b);
                 let derived = contains(lp, bind.node)

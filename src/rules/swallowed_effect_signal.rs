@@ -1,6 +1,7 @@
 //! `swallowed-effect-signal`: a `catch` around an effect that does not
 //! rethrow the SDK's "effect pending" signal.
 
+use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -45,7 +46,7 @@ impl Rule for SwallowedEffectSignal {
         }
         let reach = Reach::new(m);
         for (try_stmt, clause) in catch::try_catches(m) {
-            let Some(block) = try_stmt.child_by_field_name("body") else {
+            let Some(block) = try_stmt.field("body") else {
                 continue;
             };
             let Some(reached) = reach.in_node(block) else {
@@ -55,8 +56,8 @@ impl Rule for SwallowedEffectSignal {
                 continue;
             };
             let err = clause
-                .child_by_field_name("parameter")
-                .filter(|p| p.kind() == "identifier")
+                .field("parameter")
+                .filter(|p| p.kind_str() == "identifier")
                 .map(|p| m.text(p));
             let how = match (partial, err) {
                 (true, _) => "rethrows the error only on some paths",
@@ -71,13 +72,11 @@ impl Rule for SwallowedEffectSignal {
         // `.catch(handler)` on a promise that dispatches effects.
         for call in &m.calls {
             let callee = unparen(call.callee);
-            if callee.kind() != "member_expression" {
+            if callee.kind_str() != "member_expression" {
                 continue;
             }
-            let (Some(object), Some(prop)) = (
-                callee.child_by_field_name("object"),
-                callee.child_by_field_name("property"),
-            ) else {
+            let (Some(object), Some(prop)) = (callee.field("object"), callee.field("property"))
+            else {
                 continue;
             };
             let handler = match (m.text(prop), call.args.as_slice()) {
@@ -120,7 +119,7 @@ impl Rule for SwallowedEffectSignal {
 /// `catch (e)`: from the keyword to the body.
 fn header(m: &JsModel, clause: Node) -> Span {
     let end = clause
-        .child_by_field_name("body")
+        .field("body")
         .map_or(clause.end_byte(), |b| b.start_byte());
     let text = m.src().get(clause.start_byte()..end).unwrap_or("");
     Span::new(

@@ -4,6 +4,7 @@ use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::flow::{uses_of, Use};
 use crate::js::objects;
+use crate::js::syntax::NodeExt;
 use crate::js::syntax::{next_statement, span, string_value, unparen};
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
@@ -86,11 +87,11 @@ impl Rule for UncheckedBreakpoint {
                     ),
                 };
                 d = d.with_help(help(callee, "decision"));
-                let stmt = if stmt.kind() == "expression_statement" {
+                let stmt = if stmt.kind_str() == "expression_statement" {
                     Some(stmt)
                 } else {
                     m.parent(stmt)
-                        .filter(|p| p.kind() == "expression_statement")
+                        .filter(|p| p.kind_str() == "expression_statement")
                 };
                 if let Some(fix) = stmt.and_then(|st| guard_fix(m, call, st, None)) {
                     d = d.with_fix(fix);
@@ -214,7 +215,7 @@ fn fresh_name(m: &JsModel, scope: usize, base: &str) -> String {
 fn declaration_statement(node: Node) -> Option<Node> {
     let mut n = node;
     while let Some(p) = n.parent() {
-        if matches!(p.kind(), "lexical_declaration" | "variable_declaration") {
+        if matches!(p.kind_str(), "lexical_declaration" | "variable_declaration") {
             return Some(p);
         }
         if crate::js::syntax::is_function(p) {
@@ -237,7 +238,7 @@ fn decides(u: &Use) -> bool {
 /// when the payload has one.
 fn describe(m: &JsModel, call: Node, payload: Option<Node>) -> String {
     let callee = call
-        .child_by_field_name("function")
+        .field("function")
         .map(|f| m.text(f))
         .unwrap_or("ctx.breakpoint");
     let title = payload
@@ -261,21 +262,21 @@ fn describe(m: &JsModel, call: Node, payload: Option<Node>) -> String {
 /// discarded breakpoint assigns `true` to a flag.
 fn success_overwrite<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<(Node<'t>, String)> {
     // `void ctx.breakpoint()` is a unary expression inside a statement.
-    let stmt = if stmt.kind() == "expression_statement" {
+    let stmt = if stmt.kind_str() == "expression_statement" {
         stmt
     } else {
         m.parent(stmt)?
     };
     let next = next_statement(stmt)?;
-    if next.kind() != "expression_statement" {
+    if next.kind_str() != "expression_statement" {
         return None;
     }
     let assign = unparen(next.named_child(0)?);
-    if assign.kind() != "assignment_expression" {
+    if assign.kind_str() != "assignment_expression" {
         return None;
     }
-    let right = unparen(assign.child_by_field_name("right")?);
-    let marks_success = right.kind() == "true"
+    let right = unparen(assign.field("right")?);
+    let marks_success = right.kind_str() == "true"
         || string_value(right, m.src()).is_some_and(|s| {
             matches!(
                 s.as_str(),
@@ -285,6 +286,6 @@ fn success_overwrite<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<(Node<'t>, S
     if !marks_success {
         return None;
     }
-    let target = m.text(assign.child_by_field_name("left")?).to_string();
+    let target = m.text(assign.field("left")?).to_string();
     Some((next, format!("{target} = {}", m.text(right))))
 }
