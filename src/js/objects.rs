@@ -78,13 +78,51 @@ fn push<'t>(out: &mut Vec<(String, Prop<'t>)>, name: String, prop: Prop<'t>) {
     out.push((name, prop));
 }
 
-/// The value of one property (after spreads), if present.
+/// The value of one property (after spreads), if present: the last
+/// definition in source order wins, a spread contributing its own last one.
 pub fn property<'t>(m: &JsModel<'t>, obj: Node<'t>, name: &str) -> Option<Node<'t>> {
-    properties(m, obj)
-        .into_iter()
-        .rev()
-        .find(|(n, _)| n == name)
-        .map(|(_, p)| p.value)
+    find_last(m, obj, name, 0)
+}
+
+fn find_last<'t>(m: &JsModel<'t>, obj: Node<'t>, name: &str, depth: usize) -> Option<Node<'t>> {
+    if depth > MAX_SPREAD_DEPTH {
+        return None;
+    }
+    let named = |k: Node| {
+        // Cheap rejection before decoding the key; an escaped key is decoded.
+        let t = m.text(k);
+        (t.contains(name) || t.contains('\\')) && key_name(k, m.src()).as_deref() == Some(name)
+    };
+    let mut cursor = obj.walk();
+    let children: Vec<Node<'t>> = obj.named_children(&mut cursor).collect();
+    for child in children.into_iter().rev() {
+        match child.kind_str() {
+            "pair" => {
+                if let (Some(k), Some(v)) = (child.field("key"), child.field("value")) {
+                    if named(k) {
+                        return Some(v);
+                    }
+                }
+            }
+            "shorthand_property_identifier" if m.text(child) == name => return Some(child),
+            "method_definition" => {
+                if child.field("name").is_some_and(named) {
+                    return Some(child);
+                }
+            }
+            "spread_element" => {
+                let found = child
+                    .named_child(0)
+                    .and_then(|e| m.object_of_expr(e))
+                    .and_then(|inner| find_last(m, inner, name, depth + 1));
+                if found.is_some() {
+                    return found;
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Follows a dotted path through nested object literals

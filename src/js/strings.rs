@@ -283,11 +283,22 @@ pub fn returned_exprs<'t>(m: &JsModel<'t>, f: usize) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {
-        if n.kind_str() == "return_statement" {
-            if let Some(v) = n.named_child(0) {
-                out.push(v);
+        match n.kind_str() {
+            "return_statement" => {
+                if let Some(v) = n.named_child(0) {
+                    out.push(v);
+                }
+                continue;
             }
-            continue;
+            // `return` is a statement: expressions (outside nested
+            // functions, which have their own returns) hold none, so only
+            // statements that contain statements are searched.
+            "statement_block" | "if_statement" | "else_clause" | "for_statement"
+            | "for_in_statement" | "while_statement" | "do_statement" | "try_statement"
+            | "catch_clause" | "finally_clause" | "switch_statement" | "switch_body"
+            | "switch_case" | "switch_default" | "labeled_statement" | "with_statement"
+            | "ERROR" => {}
+            _ => continue,
         }
         let mut c = n.walk();
         for child in n.named_children(&mut c) {

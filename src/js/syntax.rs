@@ -75,7 +75,7 @@ pub fn text<'a>(node: Node, src: &'a str) -> &'a str {
 
 /// Strips parentheses around an expression.
 pub fn unparen(mut node: Node) -> Node {
-    while node.kind() == "parenthesized_expression" {
+    while node.kind_str() == "parenthesized_expression" {
         match node.named_child(0) {
             Some(inner) => node = inner,
             None => break,
@@ -88,7 +88,7 @@ pub fn unparen(mut node: Node) -> Node {
 /// substitutions; `None` for anything computed.
 pub fn string_value(node: Node, src: &str) -> Option<String> {
     let node = unparen(node);
-    match node.kind() {
+    match node.kind_str() {
         "string" => {
             let raw = text(node, src);
             if raw.len() < 2 {
@@ -100,7 +100,7 @@ pub fn string_value(node: Node, src: &str) -> Option<String> {
             let mut cursor = node.walk();
             if node
                 .named_children(&mut cursor)
-                .any(|c| c.kind() == "template_substitution")
+                .any(|c| c.kind_str() == "template_substitution")
             {
                 return None;
             }
@@ -138,7 +138,7 @@ fn unescape(s: &str) -> String {
 
 /// Name of a property key node (`foo`, `'foo'`, `"foo"`, `[`foo`]`).
 pub fn key_name(node: Node, src: &str) -> Option<String> {
-    match node.kind() {
+    match node.kind_str() {
         "property_identifier" | "identifier" | "private_property_identifier" => {
             Some(text(node, src).to_string())
         }
@@ -153,7 +153,7 @@ pub fn key_name(node: Node, src: &str) -> Option<String> {
 /// statement body.
 pub fn is_function(node: Node) -> bool {
     matches!(
-        node.kind(),
+        node.kind_str(),
         "function_declaration"
             | "function_expression"
             | "function"
@@ -166,7 +166,7 @@ pub fn is_function(node: Node) -> bool {
 
 pub fn is_loop(node: Node) -> bool {
     matches!(
-        node.kind(),
+        node.kind_str(),
         "for_statement" | "for_in_statement" | "while_statement" | "do_statement"
     )
 }
@@ -175,7 +175,7 @@ pub fn is_loop(node: Node) -> bool {
 pub fn next_statement(node: Node) -> Option<Node> {
     let mut next = node.next_named_sibling();
     while let Some(n) = next {
-        if n.kind() != "comment" {
+        if n.kind_str() != "comment" {
             return Some(n);
         }
         next = n.next_named_sibling();
@@ -193,7 +193,7 @@ pub fn arg_index(args: Node, node: Node) -> usize {
     let mut c = args.walk();
     let i = args
         .named_children(&mut c)
-        .filter(|n| n.kind() != "comment")
+        .filter(|n| n.kind_str() != "comment")
         .position(|n| n.id() == node.id())
         .unwrap_or(0);
     i

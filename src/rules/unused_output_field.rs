@@ -72,18 +72,16 @@ fn collect_wrapped(
         }
     }
     for (path, location) in &reads.paths {
-        if let Some((_, a)) = consume(wrap, acc, path) {
-            if let Some(first) = a.first() {
-                out.fields
-                    .entry(first.clone())
-                    .or_insert_with(|| location.clone());
+        if let Some(Some(first)) = first_read(wrap, acc, path) {
+            if !out.fields.contains_key(first) {
+                out.fields.insert(first.clone(), location.clone());
             }
         }
     }
     for (kind, location, path) in &reads.forwards {
         // The result escapes whole when the escaping value holds it: the
         // path read before escaping does not go past the result.
-        if matches!(consume(wrap, acc, path), Some((_, a)) if a.is_empty()) {
+        if matches!(first_read(wrap, acc, path), Some(None)) {
             out.forward(kind.clone(), location);
         }
     }
@@ -165,6 +163,25 @@ fn consume(wrap: &[Seg], acc: &[String], path: &[String]) -> Option<(Vec<Seg>, V
         }
     }
     Some((w, a))
+}
+
+/// [`consume`] without building the remainders, for the hot loops: `None`
+/// when the path leaves the result, else the first field read on the result
+/// itself (`None` when nothing is).
+fn first_read<'a>(
+    wrap: &[Seg],
+    acc: &'a [String],
+    path: &'a [String],
+) -> Option<Option<&'a String>> {
+    let mut layers = wrap.iter().rev();
+    for (i, seg) in path.iter().enumerate() {
+        match layers.next() {
+            Some(Seg::Field(k)) if k == seg => {}
+            Some(_) => return None,
+            None => return Some(acc.first().or(Some(&path[i]))),
+        }
+    }
+    Some(acc.first())
 }
 
 fn forward_key(kind: &ForwardKind) -> (u8, &str) {
