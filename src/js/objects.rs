@@ -105,10 +105,8 @@ fn find_last<'t>(m: &JsModel<'t>, obj: Node<'t>, name: &str, depth: usize) -> Op
                 }
             }
             "shorthand_property_identifier" if m.text(child) == name => return Some(child),
-            "method_definition" => {
-                if child.field("name").is_some_and(named) {
-                    return Some(child);
-                }
+            "method_definition" if child.field("name").is_some_and(named) => {
+                return Some(child);
             }
             "spread_element" => {
                 let found = child
