@@ -207,10 +207,10 @@ pub struct JsModel<'t> {
     call_sites: Vec<Vec<CallId>>,
     /// Per function: the exports (indices into `exports`) that are it.
     exported_as: Vec<Vec<usize>>,
-    /// Node id → parent. tree-sitter nodes have no parent pointer:
+    /// Parent and child links. tree-sitter nodes have no parent pointer:
     /// `Node::parent` walks down from the root, which is linear in the
     /// number of top-level statements, so analyses that climb use this.
-    parents: IdMap<usize, Node<'t>>,
+    index: NodeIndex<'t>,
     context_names: Vec<String>,
 }
 
@@ -229,6 +229,7 @@ impl<'t> JsModel<'t> {
             loop_stack: Vec::new(),
             depth_limited: None,
             fn_by_node: IdMap::default(),
+            index: NodeIndex::build(tree.root_node(), &file.text),
         };
         let root = tree.root_node();
         let program = b.scopes.new_scope(ScopeKind::Program, None);
@@ -247,7 +248,6 @@ impl<'t> JsModel<'t> {
             .enumerate()
             .map(|(i, c)| (c.node.id(), i))
             .collect();
-        let index = NodeIndex::build(root, &file.text);
         let mut m = JsModel {
             file,
             tree,
@@ -268,9 +268,9 @@ impl<'t> JsModel<'t> {
             call_by_node,
             call_sites: Vec::new(),
             exported_as: Vec::new(),
-            parents: index.parents,
-            new_expressions: index.new_expressions,
-            env_members: index.env_members,
+            new_expressions: std::mem::take(&mut b.index.new_expressions),
+            env_members: std::mem::take(&mut b.index.env_members),
+            index: b.index,
             context_names: options.context_names.clone(),
         };
         m.index_call_sites();
@@ -282,10 +282,14 @@ impl<'t> JsModel<'t> {
 
     /// A node's parent, in constant time.
     pub fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
-        match self.parents.get(&node.id()) {
-            Some(p) => Some(*p),
-            // Anonymous nodes (tokens) are not in the map.
-            None if node.is_named() => None,
+        match self.index.slot(node) {
+            // Only the root has no indexed parent, but for a named node under
+            // an anonymous one (not in this grammar) ask tree-sitter.
+            Some(i) => match self.index.parent_of(i) {
+                None if i != 0 => node.parent(),
+                p => p,
+            },
+            // Anonymous nodes (tokens) are not indexed.
             None => node.parent(),
         }
     }
@@ -663,11 +667,21 @@ impl<'t> JsModel<'t> {
     }
 }
 
-/// Parents of every named node, by one cursor walk.
-/// What one pre-order walk of the whole tree records: parent links and the
-/// few node kinds rules look up by kind.
+const NONE: u32 = u32::MAX;
+
+/// What one pre-order walk of the whole tree records: the named nodes with
+/// parent and child links (so neither the model walk nor the analyses that
+/// climb need a tree-sitter cursor or `Node::parent`), and the few node
+/// kinds rules look up by kind.
+#[derive(Default)]
 struct NodeIndex<'t> {
-    parents: IdMap<usize, Node<'t>>,
+    /// Named nodes in pre-order.
+    nodes: Vec<Node<'t>>,
+    /// Node id → position in `nodes`.
+    slots: IdMap<usize, u32>,
+    parent: Vec<u32>,
+    first_child: Vec<u32>,
+    next_sibling: Vec<u32>,
     new_expressions: Vec<Node<'t>>,
     env_members: Vec<Node<'t>>,
 }
@@ -676,20 +690,22 @@ impl<'t> NodeIndex<'t> {
     /// One cursor, no recursion (nesting depth is input) and no per-node
     /// allocation.
     fn build(root: Node<'t>, src: &str) -> NodeIndex<'t> {
-        let mut index = NodeIndex {
-            parents: IdMap::default(),
-            new_expressions: Vec::new(),
-            env_members: Vec::new(),
-        };
+        let mut index = NodeIndex::default();
         let new_kind = root.language().id_for_node_kind("new_expression", true);
         let member_kind = root.language().id_for_node_kind("member_expression", true);
-        let mut ancestors: Vec<Node<'t>> = Vec::new();
+        // Per open ancestor: its slot (NONE for an anonymous node) and the
+        // slot of its last named child so far.
+        let mut ancestors: Vec<(u32, u32)> = Vec::new();
         let mut cursor = root.walk();
         loop {
             let node = cursor.node();
+            let mut slot = NONE;
             if node.is_named() {
-                if let Some(p) = ancestors.last() {
-                    index.parents.insert(node.id(), *p);
+                // More nodes than u32 slots: leave the rest unindexed (they
+                // fall back to tree-sitter's own navigation).
+                if let Ok(i) = u32::try_from(index.nodes.len()) {
+                    slot = i;
+                    index.add(node, slot, ancestors.last_mut());
                 }
                 let kind = node.kind_id();
                 if kind == new_kind {
@@ -703,7 +719,7 @@ impl<'t> NodeIndex<'t> {
                 }
             }
             if cursor.goto_first_child() {
-                ancestors.push(node);
+                ancestors.push((slot, NONE));
                 continue;
             }
             loop {
@@ -715,6 +731,36 @@ impl<'t> NodeIndex<'t> {
                 }
                 ancestors.pop();
             }
+        }
+    }
+
+    fn add(&mut self, node: Node<'t>, slot: u32, parent: Option<&mut (u32, u32)>) {
+        self.nodes.push(node);
+        self.slots.insert(node.id(), slot);
+        self.first_child.push(NONE);
+        self.next_sibling.push(NONE);
+        let Some((p, last)) = parent else {
+            self.parent.push(NONE);
+            return;
+        };
+        self.parent.push(*p);
+        if *p != NONE {
+            match *last {
+                NONE => self.first_child[*p as usize] = slot,
+                prev => self.next_sibling[prev as usize] = slot,
+            }
+            *last = slot;
+        }
+    }
+
+    fn slot(&self, node: Node) -> Option<usize> {
+        self.slots.get(&node.id()).map(|&i| i as usize)
+    }
+
+    fn parent_of(&self, slot: usize) -> Option<Node<'t>> {
+        match self.parent.get(slot) {
+            Some(&p) if p != NONE => self.nodes.get(p as usize).copied(),
+            _ => None,
         }
     }
 }
@@ -778,10 +824,20 @@ struct Builder<'s, 't> {
     loop_stack: Vec<LoopId>,
     depth_limited: Option<Span>,
     fn_by_node: IdMap<usize, FnId>,
+    index: NodeIndex<'t>,
 }
 
 impl<'t> Builder<'_, 't> {
     fn visit_children(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) {
+        if let Some(i) = self.index.slot(node) {
+            let mut child = self.index.first_child[i];
+            while child != NONE {
+                let c = child as usize;
+                self.visit(self.index.nodes[c], scope, depth + 1);
+                child = self.index.next_sibling[c];
+            }
+            return;
+        }
         let mut cursor = node.walk();
         if !cursor.goto_first_child() {
             return;
