@@ -13,7 +13,7 @@ use tree_sitter::Node;
 
 use super::model::{CallId, JsModel, LoopId, LoopKind};
 use super::scope::{BindingId, FnId};
-use super::syntax::{contains, is_function, is_loop, text, unparen};
+use super::syntax::{contains, holds_statements, is_function, is_loop, text, unparen};
 
 /// How many same-module calls deep "this function dispatches effects" is
 /// followed (`loop → helper → phase → ctx.task` is depth 2).
@@ -266,24 +266,27 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     /// inside `body` (nested functions excluded; an unlabelled `break` in a
     /// nested loop or `switch` leaves only that).
     pub fn exits(&self, lp: Node<'t>, body: Node<'t>) -> Vec<Node<'t>> {
-        let inner_labels = labels_inside(self.m, body);
+        // Labelled breaks are rare: find the labels only for one.
+        let mut inner_labels = None;
         let mut out = Vec::new();
         walk(body, |n| {
-            if n.id() != body.id() && is_function(n) {
-                return false;
-            }
             match n.kind_str() {
                 "return_statement" | "throw_statement" => out.push(n),
                 "break_statement" => {
                     let leaves = match n.field("label") {
-                        Some(label) => !inner_labels.contains(text(label, self.m.src())),
+                        Some(label) => !inner_labels
+                            .get_or_insert_with(|| labels_inside(self.m, body))
+                            .contains(text(label, self.m.src())),
                         None => !inside_breakable(n, lp),
                     };
                     if leaves {
                         out.push(n);
                     }
                 }
-                _ => {}
+                // Exits are statements: only statements that hold
+                // statements are searched (not expressions, not nested
+                // functions).
+                _ => return n.id() == body.id() || holds_statements(n),
             }
             true
         });

@@ -290,14 +290,7 @@ pub fn returned_exprs<'t>(m: &JsModel<'t>, f: usize) -> Vec<Node<'t>> {
                 }
                 continue;
             }
-            // `return` is a statement: expressions (outside nested
-            // functions, which have their own returns) hold none, so only
-            // statements that contain statements are searched.
-            "statement_block" | "if_statement" | "else_clause" | "for_statement"
-            | "for_in_statement" | "while_statement" | "do_statement" | "try_statement"
-            | "catch_clause" | "finally_clause" | "switch_statement" | "switch_body"
-            | "switch_case" | "switch_default" | "labeled_statement" | "with_statement"
-            | "ERROR" => {}
+            _ if super::syntax::holds_statements(n) => {}
             _ => continue,
         }
         let mut c = n.walk();

@@ -149,6 +149,33 @@ pub fn key_name(node: Node, src: &str) -> Option<String> {
     }
 }
 
+/// Whether a node can contain statements other than through a nested
+/// function: blocks and compound statements. `return`, `throw`, `break` and
+/// labels are statements, so searches for them skip everything else (an
+/// expression holds statements only inside a function, which has its own).
+pub fn holds_statements(node: Node) -> bool {
+    matches!(
+        node.kind_str(),
+        "statement_block"
+            | "if_statement"
+            | "else_clause"
+            | "for_statement"
+            | "for_in_statement"
+            | "while_statement"
+            | "do_statement"
+            | "try_statement"
+            | "catch_clause"
+            | "finally_clause"
+            | "switch_statement"
+            | "switch_body"
+            | "switch_case"
+            | "switch_default"
+            | "labeled_statement"
+            | "with_statement"
+            | "ERROR"
+    )
+}
+
 /// The statements of a block-like node, or the node itself for a single
 /// statement body.
 pub fn is_function(node: Node) -> bool {

@@ -1,6 +1,6 @@
 //! `unused-output-field`: output schema properties nothing reads.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
@@ -26,7 +26,6 @@ pub struct ResultUse {
     pub fields: BTreeMap<String, Location>,
     /// Distinct places the whole result escapes to, first location each.
     pub forwards: Vec<(ForwardKind, Location)>,
-    forward_keys: HashSet<String>,
     /// (read set, layers, read prefix) already walked, with the fewest hops
     /// used so far: results fan out through callers and re-exports, and a
     /// combination is walked again only when reached in fewer hops (so it
@@ -36,7 +35,10 @@ pub struct ResultUse {
 
 impl ResultUse {
     fn forward(&mut self, kind: ForwardKind, location: &Location) {
-        if self.forward_keys.insert(describe(&kind)) {
+        // A result escapes to a handful of distinct places: a scan beats
+        // formatting a key on every call.
+        let key = forward_key(&kind);
+        if !self.forwards.iter().any(|(k, _)| forward_key(k) == key) {
             self.forwards.push((kind, location.clone()));
         }
     }
