@@ -277,7 +277,7 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
                         Some(label) => !inner_labels
                             .get_or_insert_with(|| labels_inside(self.m, body))
                             .contains(text(label, self.m.src())),
-                        None => !inside_breakable(n, lp),
+                        None => !inside_breakable(self.m, n, lp),
                     };
                     if leaves {
                         out.push(n);
@@ -582,7 +582,7 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
             let appended = b.reads.iter().any(|r| {
                 contains(lp, *r)
                     && (method_call_on(self.m, *r).is_some_and(|m| APPENDING_METHODS.contains(&m))
-                        || is_member_assignment_target(*r))
+                        || is_member_assignment_target(self.m, *r))
             });
             let rebuilt = b
                 .writes
@@ -744,8 +744,8 @@ fn method_call_on<'t>(m: &JsModel<'t>, r: Node<'t>) -> Option<&'t str> {
 }
 
 /// `r[k] = v` / `r.k = v`.
-fn is_member_assignment_target(r: Node) -> bool {
-    let Some(member) = r.parent() else {
+fn is_member_assignment_target(m: &JsModel, r: Node) -> bool {
+    let Some(member) = m.parent(r) else {
         return false;
     };
     if !matches!(
@@ -755,7 +755,7 @@ fn is_member_assignment_target(r: Node) -> bool {
     {
         return false;
     }
-    member.parent().is_some_and(|a| {
+    m.parent(member).is_some_and(|a| {
         matches!(
             a.kind_str(),
             "assignment_expression" | "augmented_assignment_expression"
@@ -804,9 +804,9 @@ fn member_root(n: Node) -> Option<Node> {
 
 /// Whether an unlabelled `break` at `n` leaves a loop or `switch` nested
 /// inside `lp` rather than `lp` itself.
-fn inside_breakable(n: Node, lp: Node) -> bool {
+fn inside_breakable(m: &JsModel, n: Node, lp: Node) -> bool {
     let mut cur = n;
-    while let Some(p) = cur.parent() {
+    while let Some(p) = m.parent(cur) {
         if p.id() == lp.id() {
             return false;
         }

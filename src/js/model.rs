@@ -473,7 +473,7 @@ impl<'t> JsModel<'t> {
                 }
                 None => id_node = call.node,
             }
-            let binding = declared_binding(&self.scopes, call.node);
+            let binding = declared_binding(self, call.node);
             self.task_defs.push(TaskDef {
                 call: ci,
                 id,
@@ -767,9 +767,10 @@ impl<'t> NodeIndex<'t> {
 
 /// The variable a call's value is declared into (`const x = call(…)`,
 /// `export const x = call(…)`).
-fn declared_binding(scopes: &Scopes, call: Node) -> Option<BindingId> {
+fn declared_binding(m: &JsModel, call: Node) -> Option<BindingId> {
+    let scopes = &m.scopes;
     let mut n = call;
-    while let Some(p) = n.parent() {
+    while let Some(p) = m.parent(n) {
         match p.kind_str() {
             "parenthesized_expression" | "await_expression" => n = p,
             "variable_declarator" => {
@@ -1075,7 +1076,8 @@ impl<'t> Builder<'_, 't> {
     fn enter_function(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) -> FnId {
         let fscope = self.scopes.new_scope(ScopeKind::Function, Some(scope));
         let fid = self.functions.len();
-        let name = function_name(node, self.src);
+        let parent = self.index.slot(node).and_then(|i| self.index.parent_of(i));
+        let name = function_name(node, parent, self.src);
         let is_async = {
             let mut c = node.walk();
             let found = node
@@ -1545,11 +1547,11 @@ impl<'t> Builder<'_, 't> {
 }
 
 /// A function's name: its own, or the variable/property it is assigned to.
-fn function_name(node: Node, src: &str) -> Option<String> {
+fn function_name(node: Node, parent: Option<Node>, src: &str) -> Option<String> {
     if let Some(n) = node.field("name") {
         return syntax::key_name(n, src).or_else(|| Some(text(n, src).to_string()));
     }
-    let parent = node.parent()?;
+    let parent = parent?;
     match parent.kind_str() {
         "variable_declarator" => parent
             .field("name")
@@ -1602,7 +1604,7 @@ impl JsModel<'_> {
 
     fn used_like_context_at(&self, b: BindingId, depth: usize) -> bool {
         self.scopes.get(b).reads.iter().any(|r| {
-            let Some(parent) = r.parent() else {
+            let Some(parent) = self.parent(*r) else {
                 return false;
             };
             match parent.kind_str() {

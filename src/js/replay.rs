@@ -260,8 +260,8 @@ fn destructured_from<'t>(m: &JsModel<'t>, ident: Node<'t>) -> Option<(String, No
         "pair_pattern" => (key_name(parent.field("key")?, m.src())?, m.parent(parent)?),
         _ => return None,
     };
-    let decl = pattern
-        .parent()
+    let decl = m
+        .parent(pattern)
         .filter(|d| d.kind_str() == "variable_declarator")?;
     if decl.field("name") != Some(pattern) {
         return None;

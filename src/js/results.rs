@@ -297,8 +297,9 @@ impl<'m, 't> Tracker<'m, 't> {
             }
             Some(Seg::Elem) => self.array_method(name, member, wrap, acc, depth),
             None => {
-                let called = member
-                    .parent()
+                let called = self
+                    .m
+                    .parent(member)
                     .is_some_and(|p| p.kind_str() == "call_expression");
                 if called && !acc.is_empty() {
                     // `review.issues.map(…)`: a method of a field, not a field.
@@ -473,8 +474,8 @@ impl<'m, 't> Tracker<'m, 't> {
         }
         // `ctx.parallel.all([() => …, () => …])`
         if let Some(array) = m.parent(fnode).filter(|p| p.kind_str() == "array") {
-            let batch = array
-                .parent()
+            let batch = m
+                .parent(array)
                 .filter(|p| p.kind_str() == "arguments")
                 .and_then(|a| m.parent(a))
                 .and_then(|c| m.call_of_node(c))

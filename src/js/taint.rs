@@ -288,8 +288,8 @@ impl<'t> Walk<'_, 't> {
         }
         let fnode = m.functions[f].node;
         // A batch callback's result is the batch's result.
-        if let Some(call) = fnode
-            .parent()
+        if let Some(call) = m
+            .parent(fnode)
             .filter(|p| p.kind_str() == "arguments" || p.kind_str() == "array")
             .and_then(|p| {
                 if p.kind_str() == "array" {

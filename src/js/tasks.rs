@@ -182,8 +182,8 @@ fn mutated_later(m: &JsModel, value: Node) -> bool {
         };
         match parent.kind_str() {
             "arguments" => true,
-            "member_expression" | "subscript_expression" => parent
-                .parent()
+            "member_expression" | "subscript_expression" => m
+                .parent(parent)
                 .filter(|g| {
                     g.kind_str() == "assignment_expression"
                         || g.kind_str() == "augmented_assignment_expression"

@@ -171,7 +171,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         for b in &outer {
             let copies_tested = m.scopes.get(*b).writes.iter().any(|w| {
                 contains(lp.node, *w)
-                    && assigned_value(*w).is_some_and(|v| {
+                    && assigned_value(m, *w).is_some_and(|v| {
                         member_root(v)
                             .and_then(|r| m.binding_of_expr(r))
                             .is_some_and(|r| tested.contains(&r))
@@ -224,8 +224,8 @@ fn member_root(v: Node) -> Option<Node> {
 }
 
 /// The value assigned by the write reference `w` (`x = value`).
-fn assigned_value(w: Node) -> Option<Node> {
-    let p = w.parent()?;
+fn assigned_value<'t>(m: &JsModel<'t>, w: Node<'t>) -> Option<Node<'t>> {
+    let p = m.parent(w)?;
     match p.kind_str() {
         "assignment_expression" if p.field("left") == Some(w) => p.field("right"),
         "variable_declarator" => p.field("value"),
@@ -383,7 +383,7 @@ fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
                 let sources = bind
                     .init
                     .into_iter()
-                    .chain(bind.writes.iter().filter_map(|w| assigned_value(*w)));
+                    .chain(bind.writes.iter().filter_map(|w| assigned_value(m, *w)));
                 for v in sources {
                     walk(v, |c| {
                         if is_bp(c) {
