@@ -133,7 +133,7 @@ fn uses_into<'t>(
             }
         }
         "arguments" => {
-            let index = super::syntax::arg_index(parent, node);
+            let index = m.arg_position(parent, node);
             match m.parent(parent) {
                 Some(call) => Use::Passed { call, index },
                 None => Use::Escaped { node: parent },

@@ -302,6 +302,16 @@ impl<'t> JsModel<'t> {
         text(node, &self.file.text)
     }
 
+    /// The position of `node` among the arguments `args` of a call (comments
+    /// not counted), from the call's recorded arguments when it has them.
+    pub fn arg_position(&self, args: Node<'t>, node: Node<'t>) -> usize {
+        let recorded = self
+            .parent(args)
+            .and_then(|call| self.call_of_node(call))
+            .and_then(|ci| self.calls[ci].args.iter().position(|a| a.id() == node.id()));
+        recorded.unwrap_or_else(|| syntax::arg_index(args, node))
+    }
+
     pub fn function_of_node(&self, node: Node) -> Option<FnId> {
         self.fn_by_node.get(&node.id()).copied()
     }

@@ -13,7 +13,7 @@ use tree_sitter::Node;
 
 use super::model::{EffectKind, Imported, JsModel};
 use super::scope::BindingId;
-use super::syntax::{arg_index, key_name, string_value, text, unparen};
+use super::syntax::{key_name, string_value, text, unparen};
 
 /// How deep a read path is recorded (`review.issues.length` → 3).
 pub const MAX_PATH: usize = 3;
@@ -227,7 +227,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 }
             }
             "arguments" => {
-                let index = arg_index(parent, node);
+                let index = m.arg_position(parent, node);
                 if let Some(call) = m.parent(parent) {
                     self.passed(call, index, wrap, acc, depth);
                 }
