@@ -800,7 +800,10 @@ fn lint_js(
     crate::fingerprint::stamp(file, &crate::fingerprint::js_scopes(&model), &mut out);
     let summary = match catch_unwind(AssertUnwindSafe(|| {
         inject::point("summary", &file.path);
-        js::summary::summarize(&model, key, report)
+        let mut s = js::summary::summarize(&model, key, report);
+        let literals = rules::literals::filter(config);
+        s.compact(|text| literals.keep(text));
+        s
     })) {
         Ok(s) => Some(s),
         Err(p) => {

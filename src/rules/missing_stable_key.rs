@@ -85,7 +85,7 @@ impl Rule for MissingStableKey {
                 continue;
             }
             for inv in &module.invocations {
-                let Some(info) = &inv.unkeyed_repeat else {
+                let Some(info) = inv.unkeyed_repeat() else {
                     continue;
                 };
                 if let Some((owner, t)) = p.task_of(mi, &inv.target) {
