@@ -411,6 +411,10 @@ pub fn finish_with_run(
             ds = suppress::apply(ds, &mut f.directives);
             ds.extend(suppress::unused(&f.directives, config, analysis.is_some()));
         }
+        // Sorted per file (files are in path order), so the sort of the
+        // whole list below usually finds it in order already; a stable sort
+        // of each part first gives the same order as sorting the whole.
+        diagnostic::sort(&mut ds);
         diagnostics.append(&mut ds);
     }
     files.retain(|f| f.report);
