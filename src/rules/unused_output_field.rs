@@ -35,6 +35,13 @@ pub struct ResultUse {
 }
 
 impl ResultUse {
+    /// Drops what only the walk needed (for callers that keep the uses of
+    /// every task at once).
+    pub fn release_walk_state(&mut self) {
+        self.visited = HashMap::new();
+        self.forward_keys = HashSet::new();
+    }
+
     fn forward(&mut self, kind: ForwardKind) {
         if self.forward_keys.insert(describe(&kind)) {
             self.forwards.push(kind);
