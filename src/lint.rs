@@ -594,7 +594,11 @@ fn lint_candidate_inner(
                 lines: hit.lines,
                 diagnostics: hit.diagnostics,
                 directives: hit.directives,
-                summary: hit.summary,
+                // An entry stores each task's schema fields on their own.
+                summary: hit.summary.map(|mut s| {
+                    s.share_schemas();
+                    s
+                }),
                 facts: hit.facts,
                 hash: Some(hash),
                 ..empty_outcome(c, report)
@@ -700,6 +704,8 @@ fn analyse_inner(
     // Process modules were stamped with their function scopes in lint_js;
     // this covers the notes and the other kinds.
     crate::fingerprint::stamp(file, &[], &mut diagnostics);
+    // Kept until the cross-module pass: no spare capacity.
+    diagnostics.shrink_to_fit();
     let directives = if stage == Stage::Full {
         suppress::parse(file)
     } else {

@@ -4,6 +4,7 @@
 //! need, not to the size of the tree.
 
 use serde::{Deserialize, Serialize};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -83,8 +84,9 @@ pub struct TaskSummary {
     pub local_name: Option<String>,
     pub kind: Option<String>,
     pub has_stable_key: bool,
-    /// `outputSchema.properties` names, when resolvable.
-    pub schema_fields: Option<Vec<(String, Location)>>,
+    /// `outputSchema.properties` names, when resolvable (shared by the
+    /// tasks of a module that use one schema).
+    pub schema_fields: Option<SchemaFields>,
     /// `outputSchema` names an imported const: (source, name).
     pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
@@ -94,6 +96,9 @@ pub struct TaskSummary {
     /// Strings of `title`.
     pub title: Option<StringSet>,
 }
+
+/// Declared property names of an output schema, with where each is declared.
+pub type SchemaFields = Arc<[(String, Location)]>;
 
 /// What can be said about a task's `agent.outputSchema`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,18 +126,20 @@ pub struct InvocationSummary {
     pub call_text: String,
     /// Why the call may run more than once per iteration (a loop, a batch,
     /// a repeated helper), keyed or not: run-aware reports name the loop a
-    /// re-dispatched task ran in.
-    pub repeat: Option<RepeatInfo>,
+    /// re-dispatched task ran in. Boxed, like `key_edit`: most calls do not
+    /// repeat, and every module's invocations stay in memory until the
+    /// cross-module pass.
+    pub repeat: Option<Box<RepeatInfo>>,
     /// The call has an invocation key (see [`Self::unkeyed_repeat`]).
     pub keyed: bool,
     /// The edit that adds a key built from the repetition's variable.
-    pub key_edit: Option<crate::diagnostic::Edit>,
+    pub key_edit: Option<Box<crate::diagnostic::Edit>>,
 }
 
 impl InvocationSummary {
     /// Why the call repeats, when it does and has no invocation key.
     pub fn unkeyed_repeat(&self) -> Option<&RepeatInfo> {
-        self.repeat.as_ref().filter(|_| !self.keyed)
+        self.repeat.as_deref().filter(|_| !self.keyed)
     }
 }
 
@@ -166,7 +173,7 @@ pub struct ExportSummary {
     /// `export { x } from './y.js'`: (source, name).
     pub reexport: Option<(String, String)>,
     /// Property names when the export is a JSON Schema object literal.
-    pub schema_fields: Option<Vec<(String, Location)>>,
+    pub schema_fields: Option<SchemaFields>,
 }
 
 /// The reads of the result of a call to an imported function.
@@ -213,6 +220,32 @@ impl StringSet {
 }
 
 impl ModuleSummary {
+    /// Makes the tasks and exports of this module that declare the same
+    /// schema fields (one schema const used by many tasks) share one list.
+    pub fn share_schemas(&mut self) {
+        let mut seen: HashMap<(usize, Location), SchemaFields> = HashMap::new();
+        let lists = self
+            .tasks
+            .iter_mut()
+            .map(|t| &mut t.schema_fields)
+            .chain(self.exports.iter_mut().map(|e| &mut e.schema_fields));
+        for list in lists.flatten() {
+            let Some((_, first)) = list.first() else {
+                continue;
+            };
+            match seen.entry((list.len(), first.clone())) {
+                Entry::Occupied(e) => {
+                    if e.get() == list {
+                        *list = e.get().clone();
+                    }
+                }
+                Entry::Vacant(e) => {
+                    e.insert(list.clone());
+                }
+            }
+        }
+    }
+
     /// Drops the string literals no rule can use (see
     /// `crate::rules::literals`) and spare capacity: summaries live until
     /// the cross-module pass, so what they hold is what the run's memory
@@ -237,6 +270,7 @@ impl ModuleSummary {
                 set.retain_literals(&keep);
             }
         }
+        self.share_schemas();
         self.imports.shrink_to_fit();
         self.tasks.shrink_to_fit();
         self.invocations.shrink_to_fit();

@@ -14,7 +14,8 @@ use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
     ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
-    PendingFlow, ReadSet, RepeatInfo, SchemaState, StringLit, StringSet, TaskRef, TaskSummary,
+    PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit, StringSet, TaskRef,
+    TaskSummary,
 };
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
@@ -155,7 +156,7 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
 fn schema_state(
     m: &JsModel,
     t: &super::model::TaskDef,
-    fields: Option<&Vec<(String, crate::diagnostic::Location)>>,
+    fields: Option<&SchemaFields>,
 ) -> SchemaState {
     if fields.is_some_and(|f| !f.is_empty()) {
         return SchemaState::Declared;
@@ -193,10 +194,7 @@ fn schema_state(
 }
 
 /// The declared property names of a JSON Schema object expression.
-fn schema_properties(
-    m: &JsModel,
-    schema: Node,
-) -> Option<Vec<(String, crate::diagnostic::Location)>> {
+fn schema_properties(m: &JsModel, schema: Node) -> Option<SchemaFields> {
     let s = m.object_of_expr(schema)?;
     let props = m.object_of_expr(objects::property(m, s, "properties")?)?;
     Some(
@@ -241,13 +239,14 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
                 .collect()
         })
         .unwrap_or_default();
-    let repeat = repetition(m, call).map(|r| describe_repeat(m, &r));
+    let repeat = repetition(m, call).map(|r| Box::new(describe_repeat(m, &r)));
     let keyed = invocation_key(m, call).is_some();
     let key_edit = repeat
         .as_ref()
         .filter(|_| !keyed)
         .and_then(|info| info.variable.as_deref())
-        .and_then(|v| key_edit(m, call, v));
+        .and_then(|v| key_edit(m, call, v))
+        .map(Box::new);
     let call_text = format!(
         "{}({}, …)",
         m.text(c.callee),

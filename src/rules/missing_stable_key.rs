@@ -117,7 +117,7 @@ impl Rule for MissingStableKey {
                 if let Some(edit) = &inv.key_edit {
                     d = d.with_fix(Fix {
                         description: "add an invocation key".into(),
-                        edits: vec![edit.clone()],
+                        edits: vec![(**edit).clone()],
                         safe: false,
                     });
                 }
