@@ -376,6 +376,7 @@ pub fn finish_with_run(
                 }
             })
             .collect();
+        extra.reserve_exact(found.iter().map(Vec::len).sum());
         extra.extend(found.into_iter().flatten());
         if let Some(run) = run {
             let stall = rules::non_convergent_loop::stall_rounds(config);
@@ -393,6 +394,17 @@ pub fn finish_with_run(
         .enumerate()
         .map(|(i, f)| (f.display.clone(), i))
         .collect();
+    // Lists sized exactly: a run over a large tree holds tens of thousands
+    // of findings here, and growing by doubling would hold up to twice that.
+    let mut incoming = vec![0usize; files.len()];
+    for d in &extra {
+        if let Some(&i) = index.get(&d.location.path) {
+            incoming[i] += 1;
+        }
+    }
+    for (f, n) in files.iter_mut().zip(&incoming) {
+        f.diagnostics.reserve_exact(*n);
+    }
     let mut loose = Vec::new();
     for d in extra {
         match index.get(&d.location.path) {
@@ -400,7 +412,19 @@ pub fn finish_with_run(
             None => loose.push(d),
         }
     }
-    let mut diagnostics = loose;
+    // Plus at most one unused-suppression finding per rule a directive
+    // names (one for a directive naming none).
+    let total = loose.len()
+        + files
+            .iter()
+            .filter(|f| f.report)
+            .map(|f| {
+                let unused: usize = f.directives.iter().map(|d| d.rules.len().max(1)).sum();
+                f.diagnostics.len() + unused
+            })
+            .sum::<usize>();
+    let mut diagnostics = Vec::with_capacity(total);
+    diagnostics.append(&mut loose);
     for f in &mut files {
         if !f.report {
             continue;
