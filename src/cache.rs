@@ -48,7 +48,7 @@ pub const DEFAULT_DIR: &str = ".proclint_cache";
 /// Replaces the build identity in the key (tests simulate an upgrade).
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.
-const MAGIC: &[u8; 8] = b"PLCACHE1";
+const MAGIC: &[u8; 8] = b"PLCACHE2";
 const HEADER: usize = MAGIC.len() + 32 + 8;
 const CHECKSUM: usize = 32;
 

@@ -255,13 +255,19 @@ fn check(args: CheckArgs) -> i32 {
         quiet: args.quiet,
         retro,
     };
-    let mut text = report::render(format, &outcome, &options);
-    if args.statistics {
-        text.push_str(&statistics(&outcome));
-    }
+    let emit = |out: &mut dyn Write| -> std::io::Result<()> {
+        report::write(format, &outcome, &options, out)?;
+        if args.statistics {
+            out.write_all(statistics(&outcome).as_bytes())?;
+        }
+        Ok(())
+    };
     let written = match &args.output {
-        Some(path) => write_atomic(path, text.as_bytes()),
-        None => std::io::stdout().write_all(text.as_bytes()),
+        Some(path) => write_atomic_with(path, emit),
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            emit(&mut out).and_then(|()| out.flush())
+        }
     };
     if let Err(e) = written {
         eprintln!("error: cannot write the report: {e}");
@@ -305,6 +311,14 @@ fn statistics(outcome: &lint::Outcome) -> String {
 /// Writes through a temporary file in the same directory and renames it, so
 /// an interrupted run never leaves a truncated report.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `emit` writes, as it writes it.
+pub fn write_atomic_with(
+    path: &Path,
+    emit: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -318,10 +332,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         if crate::inject::fails("write", &path.to_string_lossy()) {
             // Simulates a full disk half-way through (testing hook).
+            let mut bytes = Vec::new();
+            emit(&mut bytes)?;
             f.write_all(&bytes[..bytes.len() / 2])?;
             return Err(std::io::Error::other("injected write failure"));
         }
-        f.write_all(bytes)?;
+        let mut out = std::io::BufWriter::new(f);
+        emit(&mut out)?;
+        let f = out.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

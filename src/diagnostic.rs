@@ -152,9 +152,14 @@ impl Diagnostic {
     }
 }
 
-/// Sorts diagnostics into the deterministic output order.
+/// Sorts diagnostics into the deterministic output order (stable). A list
+/// already in order is left alone: the engine sorts each file's findings
+/// and concatenates files in path order, and a stable sort of a large list
+/// takes scratch memory the size of half of it.
 pub fn sort(diags: &mut [Diagnostic]) {
-    diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    if !diags.is_sorted_by(|a, b| a.sort_key() <= b.sort_key()) {
+        diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    }
 }
 
 /// A diagnostic paired with its file text, for miette's graphical reports.

@@ -376,6 +376,7 @@ pub fn finish_with_run(
                 }
             })
             .collect();
+        extra.reserve_exact(found.iter().map(Vec::len).sum());
         extra.extend(found.into_iter().flatten());
         if let Some(run) = run {
             let stall = rules::non_convergent_loop::stall_rounds(config);
@@ -393,6 +394,17 @@ pub fn finish_with_run(
         .enumerate()
         .map(|(i, f)| (f.display.clone(), i))
         .collect();
+    // Lists sized exactly: a run over a large tree holds tens of thousands
+    // of findings here, and growing by doubling would hold up to twice that.
+    let mut incoming = vec![0usize; files.len()];
+    for d in &extra {
+        if let Some(&i) = index.get(&d.location.path) {
+            incoming[i] += 1;
+        }
+    }
+    for (f, n) in files.iter_mut().zip(&incoming) {
+        f.diagnostics.reserve_exact(*n);
+    }
     let mut loose = Vec::new();
     for d in extra {
         match index.get(&d.location.path) {
@@ -400,7 +412,19 @@ pub fn finish_with_run(
             None => loose.push(d),
         }
     }
-    let mut diagnostics = loose;
+    // Plus at most one unused-suppression finding per rule a directive
+    // names (one for a directive naming none).
+    let total = loose.len()
+        + files
+            .iter()
+            .filter(|f| f.report)
+            .map(|f| {
+                let unused: usize = f.directives.iter().map(|d| d.rules.len().max(1)).sum();
+                f.diagnostics.len() + unused
+            })
+            .sum::<usize>();
+    let mut diagnostics = Vec::with_capacity(total);
+    diagnostics.append(&mut loose);
     for f in &mut files {
         if !f.report {
             continue;
@@ -411,6 +435,10 @@ pub fn finish_with_run(
             ds = suppress::apply(ds, &mut f.directives);
             ds.extend(suppress::unused(&f.directives, config, analysis.is_some()));
         }
+        // Sorted per file (files are in path order), so the sort of the
+        // whole list below usually finds it in order already; a stable sort
+        // of each part first gives the same order as sorting the whole.
+        diagnostic::sort(&mut ds);
         diagnostics.append(&mut ds);
     }
     files.retain(|f| f.report);
@@ -590,7 +618,11 @@ fn lint_candidate_inner(
                 lines: hit.lines,
                 diagnostics: hit.diagnostics,
                 directives: hit.directives,
-                summary: hit.summary,
+                // An entry stores each task's schema fields on their own.
+                summary: hit.summary.map(|mut s| {
+                    s.share_schemas();
+                    s
+                }),
                 facts: hit.facts,
                 hash: Some(hash),
                 ..empty_outcome(c, report)
@@ -696,6 +728,8 @@ fn analyse_inner(
     // Process modules were stamped with their function scopes in lint_js;
     // this covers the notes and the other kinds.
     crate::fingerprint::stamp(file, &[], &mut diagnostics);
+    // Kept until the cross-module pass: no spare capacity.
+    diagnostics.shrink_to_fit();
     let directives = if stage == Stage::Full {
         suppress::parse(file)
     } else {
@@ -800,7 +834,10 @@ fn lint_js(
     crate::fingerprint::stamp(file, &crate::fingerprint::js_scopes(&model), &mut out);
     let summary = match catch_unwind(AssertUnwindSafe(|| {
         inject::point("summary", &file.path);
-        js::summary::summarize(&model, key, report)
+        let mut s = js::summary::summarize(&model, key, report);
+        let literals = rules::literals::filter(config);
+        s.compact(|text| literals.keep(text));
+        s
     })) {
         Ok(s) => Some(s),
         Err(p) => {

@@ -4,7 +4,8 @@
 //! need, not to the size of the tree.
 
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -30,7 +31,7 @@ pub struct StringSet {
 }
 
 /// Where a value goes when it leaves what the analysis follows.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum ForwardKind {
     /// Passed inside the args of another task (handed to another agent).
     Task(String),
@@ -49,17 +50,19 @@ pub struct PendingFlow {
     pub kind: PendingKind,
     pub wrap: Vec<Seg>,
     pub acc: Vec<String>,
-    pub location: Location,
 }
 
 /// Where a value (a task result, a parameter) is read.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ReadSet {
-    /// Read paths with the first place each is read.
-    pub paths: BTreeMap<Vec<String>, Location>,
-    /// Where the value escapes: (to what, where, the path read on it first —
-    /// empty when the value itself escapes).
-    pub forwards: Vec<(ForwardKind, Location, Vec<String>)>,
+    /// Read paths with the first place each is read, sorted by path, each
+    /// path once (a sorted list: most sets hold a few paths, and a map
+    /// allocates a whole node for them).
+    pub paths: Vec<(Vec<String>, Location)>,
+    /// Where the value escapes: (to what, the path read on it first — empty
+    /// when the value itself escapes), each pair once. Where it escapes is
+    /// not kept: findings only name what it escapes to.
+    pub forwards: Vec<(ForwardKind, Vec<String>)>,
     pub pending: Vec<PendingFlow>,
 }
 
@@ -81,8 +84,9 @@ pub struct TaskSummary {
     pub local_name: Option<String>,
     pub kind: Option<String>,
     pub has_stable_key: bool,
-    /// `outputSchema.properties` names, when resolvable.
-    pub schema_fields: Option<Vec<(String, Location)>>,
+    /// `outputSchema.properties` names, when resolvable (shared by the
+    /// tasks of a module that use one schema).
+    pub schema_fields: Option<SchemaFields>,
     /// `outputSchema` names an imported const: (source, name).
     pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
@@ -92,6 +96,9 @@ pub struct TaskSummary {
     /// Strings of `title`.
     pub title: Option<StringSet>,
 }
+
+/// Declared property names of an output schema, with where each is declared.
+pub type SchemaFields = Arc<[(String, Location)]>;
 
 /// What can be said about a task's `agent.outputSchema`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,12 +126,21 @@ pub struct InvocationSummary {
     pub call_text: String,
     /// Why the call may run more than once per iteration (a loop, a batch,
     /// a repeated helper), keyed or not: run-aware reports name the loop a
-    /// re-dispatched task ran in.
-    pub repeat: Option<RepeatInfo>,
-    /// Set when the call repeats and has no invocation key.
-    pub unkeyed_repeat: Option<RepeatInfo>,
+    /// re-dispatched task ran in. Boxed, like `key_edit`: most calls do not
+    /// repeat, and every module's invocations stay in memory until the
+    /// cross-module pass.
+    pub repeat: Option<Box<RepeatInfo>>,
+    /// The call has an invocation key (see [`Self::unkeyed_repeat`]).
+    pub keyed: bool,
     /// The edit that adds a key built from the repetition's variable.
-    pub key_edit: Option<crate::diagnostic::Edit>,
+    pub key_edit: Option<Box<crate::diagnostic::Edit>>,
+}
+
+impl InvocationSummary {
+    /// Why the call repeats, when it does and has no invocation key.
+    pub fn unkeyed_repeat(&self) -> Option<&RepeatInfo> {
+        self.repeat.as_deref().filter(|_| !self.keyed)
+    }
 }
 
 /// Why a call repeats, for messages: "the `while (!passed)` loop".
@@ -157,7 +173,7 @@ pub struct ExportSummary {
     /// `export { x } from './y.js'`: (source, name).
     pub reexport: Option<(String, String)>,
     /// Property names when the export is a JSON Schema object literal.
-    pub schema_fields: Option<Vec<(String, Location)>>,
+    pub schema_fields: Option<SchemaFields>,
 }
 
 /// The reads of the result of a call to an imported function.
@@ -190,6 +206,77 @@ pub struct ModuleSummary {
     /// `module.exports = obj`).
     pub opaque_exports: bool,
     pub imported_calls: Vec<ImportedCall>,
+}
+
+impl StringSet {
+    fn is_empty(&self) -> bool {
+        self.literals.is_empty() && self.pending.is_empty() && self.arg_fields.is_empty()
+    }
+
+    fn retain_literals(&mut self, keep: &impl Fn(&str) -> bool) {
+        self.literals.retain(|l| keep(&l.text));
+        self.literals.shrink_to_fit();
+    }
+}
+
+impl ModuleSummary {
+    /// Makes the tasks and exports of this module that declare the same
+    /// schema fields (one schema const used by many tasks) share one list.
+    pub fn share_schemas(&mut self) {
+        let mut seen: HashMap<(usize, Location), SchemaFields> = HashMap::new();
+        let lists = self
+            .tasks
+            .iter_mut()
+            .map(|t| &mut t.schema_fields)
+            .chain(self.exports.iter_mut().map(|e| &mut e.schema_fields));
+        for list in lists.flatten() {
+            let Some((_, first)) = list.first() else {
+                continue;
+            };
+            match seen.entry((list.len(), first.clone())) {
+                Entry::Occupied(e) => {
+                    if e.get() == list {
+                        *list = e.get().clone();
+                    }
+                }
+                Entry::Vacant(e) => {
+                    e.insert(list.clone());
+                }
+            }
+        }
+    }
+
+    /// Drops the string literals no rule can use (see
+    /// `crate::rules::literals`) and spare capacity: summaries live until
+    /// the cross-module pass, so what they hold is what the run's memory
+    /// grows by per module.
+    pub fn compact(&mut self, keep: impl Fn(&str) -> bool) {
+        for t in &mut self.tasks {
+            for set in [&mut t.prompt, &mut t.title].into_iter().flatten() {
+                set.retain_literals(&keep);
+            }
+        }
+        for inv in &mut self.invocations {
+            for (_, set) in &mut inv.args {
+                set.retain_literals(&keep);
+            }
+            // Rules read an argument's strings only: one with none left
+            // adds nothing.
+            inv.args.retain(|(_, set)| !set.is_empty());
+            inv.args.shrink_to_fit();
+        }
+        for e in &mut self.exports {
+            if let ExportKind::Strings(set) = &mut e.kind {
+                set.retain_literals(&keep);
+            }
+        }
+        self.share_schemas();
+        self.imports.shrink_to_fit();
+        self.tasks.shrink_to_fit();
+        self.invocations.shrink_to_fit();
+        self.exports.shrink_to_fit();
+        self.imported_calls.shrink_to_fit();
+    }
 }
 
 /// (module index, index into one of its lists).

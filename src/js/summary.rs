@@ -15,7 +15,8 @@ use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 use crate::project::{
     ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
-    PendingFlow, ReadSet, RepeatInfo, SchemaState, StringLit, StringSet, TaskRef, TaskSummary,
+    PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit, StringSet, TaskRef,
+    TaskSummary,
 };
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
@@ -69,26 +70,40 @@ pub fn string_set(m: &JsModel, s: &Strings) -> StringSet {
 }
 
 pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
-    let mut out = ReadSet::default();
-    for (path, node) in &r.paths {
-        out.paths
-            .entry(path.clone())
-            .or_insert_with(|| loc(m, *node));
-    }
-    for f in &r.forwards {
-        out.forwards
-            .push((f.kind.clone(), loc(m, f.node), f.acc.clone()));
-    }
-    for p in &r.pending {
-        out.pending.push(PendingFlow {
+    let mut out = ReadSet {
+        paths: r
+            .paths
+            .iter()
+            .map(|(path, node)| (path.clone(), loc(m, *node)))
+            .collect(),
+        ..ReadSet::default()
+    };
+    // Sorted by path, the first place each path is read (a stable sort
+    // keeps reads of one path in source order).
+    out.paths.sort_by(|a, b| a.0.cmp(&b.0));
+    out.paths.dedup_by(|later, first| later.0 == first.0);
+    out.paths.shrink_to_fit();
+    out.forwards = r
+        .forwards
+        .iter()
+        .map(|f| (f.kind.clone(), f.acc.clone()))
+        .collect();
+    // Rules only ask whether a value escapes to a kind of place, so a
+    // (kind, path) pair seen twice says nothing new.
+    out.forwards.sort_unstable();
+    out.forwards.dedup();
+    out.forwards.shrink_to_fit();
+    out.pending = r
+        .pending
+        .iter()
+        .map(|p| PendingFlow {
             source: p.source.clone(),
             name: p.name.clone(),
             kind: p.kind.clone(),
             wrap: p.wrap.clone(),
             acc: p.acc.clone(),
-            location: loc(m, p.node),
-        });
-    }
+        })
+        .collect();
     out
 }
 
@@ -142,7 +157,7 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
 fn schema_state(
     m: &JsModel,
     t: &super::model::TaskDef,
-    fields: Option<&Vec<(String, crate::diagnostic::Location)>>,
+    fields: Option<&SchemaFields>,
 ) -> SchemaState {
     if fields.is_some_and(|f| !f.is_empty()) {
         return SchemaState::Declared;
@@ -180,10 +195,7 @@ fn schema_state(
 }
 
 /// The declared property names of a JSON Schema object expression.
-fn schema_properties(
-    m: &JsModel,
-    schema: Node,
-) -> Option<Vec<(String, crate::diagnostic::Location)>> {
+fn schema_properties(m: &JsModel, schema: Node) -> Option<SchemaFields> {
     let s = m.object_of_expr(schema)?;
     let props = m.object_of_expr(objects::property(m, s, "properties")?)?;
     Some(
@@ -228,16 +240,14 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
                 .collect()
         })
         .unwrap_or_default();
-    let repeat = repetition(m, call).map(|r| describe_repeat(m, &r));
-    let unkeyed_repeat = if invocation_key(m, call).is_none() {
-        repeat.clone()
-    } else {
-        None
-    };
-    let key_edit = unkeyed_repeat
+    let repeat = repetition(m, call).map(|r| Box::new(describe_repeat(m, &r)));
+    let keyed = invocation_key(m, call).is_some();
+    let key_edit = repeat
         .as_ref()
+        .filter(|_| !keyed)
         .and_then(|info| info.variable.as_deref())
-        .and_then(|v| key_edit(m, call, v));
+        .and_then(|v| key_edit(m, call, v))
+        .map(Box::new);
     let call_text = format!(
         "{}({}, …)",
         m.text(c.callee),
@@ -251,7 +261,7 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         reads: read_set(m, &reads_of(m, c.node)),
         args,
         repeat,
-        unkeyed_repeat,
+        keyed,
         key_edit,
     }
 }

@@ -9,8 +9,18 @@ use crate::lint::Outcome;
 #[derive(Serialize)]
 struct Report<'a> {
     version: u32,
-    diagnostics: Vec<JsonDiagnostic<'a>>,
+    diagnostics: Diagnostics<'a>,
     summary: Summary,
+}
+
+/// The diagnostics, converted one at a time as they are written (a run
+/// over a large tree has tens of thousands).
+struct Diagnostics<'a>(&'a [Diagnostic]);
+
+impl Serialize for Diagnostics<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(convert))
+    }
 }
 
 #[derive(Serialize)]
@@ -48,19 +58,29 @@ fn convert(d: &Diagnostic) -> JsonDiagnostic<'_> {
     }
 }
 
-pub fn render(outcome: &Outcome) -> String {
-    let report = Report {
+fn report(outcome: &Outcome) -> Report<'_> {
+    Report {
         version: 1,
-        diagnostics: outcome.diagnostics.iter().map(convert).collect(),
+        diagnostics: Diagnostics(&outcome.diagnostics),
         summary: Summary {
             files: outcome.files.len(),
             errors: outcome.count(Severity::Error),
             warnings: outcome.count(Severity::Warning),
             infos: outcome.count(Severity::Info),
         },
-    };
-    let mut s = serde_json::to_string_pretty(&report)
+    }
+}
+
+pub fn render(outcome: &Outcome) -> String {
+    let mut s = serde_json::to_string_pretty(&report(outcome))
         .unwrap_or_else(|e| format!("{{\"version\":1,\"error\":{:?}}}", e.to_string()));
     s.push('\n');
     s
+}
+
+/// [`render`], written as it is produced: the report of a large tree is
+/// never held whole in memory.
+pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &report(outcome))?;
+    out.write_all(b"\n")
 }

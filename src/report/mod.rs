@@ -1,5 +1,7 @@
 //! Output formats. Each takes the finished, sorted [`Outcome`] and returns
-//! the whole report as a string, so `--output` can write it atomically.
+//! the whole report as a string, so `--output` can write it atomically
+//! (through a temporary file). JSON is also written as it is produced
+//! ([`write`]), so its report is never held whole in memory.
 
 use crate::lint::Outcome;
 
@@ -37,6 +39,19 @@ pub fn render(format: Format, outcome: &Outcome, options: &Options) -> String {
         Format::Sarif => sarif::render(outcome),
         Format::Github => github::render(outcome),
         Format::Retrospective => retrospective::render(outcome, options),
+    }
+}
+
+/// [`render`] into `out`; the JSON report is streamed.
+pub fn write(
+    format: Format,
+    outcome: &Outcome,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => json::write(outcome, out),
+        _ => out.write_all(render(format, outcome, options).as_bytes()),
     }
 }
 

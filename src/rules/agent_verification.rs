@@ -51,9 +51,15 @@ const COMMAND_PREFIXES: &[&str] = &[
     "vitest",
 ];
 
-fn phrase_regex() -> Option<Regex> {
+/// The phrase pattern (see `crate::rules::literals`: summaries keep only
+/// strings it, or another phrase rule's pattern, can match).
+pub(crate) fn phrase_pattern() -> String {
     let alts: Vec<String> = PHRASES.iter().map(|p| p.replace(' ', r"\s+")).collect();
-    Regex::new(&format!(r"(?i)\b(?:{})\b", alts.join("|"))).ok()
+    format!(r"(?i)\b(?:{})\b", alts.join("|"))
+}
+
+fn phrase_regex() -> Option<Regex> {
+    Regex::new(&phrase_pattern()).ok()
 }
 
 impl Rule for AgentVerification {

@@ -41,6 +41,11 @@ pub const DEFAULT_PHRASES: &[&str] = &[
 pub const NEGATION: &str = r"(?i)\b(do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|without|no need to|not)\b";
 
 fn phrase_regex(config: &Config) -> Option<Regex> {
+    Regex::new(&phrase_pattern(config)).ok()
+}
+
+/// The phrase pattern for a configuration (see `crate::rules::literals`).
+pub(crate) fn phrase_pattern(config: &Config) -> String {
     let phrases: Vec<String> = config
         .rule_options
         .get(META.id)
@@ -58,7 +63,7 @@ fn phrase_regex(config: &Config) -> Option<Regex> {
         .iter()
         .map(|p| p.split_whitespace().collect::<Vec<_>>().join(r"\s+"))
         .collect();
-    Regex::new(&format!(r"(?i)\b(?:{})(?:\b|$)", alts.join("|"))).ok()
+    format!(r"(?i)\b(?:{})(?:\b|$)", alts.join("|"))
 }
 
 /// The first git write a text instructs, if it is not negated.

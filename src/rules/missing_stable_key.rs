@@ -86,7 +86,7 @@ impl Rule for MissingStableKey {
                 continue;
             }
             for inv in &module.invocations {
-                let Some(info) = &inv.unkeyed_repeat else {
+                let Some(info) = inv.unkeyed_repeat() else {
                     continue;
                 };
                 if let Some((owner, t)) = p.task_of(mi, &inv.target) {
@@ -118,7 +118,7 @@ impl Rule for MissingStableKey {
                 if let Some(edit) = &inv.key_edit {
                     d = d.with_fix(Fix {
                         description: "add an invocation key".into(),
-                        edits: vec![edit.clone()],
+                        edits: vec![(**edit).clone()],
                         safe: false,
                     });
                 }

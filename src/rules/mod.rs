@@ -21,6 +21,7 @@ pub mod git_in_agent_task;
 pub mod invalid_task_definition;
 pub mod invalid_task_invocation;
 pub mod journal_integrity;
+pub mod literals;
 pub mod misplaced_breakpoint_option;
 pub mod missing_labels;
 pub mod missing_output_schema;

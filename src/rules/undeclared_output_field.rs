@@ -49,6 +49,7 @@ pub fn result_uses(p: &Project) -> BTreeMap<(usize, usize), ResultUse> {
             for (mj, ii) in invocations {
                 collect(p, mj, &p.modules[mj].invocations[ii].reads, 0, &mut uses);
             }
+            uses.release_walk_state();
             out.insert((mi, ti), uses);
         }
     }

@@ -24,8 +24,8 @@ static META: RuleMeta = RuleMeta {
 pub struct ResultUse {
     /// Fields read on the result, with the first place each is read.
     pub fields: BTreeMap<String, Location>,
-    /// Distinct places the whole result escapes to, first location each.
-    pub forwards: Vec<(ForwardKind, Location)>,
+    /// Distinct places the whole result escapes to.
+    pub forwards: Vec<ForwardKind>,
     /// (read set, layers, read prefix) already walked, with the fewest hops
     /// used so far: results fan out through callers and re-exports, and a
     /// combination is walked again only when reached in fewer hops (so it
@@ -34,12 +34,18 @@ pub struct ResultUse {
 }
 
 impl ResultUse {
-    fn forward(&mut self, kind: ForwardKind, location: &Location) {
+    /// Drops what only the walk needed (for callers that keep the uses of
+    /// every task at once).
+    pub fn release_walk_state(&mut self) {
+        self.visited = HashMap::new();
+    }
+
+    fn forward(&mut self, kind: ForwardKind) {
         // A result escapes to a handful of distinct places: a scan beats
         // formatting a key on every call.
         let key = forward_key(&kind);
-        if !self.forwards.iter().any(|(k, _)| forward_key(k) == key) {
-            self.forwards.push((kind, location.clone()));
+        if !self.forwards.iter().any(|k| forward_key(k) == key) {
+            self.forwards.push(kind);
         }
     }
 }
@@ -80,11 +86,11 @@ fn collect_wrapped(
             }
         }
     }
-    for (kind, location, path) in &reads.forwards {
+    for (kind, path) in &reads.forwards {
         // The result escapes whole when the escaping value holds it: the
         // path read before escaping does not go past the result.
         if matches!(first_read(wrap, acc, path), Some(None)) {
-            out.forward(kind.clone(), location);
+            out.forward(kind.clone());
         }
     }
     for q in &reads.pending {
@@ -95,7 +101,7 @@ fn collect_wrapped(
         };
         w.extend(q.wrap.iter().cloned());
         if hops >= MAX_HOPS {
-            out.forward(ForwardKind::Unknown(q.name.clone()), &q.location);
+            out.forward(ForwardKind::Unknown(q.name.clone()));
             continue;
         }
         follow(p, module, q, &w, &a, hops + 1, out);
@@ -116,7 +122,7 @@ fn follow(
     let whole = acc.is_empty();
     let forward = |out: &mut ResultUse, what: String| {
         if whole {
-            out.forward(ForwardKind::Unknown(what), &q.location);
+            out.forward(ForwardKind::Unknown(what));
         }
     };
     match q.kind {
@@ -257,8 +263,8 @@ impl Rule for UnusedOutputField {
                 let mut forwards: Vec<String> = uses
                     .forwards
                     .iter()
-                    .filter(|(k, _)| distinct.insert(forward_key(k)))
-                    .map(|(k, _)| describe(k))
+                    .filter(|k| distinct.insert(forward_key(k)))
+                    .map(describe)
                     .collect();
                 forwards.sort();
                 forwards.dedup();

@@ -93,7 +93,7 @@ impl RunAnalysis {
                             location: inv.location.clone(),
                             reported: owner.report,
                         },
-                        repeat: inv.repeat.clone(),
+                        repeat: inv.repeat.as_deref().cloned(),
                     });
                 }
             }

@@ -65,12 +65,36 @@ static CAPS: LazyLock<Option<Regex>> = LazyLock::new(|| combine(&cap_patterns())
 
 /// One case-insensitive alternation, so overlapping phrases match once.
 fn combine(patterns: &[String]) -> Result<Regex, regex::Error> {
+    Regex::new(&alternation(patterns))
+}
+
+fn alternation(patterns: &[String]) -> String {
     let alternation = patterns
         .iter()
         .map(|p| format!("(?:{p})"))
         .collect::<Vec<_>>()
         .join("|");
-    Regex::new(&format!("(?i){alternation}"))
+    format!("(?i){alternation}")
+}
+
+/// The configured phrases (or the defaults) and the caps, as patterns
+/// (see `crate::rules::literals`); a configured list that does not compile
+/// matches nothing, like in [`Matchers`].
+pub(crate) fn patterns(config: &Config) -> Vec<String> {
+    let phrases = configured(config).unwrap_or_else(default_phrases);
+    vec![alternation(&phrases), alternation(&cap_patterns())]
+}
+
+fn configured(config: &Config) -> Option<Vec<String>> {
+    config.rule_options.get(RULE_ID).and_then(|t| {
+        let items = t.get("phrases")?.as_array()?;
+        Some(
+            items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+        )
+    })
 }
 
 /// Validates the `phrases` option of `[rules.unbounded-loop-instruction]`.
@@ -104,16 +128,9 @@ pub struct Matchers {
 
 impl Matchers {
     pub fn new(config: &Config) -> Matchers {
-        let configured = config.rule_options.get(RULE_ID).and_then(|t| {
-            let items = t.get("phrases")?.as_array()?;
-            let patterns: Vec<String> = items
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect();
-            // Validated when the config was loaded; a bad list disables
-            // matching rather than panicking.
-            Some(combine(&patterns).ok())
-        });
+        // Validated when the config was loaded; a bad list disables
+        // matching rather than panicking.
+        let configured = configured(config).map(|patterns| combine(&patterns).ok());
         Matchers {
             phrases: configured.unwrap_or_else(|| DEFAULT_PHRASES.clone()),
         }
