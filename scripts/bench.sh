@@ -9,7 +9,8 @@
 # `proclint check --parse-only` (read + tree-sitter parse only) and the full
 # `proclint check --format json --output /dev/null`: wall time, files/s, MB/s,
 # peak RSS, the full/parse-only ratio, scaling over the scales, and
-# RAYON_NUM_THREADS=1 vs 2. With --peer it also runs the ESLint peer
+# RAYON_NUM_THREADS=1 vs 2, and the full check with a warm result cache
+# over the unchanged corpus (cold runs pass --no-cache). With --peer it also runs the ESLint peer
 # (benches/eslint: one custom rule, `no-unchecked-breakpoint`) over the
 # 1x corpus, prints ESLint time / proclint time, and checks that both tools
 # find the discarded/unread breakpoints the generator planted. With
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
     --seed) SEED=$2; shift ;;
     --no-build) BUILD=0 ;;
     --profile) PROFILE=1 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
@@ -131,7 +132,17 @@ proclint_modes() {
   measure "parse-$scale$suffix" "$scale" "$threads" \
     "$PROCLINT" check --no-config --exit-zero --parse-only --format json --output /dev/null "$dir"
   measure "full-$scale$suffix" "$scale" "$threads" \
-    "$PROCLINT" check --no-config --exit-zero --format json --output /dev/null "$dir"
+    "$PROCLINT" check --no-config --no-cache --exit-zero --format json --output /dev/null "$dir"
+}
+
+# warm SCALE: the full check with the result cache, over an unchanged tree
+# (hyperfine's warm-up run fills the cache; the timed runs hit it).
+warm() {
+  local scale=$1 dir=benches/corpus-$1 conf=$OUT/warm-$1.toml
+  rm -rf "$OUT/cache-$scale"
+  printf 'cache-dir = "%s"\n' "$OUT/cache-$scale" >"$conf"
+  measure "warm-$scale" "$scale" 2 \
+    "$PROCLINT" check --config "$conf" --exit-zero --format json --output /dev/null "$dir"
 }
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(load)"
@@ -140,13 +151,14 @@ FIRST=${SCALES%% *}
 
 for s in $SCALES; do proclint_modes "$s" 2 ""; done
 proclint_modes "$FIRST" 1 "-t1"
+for s in $SCALES; do warm "$s"; done
 # Memory with the findings taken out: the same full pipeline (read, parse,
 # model, rules, suppressions) with the only finding-producing rule off, so
 # what remains is the engine's own footprint, not the stored diagnostics.
 : >"$OUT/rss-only.tsv"
 for s in $SCALES; do
   rss_only "full-nofindings" "$s" \
-    "$PROCLINT" check --no-config --exit-zero --ignore unchecked-breakpoint --format json --output /dev/null "benches/corpus-$s"
+    "$PROCLINT" check --no-config --no-cache --exit-zero --ignore unchecked-breakpoint --format json --output /dev/null "benches/corpus-$s"
 done
 
 if [ "$PEER" = 1 ]; then
@@ -171,7 +183,7 @@ if [ "$PEER" = 1 ]; then
   RUNS=$RUNS_SAVED
   RSS_RUNS=3
   # Sanity check: the findings each tool reports on the same corpus.
-  "$PROCLINT" check --no-config --exit-zero --format json --output "$OUT/proclint-findings.json" "$CORPUS"
+  "$PROCLINT" check --no-config --no-cache --exit-zero --format json --output "$OUT/proclint-findings.json" "$CORPUS"
   (cd "$CORPUS" && "$ESLINT" --no-config-lookup -c "$ESLINT_DIR/eslint.config.js" --format json \
     --output-file "$OUT/eslint-findings.json" . || true)
 fi
@@ -187,7 +199,7 @@ if [ "$PROFILE" = 1 ]; then
     [ "$mode" = parse ] && flag=--parse-only
     echo "== callgrind: $mode (load $(load))"
     (cd "$PDIR" && RAYON_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$PDIR/$mode.out" \
-      "$PROCLINT" check --no-config --exit-zero $flag --format json --output /dev/null corpus 2>"$PDIR/$mode.log")
+      "$PROCLINT" check --no-config --no-cache --exit-zero $flag --format json --output /dev/null corpus 2>"$PDIR/$mode.log")
   done
   pi=$(grep -o 'Collected : [0-9]*' "$PDIR/parse.log" | grep -o '[0-9]*$')
   fi=$(grep -o 'Collected : [0-9]*' "$PDIR/full.log" | grep -o '[0-9]*$')
@@ -233,7 +245,7 @@ print()
 print("| run | scale | threads | wall s (mean ± sd) | wall s (min) | CPU s (user+sys) | files/s | MB/s | all MB/s | peak RSS MB | load before |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for key, r in rows.items():
-    label = {"parse": "proclint parse-only", "full": "proclint full", "eslint": "ESLint", "eslint-c2": "ESLint --concurrency 2"}[key.rsplit("-", 2 if key.endswith("-t1") else 1)[0]]
+    label = {"parse": "proclint parse-only", "full": "proclint full", "warm": "proclint full, warm cache", "eslint": "ESLint", "eslint-c2": "ESLint --concurrency 2"}[key.rsplit("-", 2 if key.endswith("-t1") else 1)[0]]
     print(f"| {label} | {r['scale']}x | {r['threads']} | " + " | ".join(figures(key)) + " |")
 print()
 print("full / parse-only (target <= 1.3): wall mean, wall min, CPU (user+sys)")
@@ -259,6 +271,12 @@ if len(scales) > 1:
         per0 = base["mean"] / man[scales[0]]["by_kind"]["process"]["files"]
         print(f"  {s}x: wall {r['mean'] / base['mean']:.2f}x, CPU {r['cpu'] / base['cpu']:.2f}x, "
               f"wall per file {per / per0:.2f}x, RSS {r['rss'] / base['rss']:.2f}x")
+warms = [k for k in rows if k.startswith("warm-")]
+if warms:
+    print("warm cache (unchanged tree) vs cold full check (target >= 10x):")
+    for k in warms:
+        w, c = rows[k], rows["full-" + k[len("warm-"):]]
+        print(f"  {w['scale']}x: wall {c['mean'] / w['mean']:.1f}x (min {c['min'] / w['min']:.1f}x), CPU {c['cpu'] / w['cpu']:.1f}x")
 if f"full-{first}-t1" in rows:
     t1, t2 = rows[f"full-{first}-t1"], rows[f"full-{first}"]
     p1, p2 = rows[f"parse-{first}-t1"], rows[f"parse-{first}"]
@@ -269,6 +287,9 @@ if peer == "1":
     print(f"ESLint (single rule) / proclint full (all rules), {first}x corpus (target >= 6):")
     print(f"  ESLint default (--concurrency off): wall {e['mean'] / p['mean']:.1f}x, CPU {e['cpu'] / p['cpu']:.1f}x")
     print(f"  ESLint --concurrency 2:             wall {e2['mean'] / p['mean']:.1f}x, CPU {e2['cpu'] / p['cpu']:.1f}x")
+    if f"warm-{first}" in rows:
+        w = rows[f"warm-{first}"]
+        print(f"  ESLint default / proclint warm cache (target >= 50): wall {e['mean'] / w['mean']:.1f}x, CPU {e['cpu'] / w['cpu']:.1f}x")
     pf = json.load(open(os.path.join(out, "proclint-findings.json")))
     ef = json.load(open(os.path.join(out, "eslint-findings.json")))
     ub = [d for d in pf["diagnostics"] if d["rule"] == "unchecked-breakpoint"]
