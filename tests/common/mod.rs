@@ -44,6 +44,22 @@ pub fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
     p
 }
 
+/// Copies the tree at `from` to `to`, creating `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{e}"));
+    for entry in std::fs::read_dir(from)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+    {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
 }
