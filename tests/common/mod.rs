@@ -67,3 +67,10 @@ pub fn tempdir() -> tempfile::TempDir {
 /// A named breakpoint (so only `unchecked-breakpoint` fires) whose result is dropped.
 pub const BAD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?', label: 'Ship?' });\n}\n";
 pub const GOOD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  const d = await ctx.breakpoint({ question: 'Ship?', label: 'ship' });\n  return d.approved;\n}\n";
+
+/// A task module `--fix` rewrites (it adds `labels` to the agent task).
+pub const FIXABLE_TASK: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
+export const reviewTask = defineTask('spec-review', (args) => ({\n\
+  kind: 'agent',\n\
+  title: 'Review',\n\
+}));\n";
