@@ -97,6 +97,14 @@ pub struct TaskSummary {
     pub title: Option<StringSet>,
 }
 
+impl TaskSummary {
+    /// Whether `at` starts inside this task's definition.
+    pub fn defines(&self, at: &Location) -> bool {
+        at.path == self.definition.path
+            && (self.definition.span.start..=self.definition.span.end).contains(&at.span.start)
+    }
+}
+
 /// Declared property names of an output schema, with where each is declared.
 pub type SchemaFields = Arc<[(String, Location)]>;
 

@@ -150,19 +150,13 @@ fn output_into_a_read_only_directory() {
     }
 }
 
-const TASKS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
-export const reviewTask = defineTask('spec-review', (args) => ({\n\
-  kind: 'agent',\n\
-  title: 'Review',\n\
-}));\n";
-
 /// `--fix` whose write fails half-way leaves that source file untouched.
 #[test]
 fn a_failed_fix_write_leaves_the_source_whole() {
     let dir = tempdir();
     let d = dir.path();
-    write(d, "a.js", TASKS);
-    write(d, "b.js", TASKS);
+    write(d, "a.js", FIXABLE_TASK);
+    write(d, "b.js", FIXABLE_TASK);
     let o = run_env(
         d,
         &["check", ".", "--fix", "--no-cache"],
@@ -172,7 +166,7 @@ fn a_failed_fix_write_leaves_the_source_whole() {
     assert!(stderr(&o).contains("cannot write b.js"), "{}", stderr(&o));
     assert_eq!(
         std::fs::read_to_string(d.join("b.js")).unwrap_or_default(),
-        TASKS
+        FIXABLE_TASK
     );
     assert!(std::fs::read_to_string(d.join("a.js"))
         .unwrap_or_default()

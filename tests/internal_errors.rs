@@ -128,18 +128,12 @@ fn a_panic_in_the_cross_module_pass_is_reported() {
     });
 }
 
-const TASKS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
-export const reviewTask = defineTask('spec-review', (args) => ({\n\
-  kind: 'agent',\n\
-  title: 'Review',\n\
-}));\n";
-
 #[test]
 fn a_panic_while_fixing_one_file_leaves_it_alone_and_fixes_the_rest() {
     let dir = tempdir();
     let d = dir.path();
-    write(d, "a.js", TASKS);
-    write(d, "b.js", TASKS);
+    write(d, "a.js", FIXABLE_TASK);
+    write(d, "b.js", FIXABLE_TASK);
     let (code, found) = run(
         d,
         &["check", ".", "--fix", "--format", "json", "--no-cache"],
@@ -155,7 +149,7 @@ fn a_panic_while_fixing_one_file_leaves_it_alone_and_fixes_the_rest() {
     let a = std::fs::read_to_string(d.join("a.js")).unwrap_or_default();
     let b = std::fs::read_to_string(d.join("b.js")).unwrap_or_default();
     assert!(a.contains("labels:"), "{a}");
-    assert_eq!(b, TASKS);
+    assert_eq!(b, FIXABLE_TASK);
     // --diff: the failure is reported and exits 2 as well.
     let o = Command::new(env!("CARGO_BIN_EXE_proclint"))
         .args(["check", ".", "--fix", "--diff", "--no-cache"])

@@ -8,21 +8,6 @@ use std::path::Path;
 
 use common::*;
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{e}"));
-    for entry in std::fs::read_dir(from)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .flatten()
-    {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-}
-
 /// A copy of the retro fixture (process source + runs) outside any git
 /// checkout, so the header is stable.
 fn retro_copy() -> tempfile::TempDir {

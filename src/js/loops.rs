@@ -447,25 +447,13 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
 
     /// `state.round++` / `state.round += 1` somewhere in the loop.
     fn member_advanced(&self, lp: Node<'t>, path: &str) -> bool {
-        let src = self.m.src();
-        let mut found = false;
-        walk(lp, |n| {
-            if found {
-                return false;
+        self.member_written_by(lp, path, |n| match n.kind_str() {
+            "update_expression" => n.field("argument"),
+            "augmented_assignment_expression" if matches!(op(self.m, n), "+=" | "-=") => {
+                n.field("left")
             }
-            let target = match n.kind_str() {
-                "update_expression" => n.field("argument"),
-                "augmented_assignment_expression" if matches!(op(self.m, n), "+=" | "-=") => {
-                    n.field("left")
-                }
-                _ => None,
-            };
-            if target.is_some_and(|t| text(unparen(t), src) == path) {
-                found = true;
-            }
-            true
-        });
-        found
+            _ => None,
+        })
     }
 
     /// `queue.shift()` (or `pop`/`splice`) inside the loop.
@@ -498,18 +486,28 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     }
 
     fn member_assigned(&self, lp: Node<'t>, path: &str) -> bool {
+        self.member_written_by(lp, path, |n| match n.kind_str() {
+            "update_expression" => n.field("argument"),
+            "assignment_expression" | "augmented_assignment_expression" => n.field("left"),
+            _ => None,
+        })
+    }
+
+    /// Whether some node in the loop writes `path`, where `target` gives the
+    /// operand a node writes (if it writes one).
+    fn member_written_by(
+        &self,
+        lp: Node<'t>,
+        path: &str,
+        target: impl Fn(Node<'t>) -> Option<Node<'t>>,
+    ) -> bool {
         let src = self.m.src();
         let mut found = false;
         walk(lp, |n| {
             if found {
                 return false;
             }
-            let target = match n.kind_str() {
-                "update_expression" => n.field("argument"),
-                "assignment_expression" | "augmented_assignment_expression" => n.field("left"),
-                _ => None,
-            };
-            if target.is_some_and(|t| text(unparen(t), src) == path) {
+            if target(n).is_some_and(|t| text(unparen(t), src) == path) {
                 found = true;
             }
             true

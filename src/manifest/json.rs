@@ -403,6 +403,17 @@ impl Reader<'_> {
 mod tests {
     use super::*;
 
+    /// The string value of `key` in the object `text` holds.
+    fn string_at(text: &str, key: &str) -> JsonString {
+        parse(text)
+            .unwrap()
+            .get(key)
+            .unwrap()
+            .as_string()
+            .unwrap()
+            .clone()
+    }
+
     #[test]
     fn records_the_inner_span_of_strings() {
         let text = "{\n  \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.0.168\" }\n}\n";
@@ -421,13 +432,7 @@ mod tests {
     #[test]
     fn decodes_escapes_but_spans_the_raw_text() {
         let text = r#"{"a": "\u005e1.2.3 \ud83d\ude00 \n"}"#;
-        let s = parse(text)
-            .unwrap()
-            .get("a")
-            .unwrap()
-            .as_string()
-            .unwrap()
-            .clone();
+        let s = string_at(text, "a");
         assert_eq!(s.value, "^1.2.3 😀 \n");
         assert_eq!(&text[s.inner_span], r"\u005e1.2.3 \ud83d\ude00 \n");
     }
@@ -441,13 +446,7 @@ mod tests {
     #[test]
     fn multibyte_text_keeps_byte_offsets() {
         let text = "{\"d\": \"é\", \"v\": \"1.0.0\"}";
-        let s = parse(text)
-            .unwrap()
-            .get("v")
-            .unwrap()
-            .as_string()
-            .unwrap()
-            .clone();
+        let s = string_at(text, "v");
         assert_eq!(&text[s.inner_span], "1.0.0");
     }
 
@@ -483,13 +482,7 @@ mod tests {
     #[test]
     fn skips_a_leading_bom() {
         let text = "\u{feff}{\"v\": \"1.0.0\"}";
-        let s = parse(text)
-            .unwrap()
-            .get("v")
-            .unwrap()
-            .as_string()
-            .unwrap()
-            .clone();
+        let s = string_at(text, "v");
         assert_eq!(&text[s.inner_span], "1.0.0");
     }
 

@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::git_in_agent_task::{find_instruction, task_strings, NEGATION};
+use super::git_in_agent_task::{find_instruction, reported_agent_tasks, task_strings, NEGATION};
 use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
@@ -79,85 +79,74 @@ impl Rule for AgentVerification {
         let (Some(re), Ok(neg)) = (phrase_regex(), Regex::new(NEGATION)) else {
             return;
         };
-        for (mi, module) in p.modules.iter().enumerate() {
-            if !module.report {
+        for (mi, ti, task) in reported_agent_tasks(p) {
+            let mut strings: Vec<(StringLit, Option<Location>)> = Vec::new();
+            for set in [&task.title, &task.prompt].into_iter().flatten() {
+                strings.extend(task_strings(p, mi, ti, set));
+            }
+            // The first instruction in source order, so one task gets one
+            // finding however many strings repeat it.
+            strings.sort_by(|a, b| {
+                (&a.0.location.path, a.0.location.span.start)
+                    .cmp(&(&b.0.location.path, b.0.location.span.start))
+            });
+            let Some((lit, site, phrase)) = strings.into_iter().find_map(|(lit, site)| {
+                let phrase = find_instruction(&re, &neg, &lit.text)?.to_string();
+                Some((lit, site, phrase))
+            }) else {
                 continue;
+            };
+            let id = task.id.as_deref().unwrap_or("task");
+            let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
+            let lower = phrase.to_lowercase();
+            // The command to suggest: this phrase, or another one in the
+            // same string (`Type-check the project with tsc` → `tsc`).
+            let is_command = |t: &str| {
+                let t = t.to_lowercase();
+                COMMAND_PREFIXES.iter().any(|c| t.starts_with(c))
+            };
+            let command = if is_command(&lower) {
+                lower.clone()
+            } else {
+                re.find_iter(&lit.text)
+                    .map(|m| m.as_str().split_whitespace().collect::<Vec<_>>().join(" "))
+                    .find(|t| is_command(t))
+                    .unwrap_or_else(|| "npm test".to_string())
+            };
+            // A literal in a module that is only context (not reported)
+            // is pointed at from the task instead.
+            let literal_reported = p
+                .modules
+                .iter()
+                .any(|m| m.report && m.path == lit.location.path);
+            let primary = if literal_reported {
+                lit.location.clone()
+            } else {
+                task.id_location.clone()
+            };
+            let mut d = sink
+                .diag(
+                    primary,
+                    format!(
+                        "agent task `{id}` is asked to \"{phrase}\": an agent can report success without running anything, \
+                         and its verdict is not a recorded exit code"
+                    ),
+                )
+                .with_help(format!(
+                    "run the check in a `kind: 'shell'` task (`shell: {{ command: '{command}', expectedExitCode: 0 }}`) and keep the agent for judgement over its output"
+                ));
+            if !literal_reported {
+                d = d.with_related(lit.location.clone(), "the instruction is written here");
+            } else if !task.defines(&lit.location) {
+                d = d.with_related(
+                    task.definition.clone(),
+                    format!("agent task `{id}` is defined here"),
+                );
             }
-            for (ti, task) in module.tasks.iter().enumerate() {
-                if task.kind.as_deref() != Some("agent") {
-                    continue;
-                }
-                let mut strings: Vec<(StringLit, Option<Location>)> = Vec::new();
-                for set in [&task.title, &task.prompt].into_iter().flatten() {
-                    strings.extend(task_strings(p, mi, ti, set));
-                }
-                // The first instruction in source order, so one task gets one
-                // finding however many strings repeat it.
-                strings.sort_by(|a, b| {
-                    (&a.0.location.path, a.0.location.span.start)
-                        .cmp(&(&b.0.location.path, b.0.location.span.start))
-                });
-                let Some((lit, site, phrase)) = strings.into_iter().find_map(|(lit, site)| {
-                    let phrase = find_instruction(&re, &neg, &lit.text)?.to_string();
-                    Some((lit, site, phrase))
-                }) else {
-                    continue;
-                };
-                let id = task.id.as_deref().unwrap_or("task");
-                let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
-                let lower = phrase.to_lowercase();
-                // The command to suggest: this phrase, or another one in the
-                // same string (`Type-check the project with tsc` → `tsc`).
-                let is_command = |t: &str| {
-                    let t = t.to_lowercase();
-                    COMMAND_PREFIXES.iter().any(|c| t.starts_with(c))
-                };
-                let command = if is_command(&lower) {
-                    lower.clone()
-                } else {
-                    re.find_iter(&lit.text)
-                        .map(|m| m.as_str().split_whitespace().collect::<Vec<_>>().join(" "))
-                        .find(|t| is_command(t))
-                        .unwrap_or_else(|| "npm test".to_string())
-                };
-                // A literal in a module that is only context (not reported)
-                // is pointed at from the task instead.
-                let literal_reported = p
-                    .modules
-                    .iter()
-                    .any(|m| m.report && m.path == lit.location.path);
-                let primary = if literal_reported {
-                    lit.location.clone()
-                } else {
-                    task.id_location.clone()
-                };
-                let mut d = sink
-                    .diag(
-                        primary,
-                        format!(
-                            "agent task `{id}` is asked to \"{phrase}\": an agent can report success without running anything, \
-                             and its verdict is not a recorded exit code"
-                        ),
-                    )
-                    .with_help(format!(
-                        "run the check in a `kind: 'shell'` task (`shell: {{ command: '{command}', expectedExitCode: 0 }}`) and keep the agent for judgement over its output"
-                    ));
-                let in_definition = lit.location.path == task.definition.path
-                    && (task.definition.span.start..=task.definition.span.end)
-                        .contains(&lit.location.span.start);
-                if !literal_reported {
-                    d = d.with_related(lit.location.clone(), "the instruction is written here");
-                } else if !in_definition {
-                    d = d.with_related(
-                        task.definition.clone(),
-                        format!("agent task `{id}` is defined here"),
-                    );
-                }
-                if let Some(site) = site {
-                    d = d.with_related(site, "the instruction is passed in the task's args here");
-                }
-                sink.push(d);
+            if let Some(site) = site {
+                d = d.with_related(site, "the instruction is passed in the task's args here");
             }
+            sink.push(d);
         }
     }
 }

@@ -9,7 +9,7 @@ use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::Location;
 use crate::diagnostic::Severity;
-use crate::project::{Project, StringLit, StringSet};
+use crate::project::{Project, StringLit, StringSet, TaskSummary};
 
 pub struct GitInAgentTask;
 
@@ -112,6 +112,23 @@ pub fn task_strings(
     strings
 }
 
+/// The agent tasks of the reported modules, with their module and task
+/// indices, in source order.
+pub fn reported_agent_tasks(p: &Project) -> impl Iterator<Item = (usize, usize, &TaskSummary)> {
+    p.modules
+        .iter()
+        .enumerate()
+        .filter(|(_, module)| module.report)
+        .flat_map(|(mi, module)| {
+            module
+                .tasks
+                .iter()
+                .enumerate()
+                .filter(|(_, task)| task.kind.as_deref() == Some("agent"))
+                .map(move |(ti, task)| (mi, ti, task))
+        })
+}
+
 impl Rule for GitInAgentTask {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -129,53 +146,39 @@ impl Rule for GitInAgentTask {
         let (Some(re), Ok(neg)) = (phrase_regex(config), Regex::new(NEGATION)) else {
             return;
         };
-        for (mi, module) in p.modules.iter().enumerate() {
-            if !module.report {
-                continue;
-            }
-            for (ti, task) in module.tasks.iter().enumerate() {
-                if task.kind.as_deref() != Some("agent") {
+        for (mi, ti, task) in reported_agent_tasks(p) {
+            let Some(prompt) = &task.prompt else { continue };
+            let strings = task_strings(p, mi, ti, prompt);
+            let id = task.id.as_deref().unwrap_or("task");
+            let mut seen = BTreeSet::new();
+            for (lit, site) in strings {
+                let Some(phrase) = find_instruction(&re, &neg, &lit.text) else {
+                    continue;
+                };
+                let key = (lit.location.path.clone(), lit.location.span);
+                if !seen.insert(key) {
                     continue;
                 }
-                let Some(prompt) = &task.prompt else { continue };
-                let strings = task_strings(p, mi, ti, prompt);
-                let id = task.id.as_deref().unwrap_or("task");
-                let mut seen = BTreeSet::new();
-                for (lit, site) in strings {
-                    let Some(phrase) = find_instruction(&re, &neg, &lit.text) else {
-                        continue;
-                    };
-                    let key = (lit.location.path.clone(), lit.location.span);
-                    if !seen.insert(key) {
-                        continue;
-                    }
-                    let mut d = sink
-                        .diag(
-                            lit.location.clone(),
-                            format!(
-                                "agent task `{id}` is told to \"{phrase}\": a replayed effect re-runs the agent, which writes to git again"
-                            ),
-                        )
-                        .with_help(
-                            "drop the git instruction from the prompt and do the git write in a dedicated `kind: 'shell'` task whose key encodes the expected tree",
-                        );
-                    if lit.location.path != task.definition.path
-                        || !(task.definition.span.start..=task.definition.span.end)
-                            .contains(&lit.location.span.start)
-                    {
-                        d = d.with_related(
-                            task.definition.clone(),
-                            format!("agent task `{id}` is defined here"),
-                        );
-                    }
-                    if let Some(site) = site {
-                        d = d.with_related(
-                            site,
-                            "the instruction is passed in the task's args here",
-                        );
-                    }
-                    sink.push(d);
+                let mut d = sink
+                    .diag(
+                        lit.location.clone(),
+                        format!(
+                            "agent task `{id}` is told to \"{phrase}\": a replayed effect re-runs the agent, which writes to git again"
+                        ),
+                    )
+                    .with_help(
+                        "drop the git instruction from the prompt and do the git write in a dedicated `kind: 'shell'` task whose key encodes the expected tree",
+                    );
+                if !task.defines(&lit.location) {
+                    d = d.with_related(
+                        task.definition.clone(),
+                        format!("agent task `{id}` is defined here"),
+                    );
                 }
+                if let Some(site) = site {
+                    d = d.with_related(site, "the instruction is passed in the task's args here");
+                }
+                sink.push(d);
             }
         }
     }

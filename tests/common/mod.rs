@@ -44,6 +44,22 @@ pub fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
     p
 }
 
+/// Copies the tree at `from` to `to`, creating `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{e}"));
+    for entry in std::fs::read_dir(from)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+    {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
 }
@@ -51,3 +67,10 @@ pub fn tempdir() -> tempfile::TempDir {
 /// A named breakpoint (so only `unchecked-breakpoint` fires) whose result is dropped.
 pub const BAD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?', label: 'Ship?' });\n}\n";
 pub const GOOD_BREAKPOINT: &str = "export async function process(inputs, ctx) {\n  const d = await ctx.breakpoint({ question: 'Ship?', label: 'ship' });\n  return d.approved;\n}\n";
+
+/// A task module `--fix` rewrites (it adds `labels` to the agent task).
+pub const FIXABLE_TASK: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
+export const reviewTask = defineTask('spec-review', (args) => ({\n\
+  kind: 'agent',\n\
+  title: 'Review',\n\
+}));\n";
