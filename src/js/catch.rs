@@ -9,7 +9,6 @@
 //! is safe when every path ends in rethrowing the caught error (`throw e`,
 //! `return Promise.reject(e)`, or a same-module helper that does so).
 
-use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -17,7 +16,7 @@ use tree_sitter::Node;
 use super::context_api::{INTRINSIC_ERROR_NAMES, INTRINSIC_GUARDS};
 use super::model::JsModel;
 use super::scope::{BindingId, BindingKind, FnId};
-use super::syntax::{string_value, unparen};
+use super::syntax::{string_value, unparen, NodeExt};
 
 /// Path outcomes, as a bit set.
 type Outcomes = u8;

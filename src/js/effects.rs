@@ -1,7 +1,6 @@
 //! Which code dispatches effects: directly, or through functions of the same
 //! module it calls (to a fixed depth).
 
-use crate::js::syntax::NodeExt;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -10,7 +9,7 @@ use tree_sitter::Node;
 use super::context_api::SIGNALLING_METHODS;
 use super::model::{CallId, Effect, JsModel};
 use super::scope::FnId;
-use super::syntax::{contains, unparen};
+use super::syntax::{contains, unparen, NodeExt};
 
 /// How deep to follow same-module calls (`run → phase → helper → ctx.task`).
 pub const MAX_CALL_DEPTH: usize = 4;

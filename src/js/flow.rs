@@ -1,14 +1,13 @@
 //! Where a value goes: the uses of an expression's result, followed through
 //! variables (flow-insensitively) within the module.
 
-use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
 
 use super::model::JsModel;
 use super::scope::BindingId;
-use super::syntax::{key_name, string_value, text};
+use super::syntax::{key_name, string_value, text, NodeExt};
 
 /// Bounds alias chains (`const a = r; const b = a; …`).
 const MAX_ALIAS_DEPTH: usize = 8;

@@ -15,7 +15,6 @@
 //! needs "does some path turn an ordinary error into a value", a smaller
 //! walk that shares its guard and error-name lists.
 
-use crate::js::syntax::NodeExt;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -25,7 +24,7 @@ use super::context_api::{INTRINSIC_ERROR_NAMES, INTRINSIC_GUARDS};
 use super::effects::effect_of_call;
 use super::model::{EffectKind, JsModel};
 use super::scope::{BindingKind, FnId};
-use super::syntax::{contains, unparen};
+use super::syntax::{contains, unparen, NodeExt};
 
 /// How far same-module helpers are followed.
 const MAX_DEPTH: usize = 4;

@@ -6,14 +6,13 @@
 //! asks "is there a counter this loop advances and compares", not "does it
 //! terminate", so the answers stay explainable in a diagnostic.
 
-use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
 
 use super::model::{CallId, JsModel, LoopId, LoopKind};
 use super::scope::{BindingId, FnId};
-use super::syntax::{contains, holds_statements, is_function, is_loop, text, unparen};
+use super::syntax::{contains, holds_statements, is_function, is_loop, text, unparen, NodeExt};
 
 /// How many same-module calls deep "this function dispatches effects" is
 /// followed (`loop → helper → phase → ctx.task` is depth 2).

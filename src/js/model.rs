@@ -1,14 +1,13 @@
 //! The process model of one module, built in a single walk of the syntax
 //! tree and then queried by every rule.
 
-use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
 use super::ids::IdMap;
 use super::scope::{BindingId, BindingKind, FnId, ScopeId, ScopeKind, Scopes};
-use super::syntax::{self, span, string_value, text, unparen};
+use super::syntax::{self, span, string_value, text, unparen, NodeExt};
 use crate::source::{SourceFile, Span};
 
 /// Nesting beyond this is not analysed (the rest of the file still is);

@@ -1,10 +1,9 @@
 //! Object-literal queries with spread resolution (`{ ...base, kind: 'agent' }`).
 
-use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::model::JsModel;
-use super::syntax::{key_name, unparen};
+use super::syntax::{key_name, unparen, NodeExt};
 
 /// Bounds spread chains (`...a` where `a` spreads `b` …).
 const MAX_SPREAD_DEPTH: usize = 4;

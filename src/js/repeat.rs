@@ -3,12 +3,11 @@
 //! is itself called repeatedly (or recursively), or a function passed to a
 //! helper that calls it in a loop.
 
-use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::model::{CallId, EffectKind, JsModel, LoopId};
 use super::scope::FnId;
-use super::syntax::unparen;
+use super::syntax::{unparen, NodeExt};
 
 /// How far calls are followed within the module.
 const MAX_DEPTH: usize = 4;

@@ -13,7 +13,6 @@
 //! `const { execSync } = require('child_process')` is `child_process`
 //! `execSync`; an unbound `fetch` is the global `fetch`.
 
-use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -21,7 +20,7 @@ use tree_sitter::Node;
 use super::model::{Imported, JsModel};
 use super::results::enclosing_function;
 use super::scope::{BindingKind, FnId};
-use super::syntax::{key_name, string_value, unparen};
+use super::syntax::{key_name, string_value, unparen, NodeExt};
 
 /// Bounds call-graph and alias walks.
 const MAX_ALIAS_DEPTH: usize = 4;

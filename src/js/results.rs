@@ -5,7 +5,6 @@
 //! for the cross-module pass; what leaves for good (a task's args, the
 //! process output, an unknown function) is recorded as a [`Forward`].
 
-use crate::js::syntax::NodeExt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -13,7 +12,7 @@ use tree_sitter::Node;
 
 use super::model::{EffectKind, Imported, JsModel};
 use super::scope::BindingId;
-use super::syntax::{key_name, string_value, text, unparen};
+use super::syntax::{key_name, string_value, text, unparen, NodeExt};
 
 /// How deep a read path is recorded (`review.issues.length` → 3).
 pub const MAX_PATH: usize = 3;

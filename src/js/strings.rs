@@ -3,14 +3,13 @@
 //! return strings, and (as pending references) imports from other modules.
 //! Used to read what an agent is told.
 
-use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
 
 use super::model::{Imported, JsModel};
 use super::scope::{BindingId, BindingKind};
-use super::syntax::{key_name, string_value, unparen};
+use super::syntax::{key_name, string_value, unparen, NodeExt};
 
 const MAX_DEPTH: usize = 8;
 

@@ -1,7 +1,6 @@
 //! Builds the owned [`ModuleSummary`] of a module from its model: what the
 //! cross-module pass needs, and nothing that pins the tree in memory.
 
-use crate::js::syntax::NodeExt;
 use std::path::PathBuf;
 
 use tree_sitter::Node;
@@ -11,7 +10,7 @@ use super::objects;
 use super::repeat::{repetition, Repeat};
 use super::results::{reads_of, reads_of_pattern, Reads};
 use super::strings::{literal_text, strings_of, ArgsParam, Strings};
-use super::syntax::{span, string_value, unparen};
+use super::syntax::{span, string_value, unparen, NodeExt};
 use super::EffectKind;
 use crate::project::{
     ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,

@@ -9,7 +9,6 @@
 //! and functions of the module it is returned from. It stops at the sinks
 //! below, and at statements that drop it.
 
-use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -17,7 +16,7 @@ use tree_sitter::Node;
 use super::effects::effect_of_call;
 use super::model::{EffectKind, JsModel};
 use super::results::enclosing_function;
-use super::syntax::{key_name, text, unparen};
+use super::syntax::{key_name, text, unparen, NodeExt};
 
 /// Bounds the walk per start value, so pathological code stays linear.
 const MAX_STEPS: usize = 2000;

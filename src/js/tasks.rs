@@ -1,13 +1,12 @@
 //! Queries over task definitions and task arguments: what a value provably
 //! is, what a factory returns, what a task id evaluates to.
 
-use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::model::{JsModel, TaskDef};
 use super::objects;
 use super::scope::{BindingKind, FnId};
-use super::syntax::{self, string_value, unparen};
+use super::syntax::{self, string_value, unparen, NodeExt};
 
 /// Bounds `const a = b; const b = …` chains.
 const MAX_ALIAS_DEPTH: usize = 8;

@@ -1,13 +1,12 @@
 //! `anonymous-breakpoint`: a breakpoint that ends up with the SDK's default
 //! identity, `"breakpoint"`.
 
-use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::objects;
-use crate::js::syntax::{span, string_value, unparen};
+use crate::js::syntax::{span, string_value, unparen, NodeExt};
 use crate::js::{EffectKind, JsModel};
 
 pub struct AnonymousBreakpoint;

@@ -2,11 +2,10 @@
 //! `exhausted-retry-unhandled`, `retry-without-history`): how a loop or a
 //! call is named in a message.
 
-use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use crate::js::model::{Call, Loop, LoopKind};
-use crate::js::syntax::{text, unparen};
+use crate::js::syntax::{text, unparen, NodeExt};
 use crate::js::JsModel;
 
 /// Longest code excerpt quoted in a message.

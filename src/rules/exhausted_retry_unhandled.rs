@@ -2,7 +2,6 @@
 //! converged, or out of attempts — look the same to the code after it, or
 //! that forces success on its last attempt.
 
-use crate::js::syntax::NodeExt;
 use std::collections::BTreeSet;
 
 use tree_sitter::Node;
@@ -13,7 +12,7 @@ use crate::diagnostic::Severity;
 use crate::js::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::{LoopId, LoopKind};
 use crate::js::scope::BindingId;
-use crate::js::syntax::{contains, is_function, span, string_value, unparen};
+use crate::js::syntax::{contains, is_function, span, string_value, unparen, NodeExt};
 use crate::js::{EffectKind, JsModel};
 
 pub struct ExhaustedRetryUnhandled;

@@ -1,7 +1,6 @@
 //! `invalid-task-definition`: `defineTask` calls the SDK rejects, or whose
 //! built definition has no `kind`.
 
-use crate::js::syntax::NodeExt;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -9,7 +8,7 @@ use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::model::TaskDef;
 use crate::js::objects;
-use crate::js::syntax::{span, unparen};
+use crate::js::syntax::{span, unparen, NodeExt};
 use crate::js::tasks::{
     factory_returns, lacks_property, task_id, value_of, Returns, TaskId, Value,
 };

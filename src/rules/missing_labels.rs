@@ -1,12 +1,11 @@
 //! `missing-labels`: a task definition without labels.
 
-use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::objects;
-use crate::js::syntax::{span, string_value, unparen};
+use crate::js::syntax::{span, string_value, unparen, NodeExt};
 use crate::js::JsModel;
 use crate::source::Span;
 

@@ -7,8 +7,7 @@ use crate::diagnostic::Fix;
 use crate::diagnostic::Severity;
 use crate::js::repeat::{repetition, Repeat};
 use crate::js::summary::{describe_repeat, invocation_key, key_example};
-use crate::js::syntax::span;
-use crate::js::syntax::NodeExt;
+use crate::js::syntax::{span, NodeExt};
 use crate::js::EffectKind;
 use crate::project::Project;
 

@@ -1,14 +1,13 @@
 //! `nondeterministic-process`: wall clock, randomness and environment reads
 //! in code that re-runs on every replay.
 
-use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::effects::effect_of_call;
 use crate::js::replay::{origin, Origin, Replay};
-use crate::js::syntax::span;
+use crate::js::syntax::{span, NodeExt};
 use crate::js::taint::{sinks_of, SinkKind};
 use crate::js::{EffectKind, JsModel};
 

@@ -1,13 +1,12 @@
 //! `parallel-thunk`: `ctx.parallel.all([...])` given started calls instead
 //! of functions that start them.
 
-use crate::js::syntax::NodeExt;
 use tree_sitter::Node;
 
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::scope::BindingKind;
-use crate::js::syntax::{span, unparen};
+use crate::js::syntax::{span, unparen, NodeExt};
 use crate::js::tasks::{value_of, Value};
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;

@@ -4,8 +4,7 @@
 use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::isolation::{peers, uncaptured_dispatches};
-use crate::js::syntax::span;
-use crate::js::syntax::NodeExt;
+use crate::js::syntax::{span, NodeExt};
 use crate::js::{EffectKind, JsModel};
 use tree_sitter::Node;
 

@@ -1,7 +1,6 @@
 //! `retry-without-history`: a review/fix loop whose fixer sees only the
 //! latest check result, never what was already tried.
 
-use crate::js::syntax::NodeExt;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -12,7 +11,7 @@ use crate::diagnostic::Severity;
 use crate::js::loops::{mentions, walk, Bound, LoopAnalysis};
 use crate::js::model::{CallId, LoopKind};
 use crate::js::scope::BindingId;
-use crate::js::syntax::{contains, is_function, span, unparen};
+use crate::js::syntax::{contains, is_function, span, unparen, NodeExt};
 use crate::js::{EffectKind, JsModel};
 
 pub struct RetryWithoutHistory;
