@@ -22,6 +22,7 @@ pub mod manual;
 pub mod markdown;
 pub mod project;
 pub mod report;
+pub mod result_uses;
 pub mod rules;
 pub mod runs;
 pub mod source;

@@ -5,12 +5,13 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::diagnostic::Location;
 pub use crate::js::results::{PendingKind, Seg};
+use crate::result_uses::ResultUse;
 
 /// A string literal an agent may be told, with where it is written.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -298,12 +299,21 @@ pub struct Project {
     invocations: HashMap<(usize, usize), Vec<(usize, usize)>>,
     /// (module, export name) → calls of it from other modules: (module, call).
     callers: HashMap<(usize, String), Vec<(usize, usize)>>,
+    /// Computed on first use; three rules share it.
+    result_uses: OnceLock<BTreeMap<(usize, usize), ResultUse>>,
 }
 
 /// Bounds chains of re-exports and function hops across modules.
 pub const MAX_HOPS: usize = 4;
 
 impl Project {
+    /// Every dispatched task's result uses, (module, task) → uses
+    /// ([`crate::result_uses`]), computed once.
+    pub fn result_uses(&self) -> &BTreeMap<(usize, usize), ResultUse> {
+        self.result_uses
+            .get_or_init(|| crate::result_uses::compute(self))
+    }
+
     /// Builds the index. Every lookup rules make later is a hash lookup, so
     /// the cross-module pass stays linear in the size of the project.
     pub fn new(mut modules: Vec<ModuleSummary>) -> Project {
@@ -343,6 +353,7 @@ impl Project {
             imports,
             invocations: HashMap::new(),
             callers: HashMap::new(),
+            result_uses: OnceLock::new(),
         };
         let mut invocations: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
         let mut callers: HashMap<(usize, String), Vec<(usize, usize)>> = HashMap::new();

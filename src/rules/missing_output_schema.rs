@@ -1,7 +1,6 @@
 //! `missing-output-schema`: an agent task without a usable output schema
 //! whose result is read by field.
 
-use super::undeclared_output_field::result_uses;
 use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
@@ -33,7 +32,7 @@ impl Rule for MissingOutputSchema {
     }
 
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
-        for ((mi, ti), uses) in result_uses(p) {
+        for (&(mi, ti), uses) in p.result_uses() {
             let module = &p.modules[mi];
             let task = &module.tasks[ti];
             if !module.report || task.kind.as_deref() != Some("agent") {

@@ -1,10 +1,9 @@
 //! `undeclared-output-field`: code reads a field of a task result that the
 //! task's output schema does not declare.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::unused_output_field::{collect, ResultUse};
 use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
@@ -36,26 +35,6 @@ const NOT_FIELDS: &[&str] = &[
     "propertyIsEnumerable",
 ];
 
-/// Every dispatched task's result reads: (module, task) → uses.
-pub fn result_uses(p: &Project) -> BTreeMap<(usize, usize), ResultUse> {
-    let mut out = BTreeMap::new();
-    for (mi, module) in p.modules.iter().enumerate() {
-        for ti in 0..module.tasks.len() {
-            let invocations = p.invocations_of(mi, ti);
-            if invocations.is_empty() {
-                continue;
-            }
-            let mut uses = ResultUse::default();
-            for (mj, ii) in invocations {
-                collect(p, mj, &p.modules[mj].invocations[ii].reads, 0, &mut uses);
-            }
-            uses.release_walk_state();
-            out.insert((mi, ti), uses);
-        }
-    }
-    out
-}
-
 impl Rule for UndeclaredOutputField {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -70,12 +49,12 @@ impl Rule for UndeclaredOutputField {
     }
 
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
-        let uses = result_uses(p);
+        let uses = p.result_uses();
         // A read of one variable that carries several tasks' results
         // (`r = await ctx.task(a); … r = await ctx.task(b)`) is fine when any
         // of them declares the field (or has a schema proclint cannot read).
         let mut readers: HashMap<(Location, &str), Vec<(usize, usize)>> = HashMap::new();
-        for (task, u) in &uses {
+        for (task, u) in uses {
             for (field, loc) in &u.fields {
                 readers
                     .entry((loc.clone(), field.as_str()))
@@ -94,7 +73,7 @@ impl Rule for UndeclaredOutputField {
             .iter()
             .map(|m| (m.path.clone(), m.report))
             .collect();
-        for (&(mi, ti), u) in &uses {
+        for (&(mi, ti), u) in uses {
             let task = &p.modules[mi].tasks[ti];
             // The schema may live in a shared module (`outputSchema: reviewSchema`).
             let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
