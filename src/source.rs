@@ -41,7 +41,15 @@ pub struct Pos {
 #[derive(Debug, Clone, Default)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// UTF-16 code units before a char boundary, about every
+    /// [`CHECKPOINT`] bytes: (byte offset, units before it). Empty for
+    /// ASCII text, where the two counts are equal. Columns are counted
+    /// from the nearest checkpoint, so a position on a long (minified) line
+    /// costs at most one checkpoint interval, not the line.
+    utf16: Vec<(usize, u32)>,
 }
+
+const CHECKPOINT: usize = 1024;
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
@@ -61,7 +69,38 @@ impl LineIndex {
             }
             i += 1;
         }
-        LineIndex { starts }
+        let mut utf16 = Vec::new();
+        if !text.is_ascii() {
+            let mut units = 0u32;
+            let mut next = 0;
+            for (at, c) in text.char_indices() {
+                if at >= next {
+                    utf16.push((at, units));
+                    next = at + CHECKPOINT;
+                }
+                units = units.saturating_add(c.len_utf16() as u32);
+            }
+        }
+        LineIndex { starts, utf16 }
+    }
+
+    /// UTF-16 code units in `text[..offset]` (`offset` on a char boundary).
+    fn units_before(&self, text: &str, offset: usize) -> u32 {
+        if self.utf16.is_empty() {
+            return u32::try_from(offset).unwrap_or(u32::MAX);
+        }
+        let i = self.utf16.partition_point(|&(at, _)| at <= offset);
+        let (at, units) = match i.checked_sub(1).and_then(|i| self.utf16.get(i)) {
+            Some(&c) => c,
+            None => (0, 0),
+        };
+        units
+            + text
+                .get(at..offset)
+                .unwrap_or("")
+                .chars()
+                .map(|c| c.len_utf16() as u32)
+                .sum::<u32>()
     }
 
     /// Number of lines (a trailing newline does not start a counted line).
@@ -105,10 +144,9 @@ impl LineIndex {
         if start == 0 && text.starts_with('\u{feff}') && offset >= 3 {
             start = 3;
         }
-        let column = text[start..offset]
-            .chars()
-            .map(|c| c.len_utf16() as u32)
-            .sum::<u32>()
+        let column = self
+            .units_before(text, offset)
+            .saturating_sub(self.units_before(text, start))
             + 1;
         Pos {
             line: line0 as u32 + 1,
@@ -223,6 +261,30 @@ mod tests {
         assert_eq!(idx.pos(text, text.len() - 1).column, 4);
         // Offsets inside a multibyte char clamp back to its start.
         assert_eq!(idx.pos(text, 1).column, 1);
+    }
+
+    /// Columns counted from checkpoints agree with counting the whole line,
+    /// on lines far longer than a checkpoint interval, with multi-unit
+    /// characters straddling checkpoints, and after a BOM.
+    #[test]
+    fn checkpointed_columns_match_a_full_count() {
+        let mut text = String::from("\u{feff}");
+        for i in 0..3000 {
+            text.push_str(if i % 7 == 0 { "é😀" } else { "ab" });
+            if i % 1000 == 999 {
+                text.push('\n');
+            }
+        }
+        let idx = LineIndex::new(&text);
+        for offset in (0..=text.len()).filter(|o| text.is_char_boundary(*o)) {
+            let line0 = idx.starts.partition_point(|&s| s <= offset) - 1;
+            let mut start = idx.starts[line0];
+            if start == 0 && offset >= 3 {
+                start = 3;
+            }
+            let expected = text[start..offset].encode_utf16().count() as u32 + 1;
+            assert_eq!(idx.pos(&text, offset).column, expected, "offset {offset}");
+        }
     }
 
     #[test]

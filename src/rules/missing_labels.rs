@@ -36,6 +36,9 @@ impl Rule for MissingLabels {
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
+        // Found once: a fix looks for the line start before each task, and
+        // searching backwards on a minified one-line file is linear per task.
+        let first_newline = m.src().find('\n');
         for t in &m.task_defs {
             // Definitions proclint cannot see (a factory returning a call)
             // are not judged.
@@ -61,7 +64,7 @@ impl Rule for MissingLabels {
                 .with_help(format!(
                     "add `labels: {suggestion}` so dashboards and retrospective queries can filter on it"
                 ));
-            if let Some(fix) = fix(m, obj, empty, &suggestion) {
+            if let Some(fix) = fix(m, first_newline, obj, empty, &suggestion) {
                 d = d.with_fix(fix);
             }
             sink.push(d);
@@ -122,7 +125,13 @@ pub fn suggest(kind: Option<&str>, id: &str) -> String {
 
 /// Inserts a `labels` line after `kind` (or at the top of the object),
 /// matching the indentation of the surrounding properties.
-fn fix(m: &JsModel, obj: Node, empty: Option<Node>, suggestion: &str) -> Option<Fix> {
+fn fix(
+    m: &JsModel,
+    first_newline: Option<usize>,
+    obj: Node,
+    empty: Option<Node>,
+    suggestion: &str,
+) -> Option<Fix> {
     let src = m.src();
     if let Some(array) = empty {
         return Some(Fix {
@@ -145,9 +154,21 @@ fn fix(m: &JsModel, obj: Node, empty: Option<Node>, suggestion: &str) -> Option<
         .copied()
         .find(|p| p.kind_str() == "pair" && p.field("key").is_some_and(|k| m.text(k) == "kind"));
     let anchor = kind_pair.unwrap_or(first);
-    let line_start = src[..anchor.start_byte()].rfind('\n').map(|i| i + 1)?;
+    // No line start (nothing but the object on the first line): no fix.
+    if first_newline.is_none_or(|nl| nl >= anchor.start_byte()) {
+        return None;
+    }
+    // The indentation: spaces and tabs back to a newline. Anything else
+    // before `anchor` on its line makes it a one-line object.
+    let head = &src.as_bytes()[..anchor.start_byte()];
+    let blank = head
+        .iter()
+        .rev()
+        .take_while(|b| **b == b' ' || **b == b'\t')
+        .count();
+    let line_start = head.len() - blank;
     let indent = &src[line_start..anchor.start_byte()];
-    if !indent.chars().all(|c| c == ' ' || c == '\t') {
+    if line_start == 0 || head[line_start - 1] != b'\n' {
         // A one-line object: insert inline after `{`.
         let open = obj.start_byte() + 1;
         return Some(Fix {
