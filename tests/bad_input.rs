@@ -8,21 +8,11 @@ use common::*;
 /// Lints `dir` as JSON and returns (exit code, [(rule, path)]).
 fn lint(dir: &std::path::Path) -> (i32, Vec<(String, String)>, serde_json::Value) {
     let o = proclint_in(dir, &["check", ".", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o))
-        .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&o), stderr(&o)));
-    let found = v["diagnostics"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|d| {
-                    (
-                        d["rule"].as_str().unwrap_or("").to_string(),
-                        d["path"].as_str().unwrap_or("").to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let v = report_json(&o);
+    let found = findings(&v)
+        .into_iter()
+        .map(|(rule, path, ..)| (rule, path))
+        .collect();
     (code(&o), found, v)
 }
 

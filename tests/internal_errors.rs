@@ -10,8 +10,6 @@ use std::process::Command;
 
 use common::*;
 
-type Finding = (String, String, u64, u64, String);
-
 fn run(dir: &std::path::Path, args: &[&str], inject: Option<&str>) -> (i32, Vec<Finding>) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_proclint"));
     cmd.args(args)
@@ -24,25 +22,7 @@ fn run(dir: &std::path::Path, args: &[&str], inject: Option<&str>) -> (i32, Vec<
     let o = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o))
-        .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&o), stderr(&o)));
-    let found = v["diagnostics"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|d| {
-                    (
-                        d["rule"].as_str().unwrap_or("").to_string(),
-                        d["path"].as_str().unwrap_or("").to_string(),
-                        d["line"].as_u64().unwrap_or(0),
-                        d["column"].as_u64().unwrap_or(0),
-                        d["message"].as_str().unwrap_or("").to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    (code(&o), found)
+    (code(&o), findings(&report_json(&o)))
 }
 
 const ARGS: &[&str] = &["check", "fixtures", "--format", "json", "--no-cache"];

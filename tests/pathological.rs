@@ -49,27 +49,12 @@ fn run_with_deadline(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Output 
     }
 }
 
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {} {}", stdout(o), stderr(o)))
-}
-
 /// (rule, path, line, column) of every diagnostic.
 fn found(v: &serde_json::Value) -> Vec<(String, String, u64, u64)> {
-    v["diagnostics"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|d| {
-                    (
-                        d["rule"].as_str().unwrap_or("").to_string(),
-                        d["path"].as_str().unwrap_or("").to_string(),
-                        d["line"].as_u64().unwrap_or(0),
-                        d["column"].as_u64().unwrap_or(0),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+    findings(v)
+        .into_iter()
+        .map(|(rule, path, line, column, _)| (rule, path, line, column))
+        .collect()
 }
 
 fn has(v: &serde_json::Value, rule: &str, path: &str) -> bool {
@@ -127,7 +112,7 @@ fn hundred_thousand_deep_nesting() {
         None,
     );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let v = json(&o);
+    let v = report_json(&o);
     for (name, _) in &cases {
         assert!(
             has(&v, "unchecked-breakpoint", name),
@@ -153,7 +138,7 @@ fn hundred_thousand_deep_nesting() {
             Some(&path),
         );
         assert_eq!(code(&o), 1, "{name}: {}", stderr(&o));
-        let v = json(&o);
+        let v = report_json(&o);
         assert!(has(&v, "depth-limit", name), "{name}: {:?}", found(&v));
     }
 
@@ -195,7 +180,7 @@ fn fifty_megabyte_minified_file_is_skipped() {
     ] {
         let o = run_with_deadline(dir.path(), args, None);
         assert_eq!(code(&o), 1, "{}", stderr(&o));
-        let v = json(&o);
+        let v = report_json(&o);
         assert!(has(&v, "skipped-file", "bundle.min.js"), "{:?}", found(&v));
         assert!(has(&v, "unchecked-breakpoint", "bad.js"), "{:?}", found(&v));
         assert!(
@@ -227,7 +212,7 @@ fn files_of_nul_bytes_are_skipped() {
         None,
     );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let v = json(&o);
+    let v = report_json(&o);
     for name in ["nul.js", "skill/SKILL.md", "pkg/package.json"] {
         assert!(has(&v, "skipped-file", name), "{name}: {:?}", found(&v));
     }
@@ -247,7 +232,7 @@ fn invalid_utf8_inside_a_string_literal() {
         &["check", "u.js", "--format", "json", "--no-cache"],
         None,
     );
-    let v = json(&o);
+    let v = report_json(&o);
     let f = found(&v);
     // `export … { const s = 'a` is 52 characters: the first bad byte is 53.
     assert!(
@@ -264,7 +249,7 @@ fn invalid_utf8_inside_a_string_literal() {
         &["check", "u.js", "--format", "sarif", "--no-cache"],
         None,
     );
-    let regions = sarif_regions(&json(&o));
+    let regions = sarif_regions(&report_json(&o));
     assert!(
         regions
             .iter()
@@ -330,7 +315,7 @@ fn line_endings_bom_and_tabs_keep_positions() {
         ],
         None,
     );
-    let v = json(&o);
+    let v = report_json(&o);
     let diags = v["diagnostics"].as_array().cloned().unwrap_or_default();
     // Tab = one column; `ctx.breakpoint({ q: 'é😀' })` ends 2 + 30 units later
     // (😀 is two UTF-16 code units).
@@ -375,7 +360,7 @@ fn line_endings_bom_and_tabs_keep_positions() {
         ],
         None,
     );
-    let regions = sarif_regions(&json(&o));
+    let regions = sarif_regions(&report_json(&o));
     assert_eq!(regions.len(), 5, "{regions:?}");
     for r in &regions {
         let expected = if r.1 .0 == 1 {
@@ -409,7 +394,7 @@ fn symlink_loops() {
     std::os::unix::fs::symlink(".", d.join("loop")).unwrap_or_else(|e| panic!("{e}"));
     let o = run_with_deadline(d, &["check", ".", "--format", "json", "--no-cache"], None);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let v = json(&o);
+    let v = report_json(&o);
     assert_eq!(found(&v).len(), 1, "{:?}", found(&v));
     assert!(has(&v, "unchecked-breakpoint", "bad.js"));
 
@@ -418,7 +403,7 @@ fn symlink_loops() {
         &["check", "a.js", "bad.js", "--format", "json", "--no-cache"],
         None,
     );
-    let v = json(&o);
+    let v = report_json(&o);
     assert!(has(&v, "io-error", "a.js"), "{:?}", found(&v));
     assert!(has(&v, "unchecked-breakpoint", "bad.js"));
 }
@@ -441,7 +426,7 @@ fn fifos_do_not_hang() {
     }
     let o = run_with_deadline(d, &["check", ".", "--format", "json", "--no-cache"], None);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let v = json(&o);
+    let v = report_json(&o);
     assert!(has(&v, "unchecked-breakpoint", "bad.js"));
     assert_eq!(found(&v).len(), 1, "{:?}", found(&v));
 
@@ -457,7 +442,7 @@ fn fifos_do_not_hang() {
         ],
         None,
     );
-    let v = json(&o);
+    let v = report_json(&o);
     assert!(has(&v, "io-error", "fifo.js"), "{:?}", found(&v));
     assert!(has(&v, "unchecked-breakpoint", "bad.js"));
 
@@ -513,7 +498,7 @@ fn unreadable_or_vanished_directory() {
         let readable = std::fs::read_dir(&locked).is_ok();
         let o = run_with_deadline(d, &["check", ".", "--format", "json", "--no-cache"], None);
         let _ = std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755));
-        let v = json(&o);
+        let v = report_json(&o);
         assert!(has(&v, "unchecked-breakpoint", "bad.js"), "{:?}", found(&v));
         if !readable {
             assert!(

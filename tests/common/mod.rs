@@ -74,3 +74,32 @@ export const reviewTask = defineTask('spec-review', (args) => ({\n\
   kind: 'agent',\n\
   title: 'Review',\n\
 }));\n";
+
+/// The JSON report a run printed; panics with the run's output otherwise.
+pub fn report_json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {} {}", stdout(o), stderr(o)))
+}
+
+/// (rule, path, line, column, message) of one diagnostic of a JSON report.
+pub type Finding = (String, String, u64, u64, String);
+
+/// Every diagnostic of a JSON report, in report order.
+pub fn findings(v: &serde_json::Value) -> Vec<Finding> {
+    let field = |d: &serde_json::Value, k: &str| d[k].as_str().unwrap_or("").to_string();
+    v["diagnostics"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|d| {
+                    (
+                        field(d, "rule"),
+                        field(d, "path"),
+                        d["line"].as_u64().unwrap_or(0),
+                        d["column"].as_u64().unwrap_or(0),
+                        field(d, "message"),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
