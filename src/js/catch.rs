@@ -198,8 +198,7 @@ impl<'m, 't> Cx<'m, 't> {
         }
         match node.kind_str() {
             "statement_block" => {
-                let mut c = node.walk();
-                let stmts: Vec<Node> = node.named_children(&mut c).collect();
+                let stmts: Vec<Node> = self.m.named_children(node).collect();
                 self.seq(stmts.into_iter(), depth)
             }
             "expression_statement" => match node.named_child(0) {
@@ -257,8 +256,7 @@ impl<'m, 't> Cx<'m, 't> {
                 let Some(body) = node.field("body") else {
                     return FALL;
                 };
-                let mut c = body.walk();
-                let cases: Vec<Node> = body.named_children(&mut c).collect();
+                let cases: Vec<Node> = self.m.named_children(body).collect();
                 let has_default = cases.iter().any(|c| c.kind_str() == "switch_default");
                 let mut out = if has_default { 0 } else { FALL };
                 for case in cases {
@@ -492,9 +490,9 @@ impl<'m, 't> Cx<'m, 't> {
         if node.kind_str() != "array" {
             return None;
         }
-        let mut c = node.walk();
-        let names = node
-            .named_children(&mut c)
+        let names = self
+            .m
+            .named_children(node)
             .filter_map(|e| string_value(e, self.m.src()))
             .collect();
         Some(names)

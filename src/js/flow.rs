@@ -164,8 +164,7 @@ fn pattern_uses<'t>(
             }
         }
         "object_pattern" => {
-            let mut c = pattern.walk();
-            for child in pattern.named_children(&mut c) {
+            for child in m.named_children(pattern) {
                 let key = match child.kind_str() {
                     "shorthand_property_identifier_pattern" => Some(child),
                     "pair_pattern" => child.field("key"),

@@ -60,8 +60,7 @@ fn thunks(m: &JsModel, list: Node, depth: usize) -> Option<Vec<FnId>> {
     match list.kind_str() {
         "array" => {
             let mut out = Vec::new();
-            let mut c = list.walk();
-            for item in list.named_children(&mut c) {
+            for item in m.named_children(list) {
                 match item.kind_str() {
                     "comment" => {}
                     "spread_element" => out.extend(thunks(m, item.named_child(0)?, depth + 1)?),
@@ -226,9 +225,8 @@ fn promise_handled(m: &JsModel, member: Node) -> bool {
     let nargs = call
         .field("arguments")
         .map(|a| {
-            let mut c = a.walk();
-            let n = a
-                .named_children(&mut c)
+            let n = m
+                .named_children(a)
                 .filter(|n| n.kind_str() != "comment")
                 .count();
             n
@@ -294,9 +292,8 @@ fn completes(m: &JsModel, stmt: Node, err: Option<&str>, depth: usize) -> bool {
     match stmt.kind_str() {
         "throw_statement" => false,
         "statement_block" => {
-            let mut c = stmt.walk();
-            let stmts: Vec<Node> = stmt
-                .named_children(&mut c)
+            let stmts: Vec<Node> = m
+                .named_children(stmt)
                 .filter(|n| n.kind_str() != "comment")
                 .collect();
             for s in stmts {

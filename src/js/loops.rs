@@ -268,7 +268,7 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
         // Labelled breaks are rare: find the labels only for one.
         let mut inner_labels = None;
         let mut out = Vec::new();
-        walk(body, |n| {
+        walk(self.m, body, |n| {
             match n.kind_str() {
                 "return_statement" | "throw_statement" => out.push(n),
                 "break_statement" => {
@@ -502,7 +502,7 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     ) -> bool {
         let src = self.m.src();
         let mut found = false;
-        walk(lp, |n| {
+        walk(self.m, lp, |n| {
             if found {
                 return false;
             }
@@ -637,7 +637,7 @@ pub fn conjuncts<'t>(m: &JsModel<'t>, cond: Node<'t>) -> Vec<Node<'t>> {
 /// Comparisons anywhere in an expression (nested functions excluded).
 pub fn comparisons_in<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Vec<Node<'t>> {
     let mut out = Vec::new();
-    walk(expr, |n| {
+    walk(m, expr, |n| {
         if is_function(n) {
             return false;
         }
@@ -710,9 +710,8 @@ fn rebuilds(m: &JsModel, value: Node, b: BindingId) -> bool {
     let is_b = |n: Option<Node>| n.is_some_and(|n| m.binding_of_expr(n) == Some(b));
     match value.kind_str() {
         "array" | "object" => {
-            let mut c = value.walk();
-            let found = value
-                .named_children(&mut c)
+            let found = m
+                .named_children(value)
                 .any(|e| e.kind_str() == "spread_element" && is_b(e.named_child(0)));
             found
         }
@@ -777,7 +776,7 @@ fn in_comparison(m: &JsModel, r: Node) -> bool {
 /// Whether any identifier under `n` resolves to `b`.
 pub fn mentions(m: &JsModel, n: Node, b: BindingId) -> bool {
     let mut found = false;
-    walk(n, |c| {
+    walk(m, n, |c| {
         if found {
             return false;
         }
@@ -819,7 +818,7 @@ fn inside_breakable(m: &JsModel, n: Node, lp: Node) -> bool {
 /// inside).
 fn labels_inside<'t>(m: &JsModel<'t>, node: Node<'t>) -> HashSet<&'t str> {
     let mut out = HashSet::new();
-    walk(node, |n| {
+    walk(m, node, |n| {
         if n.kind_str() == "labeled_statement" {
             if let Some(l) = n.field("label") {
                 out.insert(text(l, m.src()));
@@ -838,7 +837,7 @@ fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
 
 /// Pre-order walk with an explicit stack; `visit` returns whether to
 /// descend into the node's children. Bounded by [`MAX_WALK_NODES`].
-pub fn walk<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+pub fn walk<'t>(m: &JsModel<'t>, root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
     let mut stack = vec![root];
     let mut seen = 0;
     while let Some(n) = stack.pop() {
@@ -849,8 +848,7 @@ pub fn walk<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
         if !visit(n) {
             continue;
         }
-        let mut cursor = n.walk();
-        let children: Vec<Node<'t>> = n.named_children(&mut cursor).collect();
+        let children: Vec<Node<'t>> = m.named_children(n).collect();
         stack.extend(children.into_iter().rev());
     }
 }

@@ -293,6 +293,13 @@ impl<'t> JsModel<'t> {
         }
     }
 
+    /// A node's named children (comments included, like tree-sitter's
+    /// `named_children`), from the index's child links: stepping a
+    /// tree-sitter cursor costs hundreds of instructions per sibling.
+    pub fn named_children(&self, node: Node<'t>) -> NamedChildren<'_, 't> {
+        self.index.named_children(node)
+    }
+
     pub fn src(&self) -> &'t str {
         &self.file.text
     }
@@ -516,8 +523,7 @@ impl<'t> JsModel<'t> {
                 }
                 continue;
             }
-            let mut cursor = n.walk();
-            for child in n.named_children(&mut cursor) {
+            for child in self.named_children(n) {
                 if !syntax::is_function(child) {
                     stack.push(child);
                 }
@@ -683,7 +689,7 @@ const NONE: u32 = u32::MAX;
 /// climb need a tree-sitter cursor or `Node::parent`), and the few node
 /// kinds rules look up by kind.
 #[derive(Default)]
-struct NodeIndex<'t> {
+pub struct NodeIndex<'t> {
     /// Named nodes in pre-order.
     nodes: Vec<Node<'t>>,
     /// Node id → position in `nodes`.
@@ -693,6 +699,8 @@ struct NodeIndex<'t> {
     next_sibling: Vec<u32>,
     new_expressions: Vec<Node<'t>>,
     env_members: Vec<Node<'t>>,
+    /// Strings are indexed, their children are not.
+    string_kind: u16,
 }
 
 impl<'t> NodeIndex<'t> {
@@ -702,6 +710,8 @@ impl<'t> NodeIndex<'t> {
         let mut index = NodeIndex::default();
         let new_kind = root.language().id_for_node_kind("new_expression", true);
         let member_kind = root.language().id_for_node_kind("member_expression", true);
+        let string_kind = root.language().id_for_node_kind("string", true);
+        index.string_kind = string_kind;
         // Per open ancestor: its slot (NONE for an anonymous node) and the
         // slot of its last named child so far.
         let mut ancestors: Vec<(u32, u32)> = Vec::new();
@@ -727,7 +737,10 @@ impl<'t> NodeIndex<'t> {
                     index.env_members.push(node);
                 }
             }
-            if cursor.goto_first_child() {
+            // A string literal's children (quotes, fragments, escapes) hold
+            // no names and are a sixth of a prompt-heavy module's nodes:
+            // not indexed, they fall back to tree-sitter's navigation.
+            if node.kind_id() != string_kind && cursor.goto_first_child() {
                 ancestors.push((slot, NONE));
                 continue;
             }
@@ -762,6 +775,23 @@ impl<'t> NodeIndex<'t> {
         }
     }
 
+    fn named_children(&self, node: Node<'t>) -> NamedChildren<'_, 't> {
+        match self
+            .slot(node)
+            .filter(|_| node.kind_id() != self.string_kind)
+        {
+            Some(i) => NamedChildren::Indexed {
+                index: self,
+                next: self.first_child[i],
+            },
+            None => {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                NamedChildren::Collected(children.into_iter())
+            }
+        }
+    }
+
     fn slot(&self, node: Node) -> Option<usize> {
         self.slots.get(&node.id()).map(|&i| i as usize)
     }
@@ -770,6 +800,30 @@ impl<'t> NodeIndex<'t> {
         match self.parent.get(slot) {
             Some(&p) if p != NONE => self.nodes.get(p as usize).copied(),
             _ => None,
+        }
+    }
+}
+
+/// See [`JsModel::named_children`]. Nodes the index does not hold (none in
+/// this grammar, or past `u32::MAX` nodes) fall back to a cursor.
+#[derive(Clone)]
+pub enum NamedChildren<'i, 't> {
+    Indexed { index: &'i NodeIndex<'t>, next: u32 },
+    Collected(std::vec::IntoIter<Node<'t>>),
+}
+
+impl<'t> Iterator for NamedChildren<'_, 't> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        match self {
+            NamedChildren::Indexed { index, next } => {
+                let i = *next as usize;
+                let node = *index.nodes.get(i)?;
+                *next = index.next_sibling[i];
+                Some(node)
+            }
+            NamedChildren::Collected(it) => it.next(),
         }
     }
 }
@@ -889,6 +943,8 @@ impl<'t> Builder<'_, 't> {
             "identifier" | "shorthand_property_identifier" => {
                 self.reference(node, scope, true, false)
             }
+            // Quotes, fragments and escapes: nothing to bind or reference.
+            "string" => {}
             "function_declaration" | "generator_function_declaration" => {
                 let f = self.enter_function(node, scope, depth);
                 if let Some(name) = node.field("name") {
@@ -927,8 +983,7 @@ impl<'t> Builder<'_, 't> {
                     Some("let") => BindingKind::Let,
                     _ => BindingKind::Var,
                 };
-                let mut cursor = node.walk();
-                let decls: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                let decls: Vec<Node<'t>> = self.index.named_children(node).collect();
                 for d in decls {
                     if d.kind_str() != "variable_declarator" {
                         continue;
@@ -1037,8 +1092,8 @@ impl<'t> Builder<'_, 't> {
                 let args: Vec<Node<'t>> = node
                     .field("arguments")
                     .map(|a| {
-                        let mut c = a.walk();
-                        a.named_children(&mut c)
+                        self.index
+                            .named_children(a)
                             .filter(|n| n.kind_str() != "comment")
                             .collect()
                     })
@@ -1119,8 +1174,8 @@ impl<'t> Builder<'_, 't> {
             }
         }
         let params: Vec<Node<'t>> = if let Some(p) = node.field("parameters") {
-            let mut c = p.walk();
-            p.named_children(&mut c)
+            self.index
+                .named_children(p)
                 .filter(|n| n.kind_str() != "comment")
                 .collect()
         } else if let Some(p) = node.field("parameter") {
@@ -1185,8 +1240,7 @@ impl<'t> Builder<'_, 't> {
                 }
             }
             "object_pattern" | "array_pattern" => {
-                let mut c = node.walk();
-                let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
+                let children: Vec<Node<'t>> = self.index.named_children(node).collect();
                 for child in children {
                     match child.kind_str() {
                         "pair_pattern" => {
@@ -1235,8 +1289,7 @@ impl<'t> Builder<'_, 't> {
                 }
             }
             "object_pattern" | "array_pattern" => {
-                let mut c = node.walk();
-                let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
+                let children: Vec<Node<'t>> = self.index.named_children(node).collect();
                 for child in children {
                     match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
@@ -1271,13 +1324,12 @@ impl<'t> Builder<'_, 't> {
         let Some(source) = node.field("source").and_then(|s| string_value(s, self.src)) else {
             return;
         };
-        let mut c = node.walk();
-        let clause = node
-            .named_children(&mut c)
+        let clause = self
+            .index
+            .named_children(node)
             .find(|n| n.kind_str() == "import_clause");
         let Some(clause) = clause else { return };
-        let mut c = clause.walk();
-        let parts: Vec<Node<'t>> = clause.named_children(&mut c).collect();
+        let parts: Vec<Node<'t>> = self.index.named_children(clause).collect();
         for part in parts {
             match part.kind_str() {
                 "identifier" => self.add_import(part, scope, &source, Imported::Default),
@@ -1287,8 +1339,7 @@ impl<'t> Builder<'_, 't> {
                     }
                 }
                 "named_imports" => {
-                    let mut c = part.walk();
-                    let specs: Vec<Node<'t>> = part.named_children(&mut c).collect();
+                    let specs: Vec<Node<'t>> = self.index.named_children(part).collect();
                     for spec in specs {
                         if spec.kind_str() != "import_specifier" {
                             continue;
@@ -1356,8 +1407,7 @@ impl<'t> Builder<'_, 't> {
         match name.kind_str() {
             "identifier" => add(self, name, Imported::Namespace),
             "object_pattern" => {
-                let mut c = name.walk();
-                let children: Vec<Node<'t>> = name.named_children(&mut c).collect();
+                let children: Vec<Node<'t>> = self.index.named_children(name).collect();
                 for child in children {
                     match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
@@ -1412,8 +1462,8 @@ impl<'t> Builder<'_, 't> {
                     }
                 }
                 "lexical_declaration" | "variable_declaration" => {
-                    let mut c = decl.walk();
-                    for d in decl.named_children(&mut c) {
+                    let decls: Vec<Node<'t>> = self.index.named_children(decl).collect();
+                    for d in decls {
                         if let Some(name) = d.field("name") {
                             if name.kind_str() == "identifier" {
                                 self.exports.push(Export {
@@ -1441,14 +1491,12 @@ impl<'t> Builder<'_, 't> {
             self.visit(value, scope, depth + 1);
             return;
         }
-        let mut c = node.walk();
-        let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
+        let children: Vec<Node<'t>> = self.index.named_children(node).collect();
         for child in children {
             if child.kind_str() != "export_clause" {
                 continue;
             }
-            let mut c2 = child.walk();
-            let specs: Vec<Node<'t>> = child.named_children(&mut c2).collect();
+            let specs: Vec<Node<'t>> = self.index.named_children(child).collect();
             for spec in specs {
                 let Some(name) = spec.field("name") else {
                     continue;
@@ -1478,8 +1526,8 @@ impl<'t> Builder<'_, 't> {
         let right = unparen(right);
         if target == "module.exports" {
             if right.kind_str() == "object" {
-                let mut c = right.walk();
-                for p in right.named_children(&mut c) {
+                let props: Vec<Node<'t>> = self.index.named_children(right).collect();
+                for p in props {
                     match p.kind_str() {
                         "shorthand_property_identifier" => self.exports.push(Export {
                             source: None,
@@ -1641,5 +1689,63 @@ impl JsModel<'_> {
     /// Whether an export name is the process entry (`process` or default).
     pub fn is_process_export(&self, name: &str) -> bool {
         name == "process" || name == "default"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index's parent and child links (with their fallbacks for nodes
+    /// it does not hold, such as a string's fragments) agree with
+    /// tree-sitter's own navigation on every node of every JavaScript
+    /// fixture.
+    #[test]
+    fn index_links_agree_with_tree_sitter() {
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+        let (mut files, mut nodes, mut unindexed) = (0, 0, 0);
+        for entry in ignore::Walk::new(fixtures).flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "js") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let file = SourceFile::new(path.display().to_string(), text);
+            let Some(tree) = super::super::parse::parse(&file.text) else {
+                continue;
+            };
+            let m = JsModel::build(&file, &tree, &ModelOptions::default());
+            files += 1;
+            let mut cursor = tree.walk();
+            loop {
+                let n = cursor.node();
+                if n.is_named() {
+                    nodes += 1;
+                    if m.index.slot(n).is_none() {
+                        unindexed += 1;
+                    }
+                    assert_eq!(m.parent(n), n.parent(), "{}: parent of {n:?}", file.path);
+                    let mut c = n.walk();
+                    let expected: Vec<Node> = n.named_children(&mut c).collect();
+                    let got: Vec<Node> = m.named_children(n).collect();
+                    assert_eq!(got, expected, "{}: children of {n:?}", file.path);
+                }
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break;
+                    }
+                }
+                if cursor.node() == tree.root_node() {
+                    break;
+                }
+            }
+        }
+        assert!(files > 50 && nodes > 10_000, "{files} files, {nodes} nodes");
+        assert!(unindexed > 0, "string fragments exercise the fallbacks");
     }
 }

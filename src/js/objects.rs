@@ -27,8 +27,7 @@ fn collect<'t>(m: &JsModel<'t>, obj: Node<'t>, depth: usize, out: &mut Vec<(Stri
     if depth > MAX_SPREAD_DEPTH {
         return;
     }
-    let mut cursor = obj.walk();
-    for child in obj.named_children(&mut cursor) {
+    for child in m.named_children(obj) {
         match child.kind_str() {
             "pair" => {
                 let (Some(k), Some(v)) = (child.field("key"), child.field("value")) else {
@@ -92,8 +91,7 @@ fn find_last<'t>(m: &JsModel<'t>, obj: Node<'t>, name: &str, depth: usize) -> Op
         let t = m.text(k);
         (t.contains(name) || t.contains('\\')) && key_name(k, m.src()).as_deref() == Some(name)
     };
-    let mut cursor = obj.walk();
-    let children: Vec<Node<'t>> = obj.named_children(&mut cursor).collect();
+    let children: Vec<Node<'t>> = m.named_children(obj).collect();
     for child in children.into_iter().rev() {
         match child.kind_str() {
             "pair" => {
@@ -139,8 +137,7 @@ pub fn path<'t>(m: &JsModel<'t>, obj: Node<'t>, dotted: &[&str]) -> Option<Node<
 /// Whether a spread in the object could not be resolved (so a missing
 /// property may in fact be present).
 pub fn has_opaque_spread(m: &JsModel, obj: Node) -> bool {
-    let mut cursor = obj.walk();
-    let found = obj.named_children(&mut cursor).any(|c| {
+    let found = m.named_children(obj).any(|c| {
         c.kind_str() == "spread_element"
             && c.named_child(0).and_then(|e| m.object_of_expr(e)).is_none()
     });

@@ -530,8 +530,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 }
             }
             "object_pattern" => {
-                let mut c = pattern.walk();
-                let children: Vec<Node<'t>> = pattern.named_children(&mut c).collect();
+                let children: Vec<Node<'t>> = m.named_children(pattern).collect();
                 for child in children {
                     let (key, value) = match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
@@ -570,8 +569,7 @@ impl<'m, 't> Tracker<'m, 't> {
             }
             "array_pattern" if wrap.last() == Some(&Seg::Elem) => {
                 wrap.pop();
-                let mut c = pattern.walk();
-                let children: Vec<Node<'t>> = pattern.named_children(&mut c).collect();
+                let children: Vec<Node<'t>> = m.named_children(pattern).collect();
                 for child in children {
                     self.pattern(child, wrap.clone(), acc.clone(), depth + 1);
                 }

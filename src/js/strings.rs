@@ -48,8 +48,7 @@ impl ArgsParam {
         match p.kind_str() {
             "identifier" => out.whole = m.scopes.binding_of(p),
             "object_pattern" => {
-                let mut c = p.walk();
-                for child in p.named_children(&mut c) {
+                for child in m.named_children(p) {
                     let (key, value) = match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
                             (Some(m.text(child).to_string()), Some(child))
@@ -118,9 +117,9 @@ impl<'t> Resolver<'_, 't> {
             "string" => self.out.literals.push(node),
             "template_string" => {
                 self.out.literals.push(node);
-                let mut c = node.walk();
-                let subs: Vec<Node<'t>> = node
-                    .named_children(&mut c)
+                let subs: Vec<Node<'t>> = self
+                    .m
+                    .named_children(node)
                     .filter(|n| n.kind_str() == "template_substitution")
                     .collect();
                 for s in subs {
@@ -130,8 +129,7 @@ impl<'t> Resolver<'_, 't> {
                 }
             }
             "array" | "object" => {
-                let mut c = node.walk();
-                let items: Vec<Node<'t>> = node.named_children(&mut c).collect();
+                let items: Vec<Node<'t>> = self.m.named_children(node).collect();
                 for item in items {
                     match item.kind_str() {
                         "spread_element" => {
@@ -262,8 +260,7 @@ impl<'t> Resolver<'_, 't> {
     }
 
     fn expr_list(&mut self, args: Node<'t>, depth: usize) {
-        let mut c = args.walk();
-        let items: Vec<Node<'t>> = args.named_children(&mut c).collect();
+        let items: Vec<Node<'t>> = self.m.named_children(args).collect();
         for a in items {
             self.expr(a, depth + 1);
         }
@@ -292,8 +289,7 @@ pub fn returned_exprs<'t>(m: &JsModel<'t>, f: usize) -> Vec<Node<'t>> {
             _ if super::syntax::holds_statements(n) => {}
             _ => continue,
         }
-        let mut c = n.walk();
-        for child in n.named_children(&mut c) {
+        for child in m.named_children(n) {
             if !super::syntax::is_function(child) {
                 stack.push(child);
             }

@@ -361,8 +361,7 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
             let variable = call
                 .field("arguments")
                 .and_then(|a| {
-                    let mut c = a.walk();
-                    let f = a.named_children(&mut c).find_map(|n| m.function_of_node(n));
+                    let f = m.named_children(a).find_map(|n| m.function_of_node(n));
                     f
                 })
                 .and_then(|f| m.functions[f].param_bindings.first().copied().flatten())

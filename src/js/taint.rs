@@ -165,9 +165,8 @@ impl<'t> Walk<'_, 't> {
         let m = self.m;
         let Some(call) = m.parent(args) else { return };
         let index = {
-            let mut c = args.walk();
-            let i = args
-                .named_children(&mut c)
+            let i = m
+                .named_children(args)
                 .filter(|n| n.kind_str() != "comment")
                 .position(|n| n.id() == node.id());
             i.unwrap_or(0)
@@ -253,8 +252,7 @@ impl<'t> Walk<'_, 't> {
                     }
                 }
                 _ => {
-                    let mut c = n.walk();
-                    stack.extend(n.named_children(&mut c));
+                    stack.extend(m.named_children(n));
                 }
             }
         }

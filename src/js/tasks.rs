@@ -142,8 +142,7 @@ pub fn factory_returns<'t>(m: &JsModel<'t>, f: FnId) -> Returns<'t> {
                 }
                 continue;
             }
-            let mut c = n.walk();
-            for child in n.named_children(&mut c) {
+            for child in m.named_children(n) {
                 if !syntax::is_function(child) {
                     stack.push(child);
                 }
@@ -204,9 +203,8 @@ fn has_opaque_spread_deep(m: &JsModel, obj: Node, depth: usize) -> bool {
     if depth > MAX_ALIAS_DEPTH || objects::has_opaque_spread(m, obj) {
         return true;
     }
-    let mut c = obj.walk();
-    let spreads: Vec<Node> = obj
-        .named_children(&mut c)
+    let spreads: Vec<Node> = m
+        .named_children(obj)
         .filter(|n| n.kind_str() == "spread_element")
         .collect();
     spreads.into_iter().any(|s| {

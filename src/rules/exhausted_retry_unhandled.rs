@@ -196,7 +196,7 @@ fn is_counter_test(a: &LoopAnalysis, lp: Node, expr: Node) -> bool {
 /// Bindings referenced in an expression, in source order.
 fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
     let mut out = Vec::new();
-    walk(expr, |n| {
+    walk(m, expr, |n| {
         if is_function(n) {
             return false;
         }
@@ -324,7 +324,7 @@ fn forced_successes<'t>(a: &LoopAnalysis<'_, 't>, l: LoopId) -> Vec<Forced<'t>> 
     };
     let outer = a.outer_writes(l);
     let mut out = Vec::new();
-    walk(body, |n| {
+    walk(m, body, |n| {
         if is_function(n) {
             return false;
         }
@@ -370,7 +370,7 @@ fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
         })
     };
     let mut found = false;
-    walk(expr, |n| {
+    walk(m, expr, |n| {
         if found {
             return false;
         }
@@ -384,7 +384,7 @@ fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
                     .into_iter()
                     .chain(bind.writes.iter().filter_map(|w| assigned_value(m, *w)));
                 for v in sources {
-                    walk(v, |c| {
+                    walk(m, v, |c| {
                         if is_bp(c) {
                             found = true;
                         }

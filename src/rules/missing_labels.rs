@@ -143,9 +143,8 @@ fn fix(
             safe: true,
         });
     }
-    let mut cursor = obj.walk();
-    let props: Vec<Node> = obj
-        .named_children(&mut cursor)
+    let props: Vec<Node> = m
+        .named_children(obj)
         .filter(|n| n.kind_str() != "comment")
         .collect();
     let first = *props.first()?;

@@ -45,8 +45,7 @@ impl Rule for ParallelThunk {
             };
             let batch = m.text(call.callee);
             if let Some(array) = array_of(m, arg) {
-                let mut c = array.walk();
-                let elements: Vec<Node> = array.named_children(&mut c).collect();
+                let elements: Vec<Node> = m.named_children(array).collect();
                 for el in elements {
                     if let Some(started) = started_call(m, el) {
                         push_finding(m, sink, batch, el, started, Member::Element);
@@ -160,8 +159,7 @@ fn returns_functions(m: &JsModel, f: usize) -> bool {
             }
             continue;
         }
-        let mut c = n.walk();
-        for child in n.named_children(&mut c) {
+        for child in m.named_children(n) {
             if !crate::js::syntax::is_function(child) {
                 stack.push(child);
             }

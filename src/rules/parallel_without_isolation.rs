@@ -91,9 +91,8 @@ fn describe_call(m: &JsModel, call: Node) -> String {
     let args: Vec<Node> = call
         .field("arguments")
         .map(|a| {
-            let mut c = a.walk();
-            let v: Vec<Node> = a
-                .named_children(&mut c)
+            let v: Vec<Node> = m
+                .named_children(a)
                 .filter(|n| n.kind_str() != "comment")
                 .collect();
             v

@@ -159,7 +159,7 @@ fn result_bindings(m: &JsModel, call: Node) -> Vec<BindingId> {
 
 fn pattern_bindings(m: &JsModel, pattern: Node) -> Vec<BindingId> {
     let mut out = Vec::new();
-    walk(pattern, |n| {
+    walk(m, pattern, |n| {
         if matches!(
             n.kind_str(),
             "identifier" | "shorthand_property_identifier_pattern"
@@ -182,7 +182,7 @@ fn pattern_bindings(m: &JsModel, pattern: Node) -> Vec<BindingId> {
 /// a variable the loop derives from one (`const prior = attempts.slice(-3)`).
 fn carries_history(m: &JsModel, lp: Node, args: Node, accumulators: &[BindingId]) -> bool {
     let mut found = false;
-    walk(args, |n| {
+    walk(m, args, |n| {
         if found || is_function(n) {
             return false;
         }
