@@ -165,7 +165,7 @@ pub fn sort(diags: &mut [Diagnostic]) {
 /// A diagnostic paired with its file text, for miette's graphical reports.
 pub struct Rendered<'a> {
     pub diag: &'a Diagnostic,
-    pub source: miette::NamedSource<String>,
+    pub source: miette::NamedSource<crate::report::Snippet>,
 }
 
 impl fmt::Debug for Rendered<'_> {

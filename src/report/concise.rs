@@ -16,13 +16,16 @@ pub fn line(d: &crate::diagnostic::Diagnostic) -> String {
     )
 }
 
-pub fn render(outcome: &Outcome, options: &Options) -> String {
-    let mut out = String::new();
+pub fn write(
+    outcome: &Outcome,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     for d in &outcome.diagnostics {
-        out.push_str(&line(d));
+        out.write_all(line(d).as_bytes())?;
     }
     if !options.quiet {
-        out.push_str(&format!("proclint: {}\n", super::summary_line(outcome)));
+        writeln!(out, "proclint: {}", super::summary_line(outcome))?;
     }
-    out
+    Ok(())
 }

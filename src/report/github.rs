@@ -17,8 +17,7 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn render(outcome: &Outcome) -> String {
-    let mut out = String::new();
+pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     for d in &outcome.diagnostics {
         let level = match d.severity {
             Severity::Error => "error",
@@ -41,9 +40,9 @@ pub fn render(outcome: &Outcome) -> String {
             message.push_str("\nhelp: ");
             message.push_str(h);
         }
-        out.push_str(&format!("::{level} {props}::{}\n", escape_data(&message)));
+        writeln!(out, "::{level} {props}::{}", escape_data(&message))?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]

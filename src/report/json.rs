@@ -71,15 +71,8 @@ fn report(outcome: &Outcome) -> Report<'_> {
     }
 }
 
-pub fn render(outcome: &Outcome) -> String {
-    let mut s = serde_json::to_string_pretty(&report(outcome))
-        .unwrap_or_else(|e| format!("{{\"version\":1,\"error\":{:?}}}", e.to_string()));
-    s.push('\n');
-    s
-}
-
-/// [`render`], written as it is produced: the report of a large tree is
-/// never held whole in memory.
+/// Written as it is produced: the report of a large tree is never held
+/// whole in memory.
 pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, &report(outcome))?;
     out.write_all(b"\n")

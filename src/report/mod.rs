@@ -1,7 +1,7 @@
-//! Output formats. Each takes the finished, sorted [`Outcome`] and returns
-//! the whole report as a string, so `--output` can write it atomically
-//! (through a temporary file). JSON is also written as it is produced
-//! ([`write`]), so its report is never held whole in memory.
+//! Output formats. Each writes the finished, sorted [`Outcome`] to a
+//! writer as it goes ([`write`]), so a report over a large tree is never
+//! held whole in memory, and `--output` writes it atomically through a
+//! temporary file. [`render`] collects the same bytes into a string.
 
 use crate::lint::Outcome;
 
@@ -11,6 +11,9 @@ pub mod json;
 pub mod pretty;
 pub mod retrospective;
 pub mod sarif;
+mod snippet;
+
+pub use snippet::Snippet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -32,17 +35,14 @@ pub struct Options {
 }
 
 pub fn render(format: Format, outcome: &Outcome, options: &Options) -> String {
-    match format {
-        Format::Pretty => pretty::render(outcome, options),
-        Format::Concise => concise::render(outcome, options),
-        Format::Json => json::render(outcome),
-        Format::Sarif => sarif::render(outcome),
-        Format::Github => github::render(outcome),
-        Format::Retrospective => retrospective::render(outcome, options),
-    }
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail; a writer's own error would show as a
+    // truncated string, never as a panic.
+    let _ = write(format, outcome, options, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
-/// [`render`] into `out`; the JSON report is streamed.
+/// Writes the report for `outcome` in `format` to `out`.
 pub fn write(
     format: Format,
     outcome: &Outcome,
@@ -50,8 +50,12 @@ pub fn write(
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
+        Format::Pretty => pretty::write(outcome, options, out),
+        Format::Concise => concise::write(outcome, options, out),
         Format::Json => json::write(outcome, out),
-        _ => out.write_all(render(format, outcome, options).as_bytes()),
+        Format::Sarif => sarif::write(outcome, out),
+        Format::Github => github::write(outcome, out),
+        Format::Retrospective => out.write_all(retrospective::render(outcome, options).as_bytes()),
     }
 }
 

@@ -1,62 +1,124 @@
 //! miette graphical reports with source snippets.
 
-use super::Options;
-use crate::diagnostic::Rendered;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::{Options, Snippet};
+use crate::diagnostic::{Diagnostic, Rendered};
 use crate::lint::Outcome;
 
-pub fn render(outcome: &Outcome, options: &Options) -> String {
+/// Findings rendered in parallel per batch, then written in order: miette's
+/// layout is most of this format's cost, and a batch bounds what is held.
+const BATCH: usize = 512;
+
+pub fn write(
+    outcome: &Outcome,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let theme = if options.color {
         miette::GraphicalTheme::unicode()
     } else {
         miette::GraphicalTheme::unicode_nocolor()
     };
     let handler = miette::GraphicalReportHandler::new_themed(theme).with_context_lines(1);
-    let mut out = String::new();
-    // Sources are re-read only for files with findings, so memory stays
-    // proportional to the report, not the tree.
-    let mut current: Option<(std::sync::Arc<str>, String)> = None;
-    for d in &outcome.diagnostics {
-        let path = d.location.path.clone();
-        if current.as_ref().map(|(p, _)| p) != Some(&path) {
-            let text = outcome
-                .files
-                .iter()
-                .find(|f| f.display == path)
-                .and_then(|f| std::fs::read(&f.path).ok())
-                // Files that were not linted (run journals from `--run`) are
-                // named as the user typed them.
-                .or_else(|| std::fs::read(&*path).ok())
-                .map(|b| crate::source::decode(b).0)
-                .unwrap_or_default();
-            current = Some((path.clone(), text));
+    let paths: HashMap<&str, &Path> = outcome
+        .files
+        .iter()
+        .map(|f| (&*f.display, f.path.as_path()))
+        .collect();
+    // Sources are re-read only for files with findings, one batch at a
+    // time, so memory stays proportional to a batch, not the tree.
+    let mut last: Option<(Arc<str>, Snippet)> = None;
+    for batch in outcome.diagnostics.chunks(BATCH) {
+        let mut sources: Vec<(Arc<str>, Snippet)> = Vec::new();
+        for d in batch {
+            let path = &d.location.path;
+            if sources.last().is_some_and(|(p, _)| p == path) {
+                continue;
+            }
+            let text = match &last {
+                Some((p, t)) if p == path => t.clone(),
+                _ => source_text(&paths, path),
+            };
+            sources.push((path.clone(), text));
         }
-        let text = current.as_ref().map(|(_, t)| t.clone()).unwrap_or_default();
-        let mut diag = d.clone();
-        for r in d
-            .related
-            .iter()
-            .filter(|r| r.location.path != d.location.path)
-        {
-            let extra = format!(
+        let text_of = |path: &Arc<str>| {
+            sources
+                .iter()
+                .rev()
+                .find(|(p, _)| p == path)
+                .map(|(_, t)| t.clone())
+                .unwrap_or_else(|| Snippet::new(Arc::from("")))
+        };
+        let rendered: Vec<String> = crate::lint::on_pool(|| {
+            batch
+                .par_iter()
+                .map(|d| render_one(&handler, d, text_of(&d.location.path)))
+                .collect()
+        });
+        for r in &rendered {
+            out.write_all(r.as_bytes())?;
+        }
+        last = sources.pop();
+    }
+    if !options.quiet {
+        writeln!(out, "proclint: {}", super::summary_line(outcome))?;
+    }
+    Ok(())
+}
+
+/// The text of a reported file. Files that were not linted (run journals
+/// from `--run`) are named as the user typed them.
+fn source_text(paths: &HashMap<&str, &Path>, display: &Arc<str>) -> Snippet {
+    let text = paths
+        .get(&**display)
+        .and_then(|p| std::fs::read(p).ok())
+        .or_else(|| std::fs::read(&**display).ok())
+        .map(|b| Arc::from(crate::source::decode(b).0))
+        .unwrap_or_else(|| Arc::from(""));
+    Snippet::new(text)
+}
+
+fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Snippet) -> String {
+    let elsewhere: Vec<String> = d
+        .related
+        .iter()
+        .filter(|r| r.location.path != d.location.path)
+        .map(|r| {
+            format!(
                 "{}:{}:{}: {}",
                 r.location.path, r.location.start.line, r.location.start.column, r.message
-            );
-            diag.help = Some(match diag.help {
+            )
+        })
+        .collect();
+    // Related locations in other files cannot be drawn on this file's
+    // snippet: they are listed in the help.
+    let with_help;
+    let diag = if elsewhere.is_empty() {
+        d
+    } else {
+        let mut copy = d.clone();
+        for extra in elsewhere {
+            copy.help = Some(match copy.help {
                 Some(h) => format!("{h}\nsee also {extra}"),
                 None => format!("see also {extra}"),
             });
         }
-        let rendered = Rendered {
-            diag: &diag,
-            source: miette::NamedSource::new(&path, text),
-        };
-        if handler.render_report(&mut out, &rendered).is_err() {
-            out.push_str(&super::concise::line(d));
-        }
-        out.push('\n');
+        with_help = copy;
+        &with_help
+    };
+    let rendered = Rendered {
+        diag,
+        source: miette::NamedSource::new(&d.location.path, text),
+    };
+    let mut out = String::new();
+    if handler.render_report(&mut out, &rendered).is_err() {
+        out = super::concise::line(d);
     }
-    if !options.quiet {
-        out.push_str(&format!("proclint: {}\n", super::summary_line(outcome)));
-    }
+    out.push('\n');
     out
 }

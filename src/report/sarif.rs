@@ -23,9 +23,23 @@ struct Log<'a> {
 #[serde(rename_all = "camelCase")]
 struct Run<'a> {
     tool: Tool,
-    results: Vec<SarifResult<'a>>,
+    results: Results<'a>,
     column_kind: &'static str,
     original_uri_base_ids: serde_json::Value,
+}
+
+/// The results, converted one at a time as they are written (a run over a
+/// large tree has tens of thousands).
+struct Results<'a>(&'a [Diagnostic]);
+
+impl Serialize for Results<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let all = rules::all();
+        s.collect_seq(self.0.iter().map(|d| {
+            let index = all.iter().position(|r| r.meta().id == d.rule).unwrap_or(0);
+            result(d, index)
+        }))
+    }
 }
 
 #[derive(Serialize)]
@@ -250,7 +264,7 @@ fn result<'a>(d: &'a Diagnostic, index: usize) -> SarifResult<'a> {
     }
 }
 
-pub fn render(outcome: &Outcome) -> String {
+pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let all = rules::all();
     let descriptors = all
         .iter()
@@ -284,14 +298,6 @@ pub fn render(outcome: &Outcome) -> String {
             }
         })
         .collect();
-    let results = outcome
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let index = all.iter().position(|r| r.meta().id == d.rule).unwrap_or(0);
-            result(d, index)
-        })
-        .collect();
     let log = Log {
         schema: SCHEMA,
         version: "2.1.0",
@@ -305,14 +311,13 @@ pub fn render(outcome: &Outcome) -> String {
                     rules: descriptors,
                 },
             },
-            results,
+            results: Results(&outcome.diagnostics),
             column_kind: "utf16CodeUnits",
             original_uri_base_ids: serde_json::json!({
                 "%SRCROOT%": { "description": { "text": "The directory proclint ran in." } }
             }),
         }],
     };
-    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
-    s.push('\n');
-    s
+    serde_json::to_writer_pretty(&mut *out, &log)?;
+    out.write_all(b"\n")
 }
