@@ -9,7 +9,7 @@
 //! ```
 
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use regex::Regex;
 
@@ -59,8 +59,10 @@ fn cap_patterns() -> Vec<String> {
     ]
 }
 
-static DEFAULT_PHRASES: LazyLock<Option<Regex>> =
-    LazyLock::new(|| combine(&default_phrases()).ok());
+// Shared, never cloned: a cloned `Regex` starts with empty caches, so each
+// SKILL.md would rebuild the lazy DFA from scratch.
+static DEFAULT_PHRASES: LazyLock<Option<Arc<Regex>>> =
+    LazyLock::new(|| combine(&default_phrases()).ok().map(Arc::new));
 static CAPS: LazyLock<Option<Regex>> = LazyLock::new(|| combine(&cap_patterns()).ok());
 
 /// One case-insensitive alternation, so overlapping phrases match once.
@@ -121,18 +123,34 @@ pub fn validate(options: &toml::Table) -> Result<(), String> {
     }
 }
 
+/// The configured phrases compiled once per distinct list (a run lints
+/// every SKILL.md with the same one).
+fn configured_regex(patterns: Vec<String>) -> Option<Arc<Regex>> {
+    type Built = Vec<(Vec<String>, Option<Arc<Regex>>)>;
+    static BUILT: Mutex<Built> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, re)) = built.iter().find(|(p, _)| *p == patterns) {
+        return re.clone();
+    }
+    // Validated when the config was loaded; a bad list disables matching
+    // rather than panicking.
+    let re = combine(&patterns).ok().map(Arc::new);
+    built.push((patterns, re.clone()));
+    re
+}
+
 /// The matchers for one run: configured phrases (or the defaults) and caps.
 pub struct Matchers {
-    phrases: Option<Regex>,
+    phrases: Option<Arc<Regex>>,
 }
 
 impl Matchers {
     pub fn new(config: &Config) -> Matchers {
-        // Validated when the config was loaded; a bad list disables
-        // matching rather than panicking.
-        let configured = configured(config).map(|patterns| combine(&patterns).ok());
         Matchers {
-            phrases: configured.unwrap_or_else(|| DEFAULT_PHRASES.clone()),
+            phrases: match configured(config) {
+                Some(patterns) => configured_regex(patterns),
+                None => DEFAULT_PHRASES.clone(),
+            },
         }
     }
 
