@@ -8,6 +8,8 @@
 
 use std::collections::HashSet;
 
+use super::ids::IdSet;
+
 use tree_sitter::Node;
 
 use super::model::{CallId, JsModel, LoopId, LoopKind};
@@ -83,7 +85,7 @@ pub struct LoopAnalysis<'a, 't> {
     /// Per function: how many calls deep it reaches a dispatching effect.
     fn_depth: Vec<Option<usize>>,
     /// Calls that are dispatching effects.
-    effect_calls: HashSet<CallId>,
+    effect_calls: IdSet<CallId>,
     /// Per loop: the calls lexically inside it, in source order.
     loop_calls: Vec<Vec<CallId>>,
     /// Every write reference, by start byte, with its binding: loops ask
@@ -93,7 +95,7 @@ pub struct LoopAnalysis<'a, 't> {
 
 impl<'a, 't> LoopAnalysis<'a, 't> {
     pub fn new(m: &'a JsModel<'t>) -> Self {
-        let effect_calls: HashSet<CallId> = m
+        let effect_calls: IdSet<CallId> = m
             .effects
             .iter()
             .filter(|e| e.kind.dispatches())

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
-use super::ids::IdMap;
+use super::ids::{IdMap, IdSet};
 use super::scope::{BindingId, BindingKind, FnId, ScopeId, ScopeKind, Scopes};
 use super::syntax::{self, span, string_value, text, unparen, NodeExt};
 use crate::source::{SourceFile, Span};
@@ -186,9 +186,9 @@ pub struct JsModel<'t> {
     pub task_defs: Vec<TaskDef<'t>>,
     pub effects: Vec<Effect>,
     /// Bindings that hold the process context.
-    pub contexts: HashSet<BindingId>,
+    pub contexts: IdSet<BindingId>,
     /// Bindings that hold a task-build context (second factory parameter).
-    pub task_contexts: HashSet<BindingId>,
+    pub task_contexts: IdSet<BindingId>,
     /// Calls on a task-build context (`taskCtx.task(…)` is a mistake).
     pub task_context_calls: Vec<CallId>,
     /// First syntax error, if any.
@@ -258,8 +258,8 @@ impl<'t> JsModel<'t> {
             exports: b.exports,
             task_defs: Vec::new(),
             effects: Vec::new(),
-            contexts: HashSet::new(),
-            task_contexts: HashSet::new(),
+            contexts: IdSet::default(),
+            task_contexts: IdSet::default(),
             task_context_calls: Vec::new(),
             syntax_errors,
             depth_limited: b.depth_limited,

@@ -6,10 +6,10 @@
 //! process output, an unknown function) is recorded as a [`Forward`].
 
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 
 use tree_sitter::Node;
 
+use super::ids::IdSet;
 use super::model::{EffectKind, Imported, JsModel};
 use super::scope::BindingId;
 use super::syntax::{key_name, string_value, text, unparen, NodeExt};
@@ -107,7 +107,7 @@ pub fn reads_of_pattern<'t>(m: &JsModel<'t>, pattern: Node<'t>) -> Reads<'t> {
 struct Tracker<'m, 't> {
     m: &'m JsModel<'t>,
     out: Reads<'t>,
-    seen: HashSet<(usize, Vec<Seg>, Vec<String>)>,
+    seen: IdSet<(usize, Vec<Seg>, Vec<String>)>,
     steps: usize,
 }
 
@@ -116,7 +116,7 @@ impl<'m, 't> Tracker<'m, 't> {
         Tracker {
             m,
             out: Reads::default(),
-            seen: HashSet::new(),
+            seen: IdSet::default(),
             steps: 0,
         }
     }

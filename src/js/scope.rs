@@ -1,6 +1,6 @@
 //! Lexical scopes, bindings and resolved references.
 
-use std::collections::HashMap;
+use super::ids::IdMap;
 
 use tree_sitter::Node;
 
@@ -19,7 +19,7 @@ pub enum ScopeKind {
 pub struct Scope {
     pub kind: ScopeKind,
     pub parent: Option<ScopeId>,
-    pub names: HashMap<String, BindingId>,
+    pub names: IdMap<String, BindingId>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub struct Scopes<'t> {
     pub scopes: Vec<Scope>,
     pub bindings: Vec<Binding<'t>>,
     /// Identifier node id → binding it resolves to.
-    pub resolved: HashMap<usize, BindingId>,
+    pub resolved: IdMap<usize, BindingId>,
 }
 
 impl<'t> Scopes<'t> {
@@ -67,7 +67,7 @@ impl<'t> Scopes<'t> {
         self.scopes.push(Scope {
             kind,
             parent,
-            names: HashMap::new(),
+            names: IdMap::default(),
         });
         self.scopes.len() - 1
     }
