@@ -51,24 +51,26 @@ pub struct LineIndex {
 
 const CHECKPOINT: usize = 1024;
 
+/// Where each line of `text` starts: after `\n`, `\r\n` or a lone `\r`.
+pub fn line_starts(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut starts = vec![0];
+    let mut i = 0;
+    while let Some(found) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
+        let at = i + found;
+        i = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+            at + 2
+        } else {
+            at + 1
+        };
+        starts.push(i);
+    }
+    starts
+}
+
 impl LineIndex {
     pub fn new(text: &str) -> Self {
-        let bytes = text.as_bytes();
-        let mut starts = vec![0];
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => starts.push(i + 1),
-                b'\r' => {
-                    if bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    starts.push(i + 1);
-                }
-                _ => {}
-            }
-            i += 1;
-        }
+        let starts = line_starts(text);
         let mut utf16 = Vec::new();
         if !text.is_ascii() {
             let mut units = 0u32;

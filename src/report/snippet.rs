@@ -17,21 +17,9 @@ pub struct Snippet {
 
 impl Snippet {
     pub fn new(text: Arc<str>) -> Snippet {
-        let bytes = text.as_bytes();
-        let mut starts = vec![0];
-        let mut i = 0;
-        while let Some(found) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
-            let at = i + found;
-            i = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
-                at + 2
-            } else {
-                at + 1
-            };
-            starts.push(i);
-        }
         Snippet {
+            line_starts: crate::source::line_starts(&text).into(),
             text,
-            line_starts: starts.into(),
         }
     }
 
