@@ -130,14 +130,15 @@ impl<'m, 't> Tracker<'m, 't> {
         if !self.budget(depth) {
             return;
         }
-        let binding = self.m.scopes.get(b);
+        let m = self.m;
+        let binding = m.scopes.get(b);
         if !self
             .seen
             .insert((binding.node.id(), wrap.clone(), acc.clone()))
         {
             return;
         }
-        for r in binding.reads.clone() {
+        for &r in &binding.reads {
             self.expr(r, wrap.clone(), acc.clone(), depth + 1);
         }
     }

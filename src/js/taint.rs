@@ -262,7 +262,8 @@ impl<'t> Walk<'_, 't> {
         if !self.seen_bindings.insert(b) {
             return;
         }
-        for r in self.m.scopes.get(b).reads.clone() {
+        let m = self.m;
+        for &r in &m.scopes.get(b).reads {
             self.value(r, false);
         }
     }
