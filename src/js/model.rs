@@ -804,8 +804,9 @@ impl<'t> NodeIndex<'t> {
     }
 }
 
-/// See [`JsModel::named_children`]. Nodes the index does not hold (none in
-/// this grammar, or past `u32::MAX` nodes) fall back to a cursor.
+/// See [`JsModel::named_children`]. A node whose children the index does
+/// not link (a string literal's, or any past `u32::MAX` nodes) falls back
+/// to a cursor.
 #[derive(Clone)]
 pub enum NamedChildren<'i, 't> {
     Indexed { index: &'i NodeIndex<'t>, next: u32 },
