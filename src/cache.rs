@@ -48,9 +48,13 @@ pub const DEFAULT_DIR: &str = ".proclint_cache";
 /// Replaces the build identity in the key (tests simulate an upgrade).
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.
-const MAGIC: &[u8; 8] = b"PLCACHE2";
+const MAGIC: &[u8; 8] = b"PLCACHE3";
 const HEADER: usize = MAGIC.len() + 32 + 8;
-const CHECKSUM: usize = 32;
+/// A fast 64-bit checksum of the payload ([`crate::lint::content_hash`]):
+/// it only has to catch a damaged or truncated entry (the SHA-256 key is
+/// what identifies the content), and hashing every entry with SHA-256 was a
+/// noticeable share of a warm run.
+const CHECKSUM: usize = 8;
 
 /// What one process module's per-file pass produced.
 #[derive(Debug, Serialize, Deserialize)]
@@ -236,7 +240,7 @@ impl Cache {
         bytes.extend_from_slice(&key.full);
         bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&payload);
-        bytes.extend_from_slice(&Sha256::digest(&payload));
+        bytes.extend_from_slice(&checksum(&payload));
         // A name unique to this process and write: concurrent runs (and
         // threads) never share a temporary file, and the rename replaces
         // the entry in one step.
@@ -305,11 +309,15 @@ fn decode(bytes: &[u8], full: &[u8; 32]) -> Option<Cached> {
     if rest.len() != len.checked_add(CHECKSUM)? {
         return None;
     }
-    let (payload, checksum) = rest.split_at(len);
-    if Sha256::digest(payload).as_slice() != checksum {
+    let (payload, stored) = rest.split_at(len);
+    if checksum(payload) != stored {
         return None;
     }
     postcard::from_bytes(payload).ok()
+}
+
+fn checksum(payload: &[u8]) -> [u8; CHECKSUM] {
+    crate::lint::content_hash(payload).to_le_bytes()
 }
 
 fn hex(bytes: &[u8]) -> String {
