@@ -15,10 +15,21 @@
 //! - whether findings are reported for the file (context modules differ),
 //! - the SHA-256 of the file's bytes.
 //!
-//! Cross-module findings are never cached: `finish()` recomputes them from
-//! the (cached or fresh) summaries on every run. Manifests and SKILL.md
-//! files are not cached, because their findings depend on sibling files
-//! (lockfiles, link targets) that the key does not cover.
+//! The cross-module pass's findings are cached too, in one more entry
+//! (`project`): they are a function of the build and configuration and of
+//! the module summaries in the order the pass reads them, and each summary
+//! is a function of its entry's key. So when every summary of a run came
+//! from (or went into) an entry, the pass is keyed by the SHA-256 of the
+//! salt and, per module in display-path order, its display path and entry
+//! key; on a hit the project index is not built at all. It is not used with
+//! a recorded run (`--run` needs the project index itself), for the stdin
+//! buffer (never cached, so it has no entry key), or when the pass hit a
+//! bug. One such entry is kept, for the last tree linted: linting another
+//! set of files replaces it.
+//!
+//! Manifests and SKILL.md files are not cached, because their findings
+//! depend on sibling files (lockfiles, link targets) that the key does not
+//! cover.
 //!
 //! One entry per (display path, module path, report) is kept, its name
 //! derived from those; the rest of the key is stored in the entry and
@@ -28,6 +39,7 @@
 //! corrupt or truncated entry fails its checksum, counts as a miss and is
 //! rewritten.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -49,6 +61,9 @@ pub const DEFAULT_DIR: &str = ".proclint_cache";
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.
 const MAGIC: &[u8; 8] = b"PLCACHE3";
+/// The cross-module pass's entry: its magic and file name.
+const PROJECT_MAGIC: &[u8; 8] = b"PLPROJ01";
+const PROJECT_ENTRY: &str = "project";
 const HEADER: usize = MAGIC.len() + 32 + 8;
 /// A fast 64-bit checksum of the payload ([`crate::lint::content_hash`]):
 /// it only has to catch a damaged or truncated entry (the SHA-256 key is
@@ -125,11 +140,22 @@ pub struct Key {
     display: Arc<str>,
 }
 
+impl Key {
+    /// The whole key: what an entry must have been written for.
+    pub fn full(&self) -> [u8; 32] {
+        self.full
+    }
+}
+
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Stats {
     pub hits: usize,
     pub misses: usize,
     pub writes: usize,
+    /// The cross-module pass's entry ([`Cache::get_project`]).
+    pub project_hits: usize,
+    pub project_misses: usize,
+    pub project_writes: usize,
 }
 
 pub struct Cache {
@@ -139,6 +165,9 @@ pub struct Cache {
     hits: AtomicUsize,
     misses: AtomicUsize,
     writes: AtomicUsize,
+    project_hits: AtomicUsize,
+    project_misses: AtomicUsize,
+    project_writes: AtomicUsize,
     tmp_seq: AtomicUsize,
 }
 
@@ -162,6 +191,9 @@ impl Cache {
             hits: AtomicUsize::new(0),
             misses: AtomicUsize::new(0),
             writes: AtomicUsize::new(0),
+            project_hits: AtomicUsize::new(0),
+            project_misses: AtomicUsize::new(0),
+            project_writes: AtomicUsize::new(0),
             tmp_seq: AtomicUsize::new(0),
         }
     }
@@ -235,32 +267,88 @@ impl Cache {
         let Ok(payload) = interned_path::with(&key.display, || postcard::to_stdvec(value)) else {
             return;
         };
-        let mut bytes = Vec::with_capacity(HEADER + payload.len() + CHECKSUM);
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&key.full);
-        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&payload);
-        bytes.extend_from_slice(&checksum(&payload));
+        if self.write_entry(&key.name, &seal(MAGIC, &key.full, &payload)) {
+            self.writes.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The key of the cross-module pass over `modules` — every module
+    /// summary of the run, in the order the pass sees them, each given by
+    /// its display path and the key of the entry it came from. The pass's
+    /// findings are a function of the configuration and build (the salt)
+    /// and of those summaries, and each summary of its entry's key.
+    pub fn project_key<'a>(
+        &self,
+        modules: impl Iterator<Item = (&'a str, &'a [u8; 32])>,
+    ) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(PROJECT_MAGIC);
+        h.update(self.salt);
+        let mut count: u64 = 0;
+        for (display, full) in modules {
+            h.update((display.len() as u64).to_le_bytes());
+            h.update(display.as_bytes());
+            h.update(full);
+            count += 1;
+        }
+        h.update(count.to_le_bytes());
+        h.finalize().into()
+    }
+
+    /// The cross-module findings stored for `key`, if the entry is intact
+    /// and was written for exactly this key. `paths` gives the run's own
+    /// display paths, so the findings share them instead of each holding a
+    /// copy.
+    pub fn get_project(
+        &self,
+        key: &[u8; 32],
+        paths: &HashMap<&str, Arc<str>>,
+    ) -> Option<Vec<Diagnostic>> {
+        let found = std::fs::read(self.dir.join(PROJECT_ENTRY))
+            .ok()
+            .and_then(|bytes| decode_project(&bytes, key, paths));
+        let counter = if found.is_some() {
+            &self.project_hits
+        } else {
+            &self.project_misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// Stores the cross-module findings for `key` (best effort), replacing
+    /// the previous run's.
+    pub fn put_project(&self, key: &[u8; 32], found: &[Diagnostic]) {
+        if !self.prepare() {
+            return;
+        }
+        let Some(payload) = encode_project(found) else {
+            return;
+        };
+        if self.write_entry(PROJECT_ENTRY, &seal(PROJECT_MAGIC, key, &payload)) {
+            self.project_writes.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Writes `bytes` as entry `name`: to a temporary file, renamed into
+    /// place.
+    fn write_entry(&self, name: &str, bytes: &[u8]) -> bool {
         // A name unique to this process and write: concurrent runs (and
         // threads) never share a temporary file, and the rename replaces
         // the entry in one step.
         let tmp = self.dir.join(format!(
             ".{}.{}.{}.tmp",
-            key.name,
+            name,
             std::process::id(),
             self.tmp_seq.fetch_add(1, Ordering::Relaxed)
         ));
         let written = std::fs::File::create(&tmp)
-            .and_then(|mut f| f.write_all(&bytes))
-            .and_then(|()| std::fs::rename(&tmp, self.dir.join(&key.name)));
-        match written {
-            Ok(()) => {
-                self.writes.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(_) => {
-                let _ = std::fs::remove_file(&tmp);
-            }
+            .and_then(|mut f| f.write_all(bytes))
+            .and_then(|()| std::fs::rename(&tmp, self.dir.join(name)));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
         }
+        written.is_ok()
     }
 
     pub fn stats(&self) -> Stats {
@@ -268,6 +356,9 @@ impl Cache {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             writes: self.writes.load(Ordering::Relaxed),
+            project_hits: self.project_hits.load(Ordering::Relaxed),
+            project_misses: self.project_misses.load(Ordering::Relaxed),
+            project_writes: self.project_writes.load(Ordering::Relaxed),
         }
     }
 
@@ -296,12 +387,24 @@ impl Cache {
     }
 }
 
-/// Checks magic, key, length and checksum before deserialising: anything
-/// else (another build's entry, a truncated or corrupted file) is a miss.
-fn decode(bytes: &[u8], full: &[u8; 32]) -> Option<Cached> {
-    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+/// An entry: magic, key, payload length, payload, checksum.
+fn seal(magic: &[u8; 8], key: &[u8; 32], payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER + payload.len() + CHECKSUM);
+    bytes.extend_from_slice(magic);
+    bytes.extend_from_slice(key);
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    bytes.extend_from_slice(&checksum(payload));
+    bytes
+}
+
+/// The payload of an entry, after checking magic, key, length and checksum:
+/// anything else (another build's entry, a truncated or corrupted file) is
+/// `None`.
+fn unseal<'a>(magic: &[u8; 8], bytes: &'a [u8], key: &[u8; 32]) -> Option<&'a [u8]> {
+    let rest = bytes.strip_prefix(magic.as_slice())?;
     let (stored_key, rest) = rest.split_at_checked(32)?;
-    if stored_key != full {
+    if stored_key != key {
         return None;
     }
     let (len, rest) = rest.split_at_checked(8)?;
@@ -313,7 +416,87 @@ fn decode(bytes: &[u8], full: &[u8; 32]) -> Option<Cached> {
     if checksum(payload) != stored {
         return None;
     }
-    postcard::from_bytes(payload).ok()
+    Some(payload)
+}
+
+/// An entry's payload is checked before it is deserialised.
+fn decode(bytes: &[u8], full: &[u8; 32]) -> Option<Cached> {
+    postcard::from_bytes(unseal(MAGIC, bytes, full)?).ok()
+}
+
+/// The cross-module findings, grouped by the path they are reported on
+/// (groups in order of first appearance, each group in the findings'
+/// order), each group encoded with its path interned (see
+/// [`interned_path`]): a count, then per group the path and the encoded
+/// findings, each as a length and bytes.
+fn encode_project(found: &[Diagnostic]) -> Option<Vec<u8>> {
+    let mut groups: Vec<(&Arc<str>, Vec<&Diagnostic>)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    for d in found {
+        let i = *at.entry(&d.location.path).or_insert_with(|| {
+            groups.push((&d.location.path, Vec::new()));
+            groups.len() - 1
+        });
+        groups[i].1.push(d);
+    }
+    let mut out = Vec::new();
+    put_len(&mut out, groups.len());
+    for (path, list) in groups {
+        let blob = interned_path::with(path, || postcard::to_stdvec(&list)).ok()?;
+        put_len(&mut out, path.len());
+        out.extend_from_slice(path.as_bytes());
+        put_len(&mut out, blob.len());
+        out.extend_from_slice(&blob);
+    }
+    Some(out)
+}
+
+fn decode_project(
+    bytes: &[u8],
+    key: &[u8; 32],
+    paths: &HashMap<&str, Arc<str>>,
+) -> Option<Vec<Diagnostic>> {
+    use rayon::prelude::*;
+    let mut rest = unseal(PROJECT_MAGIC, bytes, key)?;
+    let count = take_len(&mut rest)?;
+    let mut groups = Vec::new();
+    for _ in 0..count {
+        let path = std::str::from_utf8(take(&mut rest)?).ok()?;
+        let blob = take(&mut rest)?;
+        let path = paths.get(path).cloned().unwrap_or_else(|| Arc::from(path));
+        groups.push((path, blob));
+    }
+    if !rest.is_empty() {
+        return None;
+    }
+    // Groups decode independently: in parallel, collected in order.
+    let decoded: Vec<Vec<Diagnostic>> = groups
+        .par_iter()
+        .map(|(path, blob)| interned_path::with(path, || postcard::from_bytes(blob).ok()))
+        .collect::<Option<_>>()?;
+    let mut out = Vec::with_capacity(decoded.iter().map(Vec::len).sum());
+    for list in decoded {
+        out.extend(list);
+    }
+    Some(out)
+}
+
+fn put_len(out: &mut Vec<u8>, len: usize) {
+    out.extend_from_slice(&(len as u64).to_le_bytes());
+}
+
+fn take_len(rest: &mut &[u8]) -> Option<usize> {
+    let (len, tail) = rest.split_at_checked(8)?;
+    *rest = tail;
+    usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()
+}
+
+/// A length-prefixed byte string.
+fn take<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
+    let len = take_len(rest)?;
+    let (bytes, tail) = rest.split_at_checked(len)?;
+    *rest = tail;
+    Some(bytes)
 }
 
 fn checksum(payload: &[u8]) -> [u8; CHECKSUM] {

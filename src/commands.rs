@@ -208,10 +208,13 @@ fn check(args: CheckArgs) -> i32 {
     if let (true, Some(cache)) = (args.cache_stats, &cache) {
         let s = cache.stats();
         eprintln!(
-            "proclint cache: {} hits, {} misses, {} written ({})",
+            "proclint cache: {} hits, {} misses, {} written; cross-module pass: {} hits, {} misses, {} written ({})",
             s.hits,
             s.misses,
             s.writes,
+            s.project_hits,
+            s.project_misses,
+            s.project_writes,
             cache.dir().display()
         );
     }

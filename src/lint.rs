@@ -51,6 +51,10 @@ pub struct FileOutcome {
     /// Hash of the bytes that were linted (`--fix` refuses to overwrite a
     /// file that changed since).
     pub hash: Option<u64>,
+    /// The result-cache key (`cache::Key::full`) this outcome was read from
+    /// or stored under: the summary is a function of it, which is what lets
+    /// the cross-module pass be cached.
+    pub cache_key: Option<[u8; 32]>,
 }
 
 /// A fast 64-bit hash of file bytes (`--fix` compares it to refuse
@@ -232,7 +236,7 @@ fn run_inner(
             format!("cannot read: {}", e.message),
         ));
     }
-    finish_with_run(files, extra, config, stage, run)
+    finish_cached(files, extra, config, stage, run, cache)
 }
 
 /// The nearest ancestor of a file with `proclint.toml`, `package.json` or
@@ -334,59 +338,84 @@ pub fn finish(
 /// a task ran in, and before suppression so a `proclint-disable` comment at
 /// that loop works like for any rule.
 pub fn finish_with_run(
+    files: Vec<FileOutcome>,
+    extra: Vec<Diagnostic>,
+    config: &Config,
+    stage: Stage,
+    run: Option<Run>,
+) -> Outcome {
+    finish_cached(files, extra, config, stage, run, None)
+}
+
+/// The key under which the cross-module pass over `files` (sorted) may be
+/// cached: only when every module summary came from, or went into, the
+/// result cache, so each is identified by its entry's key.
+fn project_key(cache: &Cache, files: &[FileOutcome]) -> Option<[u8; 32]> {
+    let mut modules = Vec::new();
+    for f in files.iter().filter(|f| f.summary.is_some()) {
+        modules.push((&*f.display, f.cache_key.as_ref()?));
+    }
+    Some(cache.project_key(modules.into_iter()))
+}
+
+/// [`finish_with_run`], with the cross-module pass's findings read from and
+/// stored in `cache` (not with a recorded run: the run rules need the
+/// project index itself).
+fn finish_cached(
     mut files: Vec<FileOutcome>,
     mut extra: Vec<Diagnostic>,
     config: &Config,
     stage: Stage,
     run: Option<Run>,
+    cache: Option<&Cache>,
 ) -> Outcome {
     files.sort_by(|a, b| a.display.cmp(&b.display));
     let mut analysis = None;
     if stage == Stage::Full {
+        let memo = match (cache, &run) {
+            (Some(cache), None) => project_key(cache, &files).map(|k| (cache, k)),
+            _ => None,
+        };
+        let reused = memo.and_then(|(cache, key)| {
+            let paths: HashMap<&str, Arc<str>> = files
+                .iter()
+                .map(|f| (&*f.display, f.display.clone()))
+                .collect();
+            cache.get_project(&key, &paths)
+        });
         let summaries: Vec<ModuleSummary> =
             files.iter_mut().filter_map(|f| f.summary.take()).collect();
-        let project = Project::new(summaries);
-        // Cross-module rules only read the project: run them in parallel,
-        // collecting in registry order so the output does not depend on
-        // scheduling.
-        let found: Vec<Vec<Diagnostic>> = rules::all()
-            .par_iter()
-            .map(|rule| {
-                let meta = rule.meta();
-                if meta.builtin || !config.is_enabled(meta.id) {
-                    return Vec::new();
+        let mut run_found = Vec::new();
+        let found = match reused {
+            Some(found) => {
+                rayon::spawn(move || drop(summaries));
+                found
+            }
+            None => {
+                let project = Project::new(summaries);
+                let found = cross_module_pass(&project, config);
+                if let Some((cache, key)) = memo {
+                    // A pass that hit a bug is not remembered.
+                    if !found.iter().any(|d| d.rule == "internal-error") {
+                        cache.put_project(&key, &found);
+                    }
                 }
-                let mut sink = ProjectSink::new(meta, config);
-                match catch_unwind(AssertUnwindSafe(|| {
-                    inject::point(meta.id, "<project>");
-                    rule.check_project(&project, config, &mut sink)
-                })) {
-                    Ok(()) => sink.out,
-                    Err(p) => vec![Diagnostic::new(
-                        "internal-error",
-                        Severity::Error,
-                        whole_file(Arc::from("<project>")),
-                        format!(
-                            "internal error in {} (cross-module pass): {}",
-                            meta.id,
-                            panic_message(&p)
-                        ),
-                    )
-                    .with_help("this is a bug in proclint; please report it")],
+                if let Some(run) = run {
+                    let stall = rules::non_convergent_loop::stall_rounds(config);
+                    let a = RunAnalysis::new(run, &project, stall);
+                    check_run_rules(&a, config, &mut run_found);
+                    analysis = Some(Box::new(a));
                 }
-            })
-            .collect();
-        extra.reserve_exact(found.iter().map(Vec::len).sum());
-        extra.extend(found.into_iter().flatten());
-        if let Some(run) = run {
-            let stall = rules::non_convergent_loop::stall_rounds(config);
-            let a = RunAnalysis::new(run, &project, stall);
-            check_run_rules(&a, config, &mut extra);
-            analysis = Some(Box::new(a));
-        }
-        // Freeing thousands of summaries takes a noticeable share of a warm
-        // run; let another worker do it while the report is rendered.
-        rayon::spawn(move || drop(project));
+                // Freeing thousands of summaries takes a noticeable share of
+                // a warm run; let another worker do it while the report is
+                // rendered.
+                rayon::spawn(move || drop(project));
+                found
+            }
+        };
+        extra.reserve_exact(found.len() + run_found.len());
+        extra.extend(found);
+        extra.append(&mut run_found);
     }
     // Route cross-module findings to their files for suppression.
     let index: HashMap<Arc<str>, usize> = files
@@ -450,6 +479,45 @@ pub fn finish_with_run(
         diagnostics,
         run: analysis,
     }
+}
+
+/// Every enabled rule's `check_project`, in registry order.
+fn cross_module_pass(project: &Project, config: &Config) -> Vec<Diagnostic> {
+    // Cross-module rules only read the project: run them in parallel,
+    // collecting in registry order so the output does not depend on
+    // scheduling.
+    let found: Vec<Vec<Diagnostic>> = rules::all()
+        .par_iter()
+        .map(|rule| {
+            let meta = rule.meta();
+            if meta.builtin || !config.is_enabled(meta.id) {
+                return Vec::new();
+            }
+            let mut sink = ProjectSink::new(meta, config);
+            match catch_unwind(AssertUnwindSafe(|| {
+                inject::point(meta.id, "<project>");
+                rule.check_project(project, config, &mut sink)
+            })) {
+                Ok(()) => sink.out,
+                Err(p) => vec![Diagnostic::new(
+                    "internal-error",
+                    Severity::Error,
+                    whole_file(Arc::from("<project>")),
+                    format!(
+                        "internal error in {} (cross-module pass): {}",
+                        meta.id,
+                        panic_message(&p)
+                    ),
+                )
+                .with_help("this is a bug in proclint; please report it")],
+            }
+        })
+        .collect();
+    let mut out = Vec::with_capacity(found.iter().map(Vec::len).sum());
+    for mut list in found {
+        out.append(&mut list);
+    }
+    out
 }
 
 /// Every enabled rule's `check_run`, a panicking rule becoming an
@@ -537,6 +605,7 @@ fn empty_outcome(c: &Candidate, report: bool) -> FileOutcome {
         summary: None,
         facts: None,
         hash: None,
+        cache_key: None,
     }
 }
 
@@ -563,6 +632,7 @@ fn lint_candidate_inner(
         summary: None,
         facts: None,
         hash: None,
+        cache_key: None,
     };
     // The type is checked before reading: reading a FIFO (or a device)
     // would block forever or never end. Vanished files fail here or at the
@@ -625,6 +695,7 @@ fn lint_candidate_inner(
                 }),
                 facts: hit.facts,
                 hash: Some(hash),
+                cache_key: Some(k.full()),
                 ..empty_outcome(c, report)
             });
         }
@@ -649,6 +720,7 @@ fn lint_candidate_inner(
             .iter()
             .any(|d| d.rule == "internal-error")
         {
+            outcome.cache_key = Some(k.full());
             cache.put(
                 k,
                 &CachedRef {
@@ -705,6 +777,7 @@ pub fn analyse(
             summary: None,
             facts: None,
             hash: None,
+            cache_key: None,
         },
     }
 }
@@ -746,6 +819,7 @@ fn analyse_inner(
         summary,
         facts,
         hash: None,
+        cache_key: None,
     }
 }
 
