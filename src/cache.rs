@@ -4,7 +4,12 @@
 //!
 //! What is cached is everything the per-file pass produces for a process
 //! module — diagnostics, suppression directives, the module summary and the
-//! retrospective facts — keyed by:
+//! retrospective facts. The summary is encoded on its own after the rest
+//! and left encoded when the entry is read ([`StoredSummary`]): only the
+//! module's relative import specifiers, which loading context modules
+//! needs, are read with the rest, and the summary itself is decoded (in
+//! parallel) only when the cross-module pass has to run. Entries are keyed
+//! by:
 //! - the build (crate version plus the executable's size and mtime, so a
 //!   rebuilt binary with changed rules never reuses results of the old one;
 //!   `PROCLINT_CACHE_VERSION` replaces this, for tests),
@@ -60,7 +65,7 @@ pub const DEFAULT_DIR: &str = ".proclint_cache";
 /// Replaces the build identity in the key (tests simulate an upgrade).
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.
-const MAGIC: &[u8; 8] = b"PLCACHE3";
+const MAGIC: &[u8; 8] = b"PLCACHE4";
 /// The cross-module pass's entry: its magic and file name.
 const PROJECT_MAGIC: &[u8; 8] = b"PLPROJ01";
 const PROJECT_ENTRY: &str = "project";
@@ -71,25 +76,85 @@ const HEADER: usize = MAGIC.len() + 32 + 8;
 /// noticeable share of a warm run.
 const CHECKSUM: usize = 8;
 
-/// What one process module's per-file pass produced.
-#[derive(Debug, Serialize, Deserialize)]
+/// What one process module's per-file pass produced, as read from an
+/// entry. The module summary is kept encoded: a warm run whose
+/// cross-module pass is a hit never needs it.
+#[derive(Debug)]
 pub struct Cached {
     pub lines: usize,
     pub diagnostics: Vec<Diagnostic>,
     pub directives: Vec<Directive>,
-    pub summary: Option<ModuleSummary>,
+    pub summary: Option<StoredSummary>,
     pub facts: Option<Facts>,
 }
 
-/// The borrowed twin of [`Cached`] (same encoding), so storing an entry
-/// does not clone the outcome.
-#[derive(Serialize)]
+/// What is stored of an outcome: what it needs to be written.
 pub struct CachedRef<'a> {
     pub lines: usize,
     pub diagnostics: &'a [Diagnostic],
     pub directives: &'a [Directive],
     pub summary: Option<&'a ModuleSummary>,
     pub facts: Option<&'a Facts>,
+}
+
+/// An entry's payload is a length-prefixed `Head`, then the module summary
+/// on its own (empty when there is none), so reading an entry does not
+/// decode the summary.
+#[derive(Deserialize)]
+struct Head {
+    lines: usize,
+    diagnostics: Vec<Diagnostic>,
+    directives: Vec<Directive>,
+    facts: Option<Facts>,
+    /// The summary's relative import specifiers (what loading context
+    /// modules needs), present exactly when there is a summary.
+    imports: Option<Vec<String>>,
+}
+
+/// The borrowed twin of [`Head`] (same encoding).
+#[derive(Serialize)]
+struct HeadRef<'a> {
+    lines: usize,
+    diagnostics: &'a [Diagnostic],
+    directives: &'a [Directive],
+    facts: Option<&'a Facts>,
+    imports: Option<Vec<&'a str>>,
+}
+
+/// A module summary still encoded in the entry it was read from.
+#[derive(Clone)]
+pub struct StoredSummary {
+    /// The whole entry, and where the summary is in it.
+    entry: Vec<u8>,
+    range: std::ops::Range<usize>,
+    display: Arc<str>,
+    /// The module's key ([`ModuleSummary::key`]).
+    pub key: PathBuf,
+    /// Its relative import specifiers.
+    pub imports: Vec<String>,
+}
+
+impl std::fmt::Debug for StoredSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredSummary")
+            .field("display", &self.display)
+            .field("key", &self.key)
+            .field("bytes", &self.range.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl StoredSummary {
+    /// Decodes the summary; `None` only if the entry, although intact, does
+    /// not decode (a bug: entries are checked when read).
+    pub fn decode(&self) -> Option<ModuleSummary> {
+        let bytes = self.entry.get(self.range.clone())?;
+        let mut summary: ModuleSummary =
+            interned_path::with(&self.display, || postcard::from_bytes(bytes).ok())?;
+        // An entry stores each task's schema fields on their own.
+        summary.share_schemas();
+        Some(summary)
+    }
 }
 
 /// Locations in an entry almost all name the entry's own file; writing the
@@ -138,6 +203,8 @@ pub struct Key {
     full: [u8; 32],
     /// The file's display path (see [`interned_path`]).
     display: Arc<str>,
+    /// The module's key in the project index.
+    module: PathBuf,
 }
 
 impl Key {
@@ -240,6 +307,7 @@ impl Cache {
             name: hex(&place[..16]),
             full: full.finalize().into(),
             display: display.clone(),
+            module: module.to_path_buf(),
         }
     }
 
@@ -248,7 +316,7 @@ impl Cache {
     pub fn get(&self, key: &Key) -> Option<Cached> {
         let found = std::fs::read(self.dir.join(&key.name))
             .ok()
-            .and_then(|bytes| interned_path::with(&key.display, || decode(&bytes, &key.full)));
+            .and_then(|bytes| decode(bytes, key));
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -264,7 +332,7 @@ impl Cache {
         if !self.prepare() {
             return;
         }
-        let Ok(payload) = interned_path::with(&key.display, || postcard::to_stdvec(value)) else {
+        let Some(payload) = encode(key, value) else {
             return;
         };
         if self.write_entry(&key.name, &seal(MAGIC, &key.full, &payload)) {
@@ -419,9 +487,61 @@ fn unseal<'a>(magic: &[u8; 8], bytes: &'a [u8], key: &[u8; 32]) -> Option<&'a [u
     Some(payload)
 }
 
-/// An entry's payload is checked before it is deserialised.
-fn decode(bytes: &[u8], full: &[u8; 32]) -> Option<Cached> {
-    postcard::from_bytes(unseal(MAGIC, bytes, full)?).ok()
+fn encode(key: &Key, value: &CachedRef<'_>) -> Option<Vec<u8>> {
+    interned_path::with(&key.display, || {
+        let head = postcard::to_stdvec(&HeadRef {
+            lines: value.lines,
+            diagnostics: value.diagnostics,
+            directives: value.directives,
+            facts: value.facts,
+            imports: value.summary.map(|s| {
+                s.imports
+                    .iter()
+                    .map(|i| i.source.as_str())
+                    .filter(|source| crate::project::is_relative(source))
+                    .collect()
+            }),
+        })
+        .ok()?;
+        let mut payload = Vec::new();
+        put_len(&mut payload, head.len());
+        payload.extend_from_slice(&head);
+        if let Some(summary) = value.summary {
+            payload.extend_from_slice(&postcard::to_stdvec(summary).ok()?);
+        }
+        Some(payload)
+    })
+}
+
+/// An entry's payload is checked before anything is deserialised; the
+/// summary is left encoded.
+fn decode(entry: Vec<u8>, key: &Key) -> Option<Cached> {
+    let payload = unseal(MAGIC, &entry, &key.full)?;
+    let mut rest = payload;
+    let head = take(&mut rest)?;
+    let head: Head = interned_path::with(&key.display, || postcard::from_bytes(head).ok())?;
+    // Offsets into the entry (the payload is a suffix of it, less the
+    // checksum).
+    let end = HEADER + payload.len();
+    let start = end - rest.len();
+    let summary = match head.imports {
+        Some(imports) => Some(StoredSummary {
+            range: start..end,
+            entry,
+            display: key.display.clone(),
+            key: key.module.clone(),
+            imports,
+        }),
+        None if rest.is_empty() => None,
+        None => return None,
+    };
+    Some(Cached {
+        lines: head.lines,
+        diagnostics: head.diagnostics,
+        directives: head.directives,
+        summary,
+        facts: head.facts,
+    })
 }
 
 /// The cross-module findings, grouped by the path they are reported on
@@ -561,6 +681,60 @@ mod tests {
         assert_eq!(got.as_slice(), &d[..]);
     }
 
+    /// The summary stays encoded until asked for; what loading context
+    /// modules needs (key, relative imports) is read with the entry.
+    #[test]
+    fn summaries_are_decoded_on_demand() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = Cache::new(dir.path().join("c"), "v1", &Config::default());
+        let own: Arc<str> = Arc::from("dir/a.js");
+        let key = cache.key(&own, Path::new("/p/dir/a.js"), true, b"x");
+        let loc = crate::diagnostic::Location {
+            path: own.clone(),
+            span: crate::source::Span::new(1, 2),
+            start: crate::source::Pos { line: 1, column: 2 },
+            end: crate::source::Pos { line: 1, column: 3 },
+        };
+        let import = |source: &str| crate::project::ImportSummary {
+            source: source.into(),
+            name: "x".into(),
+            location: loc.clone(),
+        };
+        let summary = ModuleSummary {
+            path: own.clone(),
+            key: PathBuf::from("/p/dir/a.js"),
+            report: true,
+            imports: vec![import("./b.js"), import("pkg"), import("../c")],
+            tasks: Vec::new(),
+            invocations: Vec::new(),
+            exports: Vec::new(),
+            opaque_exports: true,
+            imported_calls: Vec::new(),
+        };
+        cache.put(
+            &key,
+            &CachedRef {
+                lines: 2,
+                diagnostics: &[],
+                directives: &[],
+                summary: Some(&summary),
+                facts: None,
+            },
+        );
+        let stored = cache
+            .get(&key)
+            .and_then(|c| c.summary)
+            .unwrap_or_else(|| panic!("no summary"));
+        assert_eq!(stored.key, summary.key);
+        assert_eq!(stored.imports, ["./b.js", "../c"]);
+        let decoded = stored.decode().unwrap_or_else(|| panic!("does not decode"));
+        assert_eq!(format!("{decoded:?}"), format!("{summary:?}"));
+        // No summary stays none.
+        let k2 = cache.key(&own, Path::new("/p/dir/a.js"), false, b"x");
+        entry(&cache, &k2);
+        assert!(cache.get(&k2).is_some_and(|c| c.summary.is_none()));
+    }
+
     #[test]
     fn round_trip_and_damage() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -571,12 +745,12 @@ mod tests {
         assert_eq!(cache.get(&key).map(|c| c.lines), Some(3));
         // Every truncation and every single-byte flip is rejected.
         for cut in 0..bytes.len() {
-            assert!(decode(&bytes[..cut], &key.full).is_none(), "cut {cut}");
+            assert!(decode(bytes[..cut].to_vec(), &key).is_none(), "cut {cut}");
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x40;
-            assert!(decode(&b, &key.full).is_none(), "flip {i}");
+            assert!(decode(b, &key).is_none(), "flip {i}");
         }
         // Another build, content or place is another key.
         let other = Cache::new(dir.path().join("c"), "v2", &Config::default());

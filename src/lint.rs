@@ -45,7 +45,7 @@ pub struct FileOutcome {
     pub report: bool,
     pub diagnostics: Vec<Diagnostic>,
     pub directives: Vec<Directive>,
-    pub summary: Option<ModuleSummary>,
+    pub summary: Option<Summary>,
     /// What the retrospective reports about the file.
     pub facts: Option<Facts>,
     /// Hash of the bytes that were linted (`--fix` refuses to overwrite a
@@ -55,6 +55,45 @@ pub struct FileOutcome {
     /// or stored under: the summary is a function of it, which is what lets
     /// the cross-module pass be cached.
     pub cache_key: Option<[u8; 32]>,
+}
+
+/// A process module's summary: built by this run, or read from the result
+/// cache and decoded only if the cross-module pass needs it.
+#[derive(Debug, Clone)]
+pub enum Summary {
+    Built(ModuleSummary),
+    Stored(crate::cache::StoredSummary),
+}
+
+impl Summary {
+    /// The module's key in the project index.
+    pub fn key(&self) -> &Path {
+        match self {
+            Summary::Built(s) => &s.key,
+            Summary::Stored(s) => &s.key,
+        }
+    }
+
+    /// The module's relative import specifiers (built summaries also give
+    /// the others).
+    pub fn import_sources(&self) -> impl Iterator<Item = &str> + Clone {
+        let (built, stored) = match self {
+            Summary::Built(s) => (Some(s.imports.iter().map(|i| i.source.as_str())), None),
+            Summary::Stored(s) => (None, Some(s.imports.iter().map(String::as_str))),
+        };
+        built
+            .into_iter()
+            .flatten()
+            .chain(stored.into_iter().flatten())
+    }
+
+    /// The summary itself; `None` if a stored one does not decode.
+    pub fn into_module(self) -> Option<ModuleSummary> {
+        match self {
+            Summary::Built(s) => Some(s),
+            Summary::Stored(s) => s.decode(),
+        }
+    }
 }
 
 /// A fast 64-bit hash of file bytes (`--fix` compares it to refuse
@@ -283,8 +322,12 @@ fn load_context_modules(
         .map(|c| (project::module_key(&c.path), c))
         .collect();
     for _ in 0..CONTEXT_ROUNDS {
-        let missing =
-            project::unresolved_relative_imports(files.iter().filter_map(|f| f.summary.as_ref()));
+        let missing = project::unresolved_relative_imports(
+            files
+                .iter()
+                .filter_map(|f| f.summary.as_ref())
+                .map(|s| (s.key(), s.import_sources())),
+        );
         if missing.is_empty() {
             return;
         }
@@ -383,20 +426,44 @@ fn finish_cached(
                 .collect();
             cache.get_project(&key, &paths)
         });
-        let summaries: Vec<ModuleSummary> =
-            files.iter_mut().filter_map(|f| f.summary.take()).collect();
         let mut run_found = Vec::new();
         let found = match reused {
             Some(found) => {
+                let summaries: Vec<Summary> =
+                    files.iter_mut().filter_map(|f| f.summary.take()).collect();
                 rayon::spawn(move || drop(summaries));
                 found
             }
             None => {
+                // Summaries read from the cache are decoded now, in
+                // parallel.
+                let decoded: Vec<(usize, Option<ModuleSummary>)> = files
+                    .par_iter_mut()
+                    .enumerate()
+                    .filter_map(|(i, f)| f.summary.take().map(|s| (i, s.into_module())))
+                    .collect();
+                let mut summaries = Vec::with_capacity(decoded.len());
+                let mut undecodable = false;
+                for (i, s) in decoded {
+                    match s {
+                        Some(s) => summaries.push(s),
+                        None => {
+                            undecodable = true;
+                            let f = &mut files[i];
+                            let file = SourceFile::new(f.display.clone(), String::new());
+                            f.diagnostics.push(internal(
+                                &file,
+                                "cache",
+                                "the stored module summary does not decode".into(),
+                            ));
+                        }
+                    }
+                }
                 let project = Project::new(summaries);
                 let found = cross_module_pass(&project, config);
                 if let Some((cache, key)) = memo {
                     // A pass that hit a bug is not remembered.
-                    if !found.iter().any(|d| d.rule == "internal-error") {
+                    if !undecodable && !found.iter().any(|d| d.rule == "internal-error") {
                         cache.put_project(&key, &found);
                     }
                 }
@@ -689,10 +756,7 @@ fn lint_candidate_inner(
                 diagnostics: hit.diagnostics,
                 directives: hit.directives,
                 // An entry stores each task's schema fields on their own.
-                summary: hit.summary.map(|mut s| {
-                    s.share_schemas();
-                    s
-                }),
+                summary: hit.summary.map(Summary::Stored),
                 facts: hit.facts,
                 hash: Some(hash),
                 cache_key: Some(k.full()),
@@ -727,7 +791,10 @@ fn lint_candidate_inner(
                     lines: outcome.lines,
                     diagnostics: &outcome.diagnostics,
                     directives: &outcome.directives,
-                    summary: outcome.summary.as_ref(),
+                    summary: match &outcome.summary {
+                        Some(Summary::Built(s)) => Some(s),
+                        _ => None,
+                    },
                     facts: outcome.facts.as_ref(),
                 },
             );
@@ -816,7 +883,7 @@ fn analyse_inner(
         report,
         diagnostics,
         directives,
-        summary,
+        summary: summary.map(Summary::Built),
         facts,
         hash: None,
         cache_key: None,

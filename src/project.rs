@@ -487,9 +487,14 @@ impl Project {
     }
 }
 
+/// A specifier naming a file (relative or absolute), not a package.
+pub fn is_relative(source: &str) -> bool {
+    source.starts_with("./") || source.starts_with("../") || source.starts_with('/')
+}
+
 /// Paths an import specifier may name, most specific first.
 fn import_candidates(base: &Path, source: &str) -> Vec<PathBuf> {
-    if !(source.starts_with("./") || source.starts_with("../") || source.starts_with('/')) {
+    if !is_relative(source) {
         return Vec::new();
     }
     let joined = normalize(&base.join(source));
@@ -533,17 +538,20 @@ pub fn module_key(path: &Path) -> PathBuf {
 }
 
 /// Files that modules import (relative specifiers) but that are not among
-/// them: candidates for loading as context modules.
-pub fn unresolved_relative_imports<'a>(
-    modules: impl Iterator<Item = &'a ModuleSummary> + Clone,
-) -> Vec<PathBuf> {
-    let known: std::collections::HashSet<&Path> =
-        modules.clone().map(|m| m.key.as_path()).collect();
+/// them: candidates for loading as context modules. `modules` gives each
+/// module's key and its import specifiers.
+pub fn unresolved_relative_imports<'a, I>(
+    modules: impl Iterator<Item = (&'a Path, I)> + Clone,
+) -> Vec<PathBuf>
+where
+    I: Iterator<Item = &'a str>,
+{
+    let known: std::collections::HashSet<&Path> = modules.clone().map(|(key, _)| key).collect();
     let mut out = Vec::new();
-    for m in modules {
-        let Some(base) = m.key.parent() else { continue };
-        for imp in &m.imports {
-            let candidates = import_candidates(base, &imp.source);
+    for (key, imports) in modules {
+        let Some(base) = key.parent() else { continue };
+        for source in imports {
+            let candidates = import_candidates(base, source);
             if candidates.iter().any(|c| known.contains(c.as_path())) {
                 continue;
             }

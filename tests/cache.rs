@@ -454,3 +454,47 @@ fn manifests_and_skills_are_not_cached() {
     assert_ne!(first, second);
     assert_eq!(second, uncached(d));
 }
+
+/// A helper without SDK markers, imported by a process module, is loaded as
+/// a context module on every run: a warm run finds it from the imports kept
+/// with the importing module's entry (its summary stays encoded), and a
+/// change to it alone updates the cross-module finding it feeds.
+#[test]
+fn imported_helpers_are_loaded_from_cached_imports() {
+    let dir = tempdir();
+    let d = dir.path();
+    write(d, "package.json", "{ \"name\": \"x\" }\n");
+    write(
+        d,
+        "lib/helper.js",
+        "export const steps = [\n  'When done, git commit your work.',\n];\n",
+    );
+    write(
+        d,
+        "tasks.js",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+         import { steps } from './lib/helper.js';\n\
+         export const t = defineTask('impl', (args) => ({\n\
+           kind: 'agent',\n\
+           title: 'Impl',\n\
+           labels: ['x'],\n\
+           agent: { name: 'i', prompt: { task: 'Implement', instructions: steps } },\n\
+         }));\n",
+    );
+    let (cold, s, p) = check_p(d, &[]);
+    assert_eq!((s, p), ((0, 2, 2), (0, 1, 1)));
+    assert!(cold.contains("git-in-agent-task"), "{cold}");
+    assert!(cold.contains("lib/helper.js"), "{cold}");
+    let (warm, s, p) = check_p(d, &[]);
+    assert_eq!((s, p), ((2, 0, 0), (1, 0, 0)));
+    assert_eq!(warm, cold);
+    write(
+        d,
+        "lib/helper.js",
+        "export const steps = [\n  'When done, report your work.',\n];\n",
+    );
+    let (after, s, p) = check_p(d, &[]);
+    assert_eq!((s, p), ((1, 1, 1), (0, 1, 1)));
+    assert!(!after.contains("git-in-agent-task"), "{after}");
+    assert_eq!(after, uncached(d));
+}
