@@ -1,9 +1,9 @@
 //! The result cache (`.proclint_cache/`): per-file results of process
-//! modules, so a re-run over a mostly unchanged tree costs little more than
+//! modules and skills, and the cross-module findings, so a re-run over a mostly unchanged tree costs little more than
 //! reading and hashing the files.
 //!
 //! What is cached is everything the per-file pass produces for a process
-//! module — diagnostics, suppression directives, the module summary and the
+//! module (or a skill, see below) — diagnostics, suppression directives, the module summary and the
 //! retrospective facts. The summary is encoded on its own after the rest
 //! and left encoded when the entry is read ([`StoredSummary`]): only the
 //! module's relative import specifiers, which loading context modules
@@ -32,9 +32,14 @@
 //! bug. One such entry is kept, for the last tree linted: linting another
 //! set of files replaces it.
 //!
-//! Manifests and SKILL.md files are not cached, because their findings
-//! depend on sibling files (lockfiles, link targets) that the key does not
-//! cover.
+//! SKILL.md files are cached like process modules (no summary), except for
+//! the findings of `skill-broken-link`, which depend on other files (whether
+//! link targets exist, their headings): they are left out of the entry and
+//! that one rule is rerun on every hit (the Markdown is parsed again; the
+//! other skill rules, the costly part, are not). A SKILL.md named without
+//! its folder is not cached (`skill-frontmatter` then finds the folder's
+//! name on disk). Manifests are not cached: their findings depend on
+//! lockfiles the key does not cover.
 //!
 //! One entry per (display path, module path, report) is kept, its name
 //! derived from those; the rest of the key is stored in the entry and

@@ -741,21 +741,36 @@ fn lint_candidate_inner(
     }
     let hash = content_hash(&bytes);
     let key = project::module_key(&c.path);
-    // Only process modules are cached: their per-file results depend on
-    // nothing but their own bytes and the config (see `cache.rs`).
+    // Process modules and skills are cached: their per-file results depend
+    // on nothing but their own bytes and the config (see `cache.rs`), except
+    // for the one skill rule that looks at other files, which is rerun.
     let cached = match (cache, c.kind, stage) {
         (Some(cache), FileKind::Process, Stage::Full) => {
+            Some((cache, cache.key(&c.display, &key, report, &bytes)))
+        }
+        (Some(cache), FileKind::Skill, Stage::Full) if skill_cacheable(&c.display) => {
             Some((cache, cache.key(&c.display, &key, report, &bytes)))
         }
         _ => None,
     };
     if let Some((cache, k)) = &cached {
         if let Some(hit) = cache.get(k) {
+            let mut diagnostics = hit.diagnostics;
+            if c.kind == FileKind::Skill {
+                let (text, _) = source::decode(bytes);
+                let file = SourceFile::new(c.display.clone(), text);
+                let mut links = lint_skill_where(&file, config, |id| id == SKILL_OUTSIDE_RULE);
+                crate::fingerprint::stamp(&file, &[], &mut links);
+                // In the order a full run has them (the rule is the first
+                // skill rule in the registry), although the output is sorted.
+                links.append(&mut diagnostics);
+                diagnostics = links;
+                diagnostics.shrink_to_fit();
+            }
             return Some(FileOutcome {
                 lines: hit.lines,
-                diagnostics: hit.diagnostics,
+                diagnostics,
                 directives: hit.directives,
-                // An entry stores each task's schema fields on their own.
                 summary: hit.summary.map(Summary::Stored),
                 facts: hit.facts,
                 hash: Some(hash),
@@ -785,11 +800,25 @@ fn lint_candidate_inner(
             .any(|d| d.rule == "internal-error")
         {
             outcome.cache_key = Some(k.full());
+            // A skill's entry leaves out what the rule that looks at other
+            // files found: it is rerun on every hit.
+            let own: Vec<Diagnostic>;
+            let diagnostics = if c.kind == FileKind::Skill {
+                own = outcome
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.rule != SKILL_OUTSIDE_RULE)
+                    .cloned()
+                    .collect();
+                &own
+            } else {
+                &outcome.diagnostics
+            };
             cache.put(
                 k,
                 &CachedRef {
                     lines: outcome.lines,
-                    diagnostics: &outcome.diagnostics,
+                    diagnostics,
                     directives: &outcome.directives,
                     summary: match &outcome.summary {
                         Some(Summary::Built(s)) => Some(s),
@@ -1070,7 +1099,42 @@ fn lint_manifest(
     (out, facts)
 }
 
+/// The one skill rule whose findings depend on other files (whether link
+/// targets exist, their headings): a skill's cache entry leaves its
+/// findings out, and they are recomputed on every hit.
+const SKILL_OUTSIDE_RULE: &str = "skill-broken-link";
+
+/// Whether a skill's results may be cached: `skill-frontmatter` compares the
+/// name with the folder, which for a path without a folder name (`SKILL.md`
+/// in the working directory, `../SKILL.md`) is found by resolving the path
+/// on disk.
+fn skill_cacheable(display: &str) -> bool {
+    Path::new(display)
+        .parent()
+        .and_then(Path::file_name)
+        .is_some()
+}
+
 fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    if stage == Stage::ParseOnly {
+        let parsed = catch_unwind(AssertUnwindSafe(|| {
+            inject::point("markdown-parser", &file.path);
+            SkillMarkdown::parse(&file.text)
+        }));
+        return match parsed {
+            Ok(_) => Vec::new(),
+            Err(p) => vec![internal(file, "markdown-parser", panic_message(&p))],
+        };
+    }
+    lint_skill_where(file, config, |_| true)
+}
+
+/// Parses a skill and runs the enabled skill rules `select` accepts.
+fn lint_skill_where(
+    file: &SourceFile,
+    config: &Config,
+    select: impl Fn(&str) -> bool,
+) -> Vec<Diagnostic> {
     let parsed = catch_unwind(AssertUnwindSafe(|| {
         inject::point("markdown-parser", &file.path);
         SkillMarkdown::parse(&file.text)
@@ -1079,15 +1143,14 @@ fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnosti
         Ok(s) => s,
         Err(p) => return vec![internal(file, "markdown-parser", panic_message(&p))],
     };
-    if stage == Stage::ParseOnly {
-        return Vec::new();
-    }
     let cx = SkillContext {
         skill: &skill,
         file,
         config,
     };
-    run_rules(file, config, |rule, sink| rule.check_skill(&cx, sink))
+    run_rules_where(file, config, select, |rule, sink| {
+        rule.check_skill(&cx, sink)
+    })
 }
 
 /// Runs every enabled rule through `check`, turning a panicking rule into an
@@ -1097,10 +1160,20 @@ fn run_rules(
     config: &Config,
     check: impl Fn(&dyn rules::Rule, &mut Sink),
 ) -> Vec<Diagnostic> {
+    run_rules_where(file, config, |_| true, check)
+}
+
+/// [`run_rules`] over the rules `select` accepts.
+fn run_rules_where(
+    file: &SourceFile,
+    config: &Config,
+    select: impl Fn(&str) -> bool,
+    check: impl Fn(&dyn rules::Rule, &mut Sink),
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for rule in rules::all() {
         let meta = rule.meta();
-        if meta.builtin || !config.is_enabled(meta.id) {
+        if meta.builtin || !config.is_enabled(meta.id) || !select(meta.id) {
             continue;
         }
         let mut sink = Sink::new(meta, config, file);
@@ -1161,4 +1234,22 @@ pub fn lint_text(display: &str, kind: FileKind, text: String, config: &Config) -
 /// Kind of a path for stdin/explicit use.
 pub fn kind_of(path: &Path) -> Option<FileKind> {
     discover::kind_by_name(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The skill rule whose findings a skill's cache entry leaves out is a
+    /// registered skill rule.
+    #[test]
+    fn the_skill_rule_rerun_on_hits_exists() {
+        let found = rules::all()
+            .iter()
+            .any(|r| r.meta().id == SKILL_OUTSIDE_RULE);
+        assert!(found, "{SKILL_OUTSIDE_RULE} is not a rule");
+        assert!(skill_cacheable("s/SKILL.md"));
+        assert!(!skill_cacheable("SKILL.md"));
+        assert!(!skill_cacheable("../SKILL.md"));
+    }
 }

@@ -430,10 +430,12 @@ fn cache_dir_setting_and_no_cache() {
     assert!(!sub.join(".proclint_cache").exists());
 }
 
-/// Manifests and SKILL.md files depend on siblings (lockfiles, link
-/// targets) and are never cached: a changed lockfile changes the finding.
+/// Manifests depend on siblings (lockfiles) and are never cached. A
+/// SKILL.md is, except for `skill-broken-link` (whether link targets exist,
+/// their headings), which is rerun on every hit: creating or removing a
+/// target, or changing its headings, flips the finding on a warm run.
 #[test]
-fn manifests_and_skills_are_not_cached() {
+fn manifests_are_not_cached_and_skill_links_are_rechecked() {
     let dir = tempdir();
     let d = dir.path();
     write(
@@ -444,15 +446,71 @@ fn manifests_and_skills_are_not_cached() {
     write(
         d,
         "s/SKILL.md",
-        "---\nname: s\ndescription: d\n---\n[x](missing.md)\n",
+        "---\nname: s\ndescription: d\n---\n[x](missing.md) and [y](other.md#usage)\n",
     );
-    let (_, s) = check(d, &[]);
-    assert_eq!(s, (0, 0, 0));
-    let (first, _) = check(d, &[]);
+    write(d, "s/other.md", "# Other\n## Setup\n");
+    let missing = "`missing.md` does not exist";
+    let anchor = "`other.md#usage`";
+    let (first, s) = check(d, &[]);
+    assert_eq!(s, (0, 1, 1));
+    assert!(first.contains(missing) && first.contains(anchor), "{first}");
+    assert!(first.contains("unpinned-sdk"), "{first}");
+    let (warm, s) = check(d, &[]);
+    assert_eq!(s, (1, 0, 0));
+    assert_eq!(warm, first);
+    // The target appears: a hit, and the finding is gone.
     write(d, "s/missing.md", "here\n");
-    let (second, _) = check(d, &[]);
-    assert_ne!(first, second);
-    assert_eq!(second, uncached(d));
+    let (created, s) = check(d, &[]);
+    assert_eq!(s, (1, 0, 0));
+    assert!(
+        !created.contains(missing) && created.contains(anchor),
+        "{created}"
+    );
+    assert_eq!(created, uncached(d));
+    // The anchor's heading appears in the other file.
+    write(d, "s/other.md", "# Other\n## Setup\n## Usage\n");
+    let (fixed, s) = check(d, &[]);
+    assert_eq!(s, (1, 0, 0));
+    assert!(
+        !fixed.contains(missing) && !fixed.contains(anchor),
+        "{fixed}"
+    );
+    assert_eq!(fixed, uncached(d));
+    // And both go away again.
+    std::fs::remove_file(d.join("s/missing.md")).unwrap_or_else(|e| panic!("{e}"));
+    write(d, "s/other.md", "# Other\n## Setup\n");
+    let (again, s) = check(d, &[]);
+    assert_eq!(s, (1, 0, 0));
+    assert_eq!(again, first);
+    // The SKILL.md's own findings come from its entry, and change with it.
+    write(
+        d,
+        "s/SKILL.md",
+        "---\nname: t\ndescription: d\n---\n[x](missing.md)\n",
+    );
+    let (renamed, s) = check(d, &[]);
+    assert_eq!(s, (0, 1, 1));
+    assert!(renamed.contains("skill-frontmatter"), "{renamed}");
+    assert_eq!(renamed, uncached(d));
+}
+
+/// A SKILL.md named without its folder (`SKILL.md` in the working
+/// directory) is not cached: its folder's name is found on disk.
+#[test]
+fn a_skill_named_without_its_folder_is_not_cached() {
+    let dir = tempdir();
+    let d = dir.path();
+    let s = write(d, "s/SKILL.md", "---\nname: t\ndescription: d\n---\nbody\n");
+    let sub = s.parent().unwrap_or(d);
+    for _ in 0..2 {
+        let o = run_env(
+            sub,
+            &["check", "SKILL.md", "--format", "json", "--cache-stats"],
+            &[],
+        );
+        assert_eq!(stats(&o), (0, 0, 0));
+        assert!(stdout(&o).contains("skill-frontmatter"), "{}", stdout(&o));
+    }
 }
 
 /// A helper without SDK markers, imported by a process module, is loaded as
