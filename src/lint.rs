@@ -724,7 +724,7 @@ fn lint_candidate_inner(
             ),
         ));
     }
-    let bytes = match read_limited(&c.path, config.max_file_size) {
+    let bytes = match read_limited(&c.path, size, config.max_file_size) {
         Ok(b) => b,
         Err(e) => return Some(note("io-error", format!("cannot read: {e}"))),
     };
@@ -833,10 +833,13 @@ fn lint_candidate_inner(
 }
 
 /// Reads a regular file, giving up past `limit` bytes (a file that grew
-/// after its size was checked is still bounded).
-fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+/// after its size was checked is still bounded). `size` is its size when
+/// checked: the buffer is allocated once for it (growing it from empty
+/// cost a reallocation, a copy and a read per doubling).
+fn read_limited(path: &Path, size: u64, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut bytes = Vec::new();
+    let capacity = usize::try_from(size.min(limit)).map_or(0, |n| n.saturating_add(1));
+    let mut bytes = Vec::with_capacity(capacity);
     std::fs::File::open(path)?
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
