@@ -322,6 +322,14 @@ pub fn write_atomic_with(
     path: &Path,
     emit: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    // A device or FIFO (`--output /dev/null`, `/dev/stdout`, a named pipe)
+    // is written into: renaming a temporary file over it would replace it
+    // with a regular file (as root, `/dev/null` itself).
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut out = std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(path)?);
+        emit(&mut out)?;
+        return out.flush();
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
