@@ -161,7 +161,7 @@ fn diagnostic(buf: &mut Vec<u8>, d: &JsonDiagnostic<'_>) {
 /// characters are escaped, so a string without them is copied as is, and
 /// one with them is left to serde_json.
 fn string(buf: &mut Vec<u8>, s: &str) {
-    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    if needs_escape(s.as_bytes()) {
         // Writing to a Vec cannot fail.
         let _ = serde_json::to_writer(&mut *buf, s);
     } else {
@@ -170,6 +170,31 @@ fn string(buf: &mut Vec<u8>, s: &str) {
         buf.extend_from_slice(s.as_bytes());
         buf.push(b'"');
     }
+}
+
+/// Whether any byte is a control character, `"` or `\\`: eight bytes at a
+/// time (each test below is exact for "some byte of the word").
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        let x = u64::from_ne_bytes(b);
+        // A byte below 0x20; a byte equal to `"`; to `\\`.
+        if x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0
+            || zero_byte(x ^ (ONES * u64::from(b'"')))
+            || zero_byte(x ^ (ONES * u64::from(b'\\')))
+        {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 fn number(buf: &mut Vec<u8>, mut n: u64) {
@@ -231,6 +256,24 @@ mod tests {
             diagnostics,
             ..Outcome::default()
         }
+    }
+
+    #[test]
+    fn needs_escape_finds_every_escaped_byte_anywhere() {
+        for b in 0..=255u8 {
+            let expected = b < 0x20 || b == b'"' || b == b'\\';
+            for len in [1, 7, 8, 9, 16, 23] {
+                for at in 0..len {
+                    let mut text = vec![b'a'; len];
+                    text[at] = b;
+                    assert_eq!(needs_escape(&text), expected, "{b:#x} at {at} of {len}");
+                }
+            }
+        }
+        assert!(!needs_escape(
+            "é ü 漢字 🎉 plain text, long enough".as_bytes()
+        ));
+        assert!(!needs_escape(b""));
     }
 
     /// The parallel writer gives exactly serde_json's pretty output, for no
