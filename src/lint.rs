@@ -590,22 +590,29 @@ fn finish_cached(
                 f.diagnostics.len() + unused
             })
             .sum::<usize>();
+    let with_run = analysis.is_some();
+    // Files are independent here: in parallel, concatenated in path order.
+    let per_file: Vec<Vec<Diagnostic>> = files
+        .par_iter_mut()
+        .filter(|f| f.report)
+        .map(|f| {
+            let mut ds = std::mem::take(&mut f.diagnostics);
+            ds.retain(|d| config.is_enabled(d.rule));
+            if stage == Stage::Full {
+                ds = suppress::apply(ds, &mut f.directives);
+                ds.extend(suppress::unused(&f.directives, config, with_run));
+            }
+            // Sorted per file (files are in path order), so the sort of the
+            // whole list below usually finds it in order already; a stable
+            // sort of each part first gives the same order as sorting the
+            // whole.
+            diagnostic::sort(&mut ds);
+            ds
+        })
+        .collect();
     let mut diagnostics = Vec::with_capacity(total);
     diagnostics.append(&mut loose);
-    for f in &mut files {
-        if !f.report {
-            continue;
-        }
-        let mut ds = std::mem::take(&mut f.diagnostics);
-        ds.retain(|d| config.is_enabled(d.rule));
-        if stage == Stage::Full {
-            ds = suppress::apply(ds, &mut f.directives);
-            ds.extend(suppress::unused(&f.directives, config, analysis.is_some()));
-        }
-        // Sorted per file (files are in path order), so the sort of the
-        // whole list below usually finds it in order already; a stable sort
-        // of each part first gives the same order as sorting the whole.
-        diagnostic::sort(&mut ds);
+    for mut ds in per_file {
         diagnostics.append(&mut ds);
     }
     files.retain(|f| f.report);
