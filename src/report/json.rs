@@ -86,8 +86,8 @@ pub fn render(outcome: &Outcome) -> String {
 /// serde_json's pretty printer, see the tests) and written in order.
 pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     /// Diagnostics per buffer, and per batch (what is held at once).
-    const CHUNK: usize = 512;
-    const BATCH: usize = 16 * CHUNK;
+    const CHUNK: usize = 256;
+    const BATCH: usize = 4 * CHUNK;
     let all = &outcome.diagnostics;
     out.write_all(b"{\n  \"version\": 1,\n  \"diagnostics\": [")?;
     if all.is_empty() {
