@@ -1,10 +1,15 @@
 //! The result cache (`.proclint_cache/`): per-file results of process
-//! modules, so a re-run over a mostly unchanged tree costs little more than
+//! modules and skills, and the cross-module findings, so a re-run over a mostly unchanged tree costs little more than
 //! reading and hashing the files.
 //!
 //! What is cached is everything the per-file pass produces for a process
-//! module — diagnostics, suppression directives, the module summary and the
-//! retrospective facts — keyed by:
+//! module (or a skill, see below) — diagnostics, suppression directives, the module summary and the
+//! retrospective facts. The summary is encoded on its own after the rest
+//! and left encoded when the entry is read ([`StoredSummary`]): only the
+//! module's relative import specifiers, which loading context modules
+//! needs, are read with the rest, and the summary itself is decoded (in
+//! parallel) only when the cross-module pass has to run. Entries are keyed
+//! by:
 //! - the build (crate version plus the executable's size and mtime, so a
 //!   rebuilt binary with changed rules never reuses results of the old one;
 //!   `PROCLINT_CACHE_VERSION` replaces this, for tests),
@@ -15,10 +20,26 @@
 //! - whether findings are reported for the file (context modules differ),
 //! - the SHA-256 of the file's bytes.
 //!
-//! Cross-module findings are never cached: `finish()` recomputes them from
-//! the (cached or fresh) summaries on every run. Manifests and SKILL.md
-//! files are not cached, because their findings depend on sibling files
-//! (lockfiles, link targets) that the key does not cover.
+//! The cross-module pass's findings are cached too, in one more entry
+//! (`project`): they are a function of the build and configuration and of
+//! the module summaries in the order the pass reads them, and each summary
+//! is a function of its entry's key. So when every summary of a run came
+//! from (or went into) an entry, the pass is keyed by the SHA-256 of the
+//! salt and, per module in display-path order, its display path and entry
+//! key; on a hit the project index is not built at all. It is not used with
+//! a recorded run (`--run` needs the project index itself), for the stdin
+//! buffer (never cached, so it has no entry key), or when the pass hit a
+//! bug. One such entry is kept, for the last tree linted: linting another
+//! set of files replaces it.
+//!
+//! SKILL.md files are cached like process modules (no summary), except for
+//! the findings of `skill-broken-link`, which depend on other files (whether
+//! link targets exist, their headings): they are left out of the entry and
+//! that one rule is rerun on every hit (the Markdown is parsed again; the
+//! other skill rules, the costly part, are not). A SKILL.md named without
+//! its folder is not cached (`skill-frontmatter` then finds the folder's
+//! name on disk). Manifests are not cached: their findings depend on
+//! lockfiles the key does not cover.
 //!
 //! One entry per (display path, module path, report) is kept, its name
 //! derived from those; the rest of the key is stored in the entry and
@@ -28,6 +49,7 @@
 //! corrupt or truncated entry fails its checksum, counts as a miss and is
 //! rewritten.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -48,29 +70,96 @@ pub const DEFAULT_DIR: &str = ".proclint_cache";
 /// Replaces the build identity in the key (tests simulate an upgrade).
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.
-const MAGIC: &[u8; 8] = b"PLCACHE2";
+const MAGIC: &[u8; 8] = b"PLCACHE4";
+/// The cross-module pass's entry: its magic and file name.
+const PROJECT_MAGIC: &[u8; 8] = b"PLPROJ01";
+const PROJECT_ENTRY: &str = "project";
 const HEADER: usize = MAGIC.len() + 32 + 8;
-const CHECKSUM: usize = 32;
+/// A fast 64-bit checksum of the payload ([`crate::lint::content_hash`]):
+/// it only has to catch a damaged or truncated entry (the SHA-256 key is
+/// what identifies the content), and hashing every entry with SHA-256 was a
+/// noticeable share of a warm run.
+const CHECKSUM: usize = 8;
 
-/// What one process module's per-file pass produced.
-#[derive(Debug, Serialize, Deserialize)]
+/// What one process module's per-file pass produced, as read from an
+/// entry. The module summary is kept encoded: a warm run whose
+/// cross-module pass is a hit never needs it.
+#[derive(Debug)]
 pub struct Cached {
     pub lines: usize,
     pub diagnostics: Vec<Diagnostic>,
     pub directives: Vec<Directive>,
-    pub summary: Option<ModuleSummary>,
+    pub summary: Option<StoredSummary>,
     pub facts: Option<Facts>,
 }
 
-/// The borrowed twin of [`Cached`] (same encoding), so storing an entry
-/// does not clone the outcome.
-#[derive(Serialize)]
+/// What is stored of an outcome: what it needs to be written.
 pub struct CachedRef<'a> {
     pub lines: usize,
     pub diagnostics: &'a [Diagnostic],
     pub directives: &'a [Directive],
     pub summary: Option<&'a ModuleSummary>,
     pub facts: Option<&'a Facts>,
+}
+
+/// An entry's payload is a length-prefixed `Head`, then the module summary
+/// on its own (empty when there is none), so reading an entry does not
+/// decode the summary.
+#[derive(Deserialize)]
+struct Head {
+    lines: usize,
+    diagnostics: Vec<Diagnostic>,
+    directives: Vec<Directive>,
+    facts: Option<Facts>,
+    /// The summary's relative import specifiers (what loading context
+    /// modules needs), present exactly when there is a summary.
+    imports: Option<Vec<String>>,
+}
+
+/// The borrowed twin of [`Head`] (same encoding).
+#[derive(Serialize)]
+struct HeadRef<'a> {
+    lines: usize,
+    diagnostics: &'a [Diagnostic],
+    directives: &'a [Directive],
+    facts: Option<&'a Facts>,
+    imports: Option<Vec<&'a str>>,
+}
+
+/// A module summary still encoded in the entry it was read from.
+#[derive(Clone)]
+pub struct StoredSummary {
+    /// The whole entry, and where the summary is in it.
+    entry: Vec<u8>,
+    range: std::ops::Range<usize>,
+    display: Arc<str>,
+    /// The module's key ([`ModuleSummary::key`]).
+    pub key: PathBuf,
+    /// Its relative import specifiers.
+    pub imports: Vec<String>,
+}
+
+impl std::fmt::Debug for StoredSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredSummary")
+            .field("display", &self.display)
+            .field("key", &self.key)
+            .field("bytes", &self.range.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl StoredSummary {
+    /// Decodes the summary; `None` only if the entry, although intact, does
+    /// not decode (a bug: entries are checked when read).
+    pub fn decode(&self) -> Option<ModuleSummary> {
+        let bytes = self.entry.get(self.range.clone())?;
+        let mut summary: ModuleSummary =
+            interned_path::with(&self.display, || postcard::from_bytes(bytes).ok())?;
+        // An entry stores each task's schema fields on their own.
+        summary.share_schemas();
+        Some(summary)
+    }
 }
 
 /// Locations in an entry almost all name the entry's own file; writing the
@@ -119,6 +208,15 @@ pub struct Key {
     full: [u8; 32],
     /// The file's display path (see [`interned_path`]).
     display: Arc<str>,
+    /// The module's key in the project index.
+    module: PathBuf,
+}
+
+impl Key {
+    /// The whole key: what an entry must have been written for.
+    pub fn full(&self) -> [u8; 32] {
+        self.full
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -126,6 +224,10 @@ pub struct Stats {
     pub hits: usize,
     pub misses: usize,
     pub writes: usize,
+    /// The cross-module pass's entry ([`Cache::get_project`]).
+    pub project_hits: usize,
+    pub project_misses: usize,
+    pub project_writes: usize,
 }
 
 pub struct Cache {
@@ -135,6 +237,9 @@ pub struct Cache {
     hits: AtomicUsize,
     misses: AtomicUsize,
     writes: AtomicUsize,
+    project_hits: AtomicUsize,
+    project_misses: AtomicUsize,
+    project_writes: AtomicUsize,
     tmp_seq: AtomicUsize,
 }
 
@@ -158,6 +263,9 @@ impl Cache {
             hits: AtomicUsize::new(0),
             misses: AtomicUsize::new(0),
             writes: AtomicUsize::new(0),
+            project_hits: AtomicUsize::new(0),
+            project_misses: AtomicUsize::new(0),
+            project_writes: AtomicUsize::new(0),
             tmp_seq: AtomicUsize::new(0),
         }
     }
@@ -204,6 +312,7 @@ impl Cache {
             name: hex(&place[..16]),
             full: full.finalize().into(),
             display: display.clone(),
+            module: module.to_path_buf(),
         }
     }
 
@@ -212,7 +321,7 @@ impl Cache {
     pub fn get(&self, key: &Key) -> Option<Cached> {
         let found = std::fs::read(self.dir.join(&key.name))
             .ok()
-            .and_then(|bytes| interned_path::with(&key.display, || decode(&bytes, &key.full)));
+            .and_then(|bytes| decode(bytes, key));
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -228,35 +337,91 @@ impl Cache {
         if !self.prepare() {
             return;
         }
-        let Ok(payload) = interned_path::with(&key.display, || postcard::to_stdvec(value)) else {
+        let Some(payload) = encode(key, value) else {
             return;
         };
-        let mut bytes = Vec::with_capacity(HEADER + payload.len() + CHECKSUM);
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&key.full);
-        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&payload);
-        bytes.extend_from_slice(&Sha256::digest(&payload));
+        if self.write_entry(&key.name, &seal(MAGIC, &key.full, &payload)) {
+            self.writes.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The key of the cross-module pass over `modules` — every module
+    /// summary of the run, in the order the pass sees them, each given by
+    /// its display path and the key of the entry it came from. The pass's
+    /// findings are a function of the configuration and build (the salt)
+    /// and of those summaries, and each summary of its entry's key.
+    pub fn project_key<'a>(
+        &self,
+        modules: impl Iterator<Item = (&'a str, &'a [u8; 32])>,
+    ) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(PROJECT_MAGIC);
+        h.update(self.salt);
+        let mut count: u64 = 0;
+        for (display, full) in modules {
+            h.update((display.len() as u64).to_le_bytes());
+            h.update(display.as_bytes());
+            h.update(full);
+            count += 1;
+        }
+        h.update(count.to_le_bytes());
+        h.finalize().into()
+    }
+
+    /// The cross-module findings stored for `key`, if the entry is intact
+    /// and was written for exactly this key. `paths` gives the run's own
+    /// display paths, so the findings share them instead of each holding a
+    /// copy.
+    pub fn get_project(
+        &self,
+        key: &[u8; 32],
+        paths: &HashMap<&str, Arc<str>>,
+    ) -> Option<Vec<Diagnostic>> {
+        let found = std::fs::read(self.dir.join(PROJECT_ENTRY))
+            .ok()
+            .and_then(|bytes| decode_project(&bytes, key, paths));
+        let counter = if found.is_some() {
+            &self.project_hits
+        } else {
+            &self.project_misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// Stores the cross-module findings for `key` (best effort), replacing
+    /// the previous run's.
+    pub fn put_project(&self, key: &[u8; 32], found: &[Diagnostic]) {
+        if !self.prepare() {
+            return;
+        }
+        let Some(payload) = encode_project(found) else {
+            return;
+        };
+        if self.write_entry(PROJECT_ENTRY, &seal(PROJECT_MAGIC, key, &payload)) {
+            self.project_writes.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Writes `bytes` as entry `name`: to a temporary file, renamed into
+    /// place.
+    fn write_entry(&self, name: &str, bytes: &[u8]) -> bool {
         // A name unique to this process and write: concurrent runs (and
         // threads) never share a temporary file, and the rename replaces
         // the entry in one step.
         let tmp = self.dir.join(format!(
             ".{}.{}.{}.tmp",
-            key.name,
+            name,
             std::process::id(),
             self.tmp_seq.fetch_add(1, Ordering::Relaxed)
         ));
         let written = std::fs::File::create(&tmp)
-            .and_then(|mut f| f.write_all(&bytes))
-            .and_then(|()| std::fs::rename(&tmp, self.dir.join(&key.name)));
-        match written {
-            Ok(()) => {
-                self.writes.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(_) => {
-                let _ = std::fs::remove_file(&tmp);
-            }
+            .and_then(|mut f| f.write_all(bytes))
+            .and_then(|()| std::fs::rename(&tmp, self.dir.join(name)));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
         }
+        written.is_ok()
     }
 
     pub fn stats(&self) -> Stats {
@@ -264,6 +429,9 @@ impl Cache {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             writes: self.writes.load(Ordering::Relaxed),
+            project_hits: self.project_hits.load(Ordering::Relaxed),
+            project_misses: self.project_misses.load(Ordering::Relaxed),
+            project_writes: self.project_writes.load(Ordering::Relaxed),
         }
     }
 
@@ -292,12 +460,24 @@ impl Cache {
     }
 }
 
-/// Checks magic, key, length and checksum before deserialising: anything
-/// else (another build's entry, a truncated or corrupted file) is a miss.
-fn decode(bytes: &[u8], full: &[u8; 32]) -> Option<Cached> {
-    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+/// An entry: magic, key, payload length, payload, checksum.
+fn seal(magic: &[u8; 8], key: &[u8; 32], payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER + payload.len() + CHECKSUM);
+    bytes.extend_from_slice(magic);
+    bytes.extend_from_slice(key);
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    bytes.extend_from_slice(&checksum(payload));
+    bytes
+}
+
+/// The payload of an entry, after checking magic, key, length and checksum:
+/// anything else (another build's entry, a truncated or corrupted file) is
+/// `None`.
+fn unseal<'a>(magic: &[u8; 8], bytes: &'a [u8], key: &[u8; 32]) -> Option<&'a [u8]> {
+    let rest = bytes.strip_prefix(magic.as_slice())?;
     let (stored_key, rest) = rest.split_at_checked(32)?;
-    if stored_key != full {
+    if stored_key != key {
         return None;
     }
     let (len, rest) = rest.split_at_checked(8)?;
@@ -305,11 +485,147 @@ fn decode(bytes: &[u8], full: &[u8; 32]) -> Option<Cached> {
     if rest.len() != len.checked_add(CHECKSUM)? {
         return None;
     }
-    let (payload, checksum) = rest.split_at(len);
-    if Sha256::digest(payload).as_slice() != checksum {
+    let (payload, stored) = rest.split_at(len);
+    if checksum(payload) != stored {
         return None;
     }
-    postcard::from_bytes(payload).ok()
+    Some(payload)
+}
+
+fn encode(key: &Key, value: &CachedRef<'_>) -> Option<Vec<u8>> {
+    interned_path::with(&key.display, || {
+        let head = postcard::to_stdvec(&HeadRef {
+            lines: value.lines,
+            diagnostics: value.diagnostics,
+            directives: value.directives,
+            facts: value.facts,
+            imports: value.summary.map(|s| {
+                s.imports
+                    .iter()
+                    .map(|i| i.source.as_str())
+                    .filter(|source| crate::project::is_relative(source))
+                    .collect()
+            }),
+        })
+        .ok()?;
+        let mut payload = Vec::new();
+        put_len(&mut payload, head.len());
+        payload.extend_from_slice(&head);
+        if let Some(summary) = value.summary {
+            payload.extend_from_slice(&postcard::to_stdvec(summary).ok()?);
+        }
+        Some(payload)
+    })
+}
+
+/// An entry's payload is checked before anything is deserialised; the
+/// summary is left encoded.
+fn decode(entry: Vec<u8>, key: &Key) -> Option<Cached> {
+    let payload = unseal(MAGIC, &entry, &key.full)?;
+    let mut rest = payload;
+    let head = take(&mut rest)?;
+    let head: Head = interned_path::with(&key.display, || postcard::from_bytes(head).ok())?;
+    // Offsets into the entry (the payload is a suffix of it, less the
+    // checksum).
+    let end = HEADER + payload.len();
+    let start = end - rest.len();
+    let summary = match head.imports {
+        Some(imports) => Some(StoredSummary {
+            range: start..end,
+            entry,
+            display: key.display.clone(),
+            key: key.module.clone(),
+            imports,
+        }),
+        None if rest.is_empty() => None,
+        None => return None,
+    };
+    Some(Cached {
+        lines: head.lines,
+        diagnostics: head.diagnostics,
+        directives: head.directives,
+        summary,
+        facts: head.facts,
+    })
+}
+
+/// The cross-module findings, grouped by the path they are reported on
+/// (groups in order of first appearance, each group in the findings'
+/// order), each group encoded with its path interned (see
+/// [`interned_path`]): a count, then per group the path and the encoded
+/// findings, each as a length and bytes.
+fn encode_project(found: &[Diagnostic]) -> Option<Vec<u8>> {
+    let mut groups: Vec<(&Arc<str>, Vec<&Diagnostic>)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    for d in found {
+        let i = *at.entry(&d.location.path).or_insert_with(|| {
+            groups.push((&d.location.path, Vec::new()));
+            groups.len() - 1
+        });
+        groups[i].1.push(d);
+    }
+    let mut out = Vec::new();
+    put_len(&mut out, groups.len());
+    for (path, list) in groups {
+        let blob = interned_path::with(path, || postcard::to_stdvec(&list)).ok()?;
+        put_len(&mut out, path.len());
+        out.extend_from_slice(path.as_bytes());
+        put_len(&mut out, blob.len());
+        out.extend_from_slice(&blob);
+    }
+    Some(out)
+}
+
+fn decode_project(
+    bytes: &[u8],
+    key: &[u8; 32],
+    paths: &HashMap<&str, Arc<str>>,
+) -> Option<Vec<Diagnostic>> {
+    use rayon::prelude::*;
+    let mut rest = unseal(PROJECT_MAGIC, bytes, key)?;
+    let count = take_len(&mut rest)?;
+    let mut groups = Vec::new();
+    for _ in 0..count {
+        let path = std::str::from_utf8(take(&mut rest)?).ok()?;
+        let blob = take(&mut rest)?;
+        let path = paths.get(path).cloned().unwrap_or_else(|| Arc::from(path));
+        groups.push((path, blob));
+    }
+    if !rest.is_empty() {
+        return None;
+    }
+    // Groups decode independently: in parallel, collected in order.
+    let decoded: Vec<Vec<Diagnostic>> = groups
+        .par_iter()
+        .map(|(path, blob)| interned_path::with(path, || postcard::from_bytes(blob).ok()))
+        .collect::<Option<_>>()?;
+    let mut out = Vec::with_capacity(decoded.iter().map(Vec::len).sum());
+    for list in decoded {
+        out.extend(list);
+    }
+    Some(out)
+}
+
+fn put_len(out: &mut Vec<u8>, len: usize) {
+    out.extend_from_slice(&(len as u64).to_le_bytes());
+}
+
+fn take_len(rest: &mut &[u8]) -> Option<usize> {
+    let (len, tail) = rest.split_at_checked(8)?;
+    *rest = tail;
+    usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()
+}
+
+/// A length-prefixed byte string.
+fn take<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
+    let len = take_len(rest)?;
+    let (bytes, tail) = rest.split_at_checked(len)?;
+    *rest = tail;
+    Some(bytes)
+}
+
+fn checksum(payload: &[u8]) -> [u8; CHECKSUM] {
+    crate::lint::content_hash(payload).to_le_bytes()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -370,6 +686,60 @@ mod tests {
         assert_eq!(got.as_slice(), &d[..]);
     }
 
+    /// The summary stays encoded until asked for; what loading context
+    /// modules needs (key, relative imports) is read with the entry.
+    #[test]
+    fn summaries_are_decoded_on_demand() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = Cache::new(dir.path().join("c"), "v1", &Config::default());
+        let own: Arc<str> = Arc::from("dir/a.js");
+        let key = cache.key(&own, Path::new("/p/dir/a.js"), true, b"x");
+        let loc = crate::diagnostic::Location {
+            path: own.clone(),
+            span: crate::source::Span::new(1, 2),
+            start: crate::source::Pos { line: 1, column: 2 },
+            end: crate::source::Pos { line: 1, column: 3 },
+        };
+        let import = |source: &str| crate::project::ImportSummary {
+            source: source.into(),
+            name: "x".into(),
+            location: loc.clone(),
+        };
+        let summary = ModuleSummary {
+            path: own.clone(),
+            key: PathBuf::from("/p/dir/a.js"),
+            report: true,
+            imports: vec![import("./b.js"), import("pkg"), import("../c")],
+            tasks: Vec::new(),
+            invocations: Vec::new(),
+            exports: Vec::new(),
+            opaque_exports: true,
+            imported_calls: Vec::new(),
+        };
+        cache.put(
+            &key,
+            &CachedRef {
+                lines: 2,
+                diagnostics: &[],
+                directives: &[],
+                summary: Some(&summary),
+                facts: None,
+            },
+        );
+        let stored = cache
+            .get(&key)
+            .and_then(|c| c.summary)
+            .unwrap_or_else(|| panic!("no summary"));
+        assert_eq!(stored.key, summary.key);
+        assert_eq!(stored.imports, ["./b.js", "../c"]);
+        let decoded = stored.decode().unwrap_or_else(|| panic!("does not decode"));
+        assert_eq!(format!("{decoded:?}"), format!("{summary:?}"));
+        // No summary stays none.
+        let k2 = cache.key(&own, Path::new("/p/dir/a.js"), false, b"x");
+        entry(&cache, &k2);
+        assert!(cache.get(&k2).is_some_and(|c| c.summary.is_none()));
+    }
+
     #[test]
     fn round_trip_and_damage() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -380,12 +750,12 @@ mod tests {
         assert_eq!(cache.get(&key).map(|c| c.lines), Some(3));
         // Every truncation and every single-byte flip is rejected.
         for cut in 0..bytes.len() {
-            assert!(decode(&bytes[..cut], &key.full).is_none(), "cut {cut}");
+            assert!(decode(bytes[..cut].to_vec(), &key).is_none(), "cut {cut}");
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x40;
-            assert!(decode(&b, &key.full).is_none(), "flip {i}");
+            assert!(decode(b, &key).is_none(), "flip {i}");
         }
         // Another build, content or place is another key.
         let other = Cache::new(dir.path().join("c"), "v2", &Config::default());

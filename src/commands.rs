@@ -16,6 +16,9 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
 
+/// Runs a command and gives the exit code. The command line's entry point:
+/// the process is expected to exit after it (a check's results are not
+/// freed).
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Check(args) => check(args),
@@ -208,10 +211,13 @@ fn check(args: CheckArgs) -> i32 {
     if let (true, Some(cache)) = (args.cache_stats, &cache) {
         let s = cache.stats();
         eprintln!(
-            "proclint cache: {} hits, {} misses, {} written ({})",
+            "proclint cache: {} hits, {} misses, {} written; cross-module pass: {} hits, {} misses, {} written ({})",
             s.hits,
             s.misses,
             s.writes,
+            s.project_hits,
+            s.project_misses,
+            s.project_writes,
             cache.dir().display()
         );
     }
@@ -273,7 +279,12 @@ fn check(args: CheckArgs) -> i32 {
         eprintln!("error: cannot write the report: {e}");
         return EXIT_ERROR;
     }
-    exit_code(&outcome, args.fail_on, args.exit_zero)
+    let code = exit_code(&outcome, args.fail_on, args.exit_zero);
+    // `run` is the command line's entry point and the process exits right
+    // after it: freeing tens of thousands of findings one by one would only
+    // delay that (≈ 3% of a warm run, on the main thread).
+    std::mem::forget(outcome);
+    code
 }
 
 fn report_unfixable(plan: &fix::Plan) {
@@ -319,6 +330,14 @@ pub fn write_atomic_with(
     path: &Path,
     emit: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    // A device or FIFO (`--output /dev/null`, `/dev/stdout`, a named pipe)
+    // is written into: renaming a temporary file over it would replace it
+    // with a regular file (as root, `/dev/null` itself).
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut out = std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(path)?);
+        emit(&mut out)?;
+        return out.flush();
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

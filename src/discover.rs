@@ -100,6 +100,62 @@ fn skip_dir(path: &Path) -> bool {
     name == "runs" && path.parent().and_then(|p| p.file_name()) == Some(".a5c".as_ref())
 }
 
+/// Walks the directory `root`, giving each candidate file to `found` as it
+/// is found (in walk order: the caller sorts).
+pub fn walk_dir(
+    root: &Path,
+    config: &Config,
+    errors: &mut Vec<WalkError>,
+    mut found: impl FnMut(Candidate),
+) {
+    let cfg = config.clone();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .parents(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir && (skip_dir(e.path()) || cfg.excludes_dir(e.path())))
+        })
+        .build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(WalkError {
+                    path: display_path(root).to_string(),
+                    message: e.to_string(),
+                });
+                continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        let Some(kind) = kind_by_name(path) else {
+            continue;
+        };
+        // Plain `.md` files are linted only when named explicitly.
+        if kind == FileKind::Skill && path.file_name() != Some("SKILL.md".as_ref()) {
+            continue;
+        }
+        if config.excludes(path) {
+            continue;
+        }
+        found(Candidate {
+            path: path.to_path_buf(),
+            display: display_path(path),
+            kind,
+            explicit: false,
+        });
+    }
+}
+
 /// Walks `paths` and returns candidate files sorted by display path.
 /// Non-process JavaScript is filtered out later, when its bytes are read
 /// once for linting (see [`crate::lint`]), so nothing is read twice.
@@ -137,52 +193,7 @@ pub fn discover(paths: &[PathBuf], config: &Config) -> (Vec<Candidate>, Vec<Walk
             }
             continue;
         }
-        let cfg = config.clone();
-        let walker = ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .parents(true)
-            .git_ignore(true)
-            .git_global(false)
-            .git_exclude(true)
-            .require_git(false)
-            .follow_links(false)
-            .filter_entry(move |e| {
-                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                !(is_dir && (skip_dir(e.path()) || cfg.excludes_dir(e.path())))
-            })
-            .build();
-        for entry in walker {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    errors.push(WalkError {
-                        path: display_path(root).to_string(),
-                        message: e.to_string(),
-                    });
-                    continue;
-                }
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let path = entry.path();
-            let Some(kind) = kind_by_name(path) else {
-                continue;
-            };
-            // Plain `.md` files are linted only when named explicitly.
-            if kind == FileKind::Skill && path.file_name() != Some("SKILL.md".as_ref()) {
-                continue;
-            }
-            if config.excludes(path) {
-                continue;
-            }
-            out.push(Candidate {
-                path: path.to_path_buf(),
-                display: display_path(path),
-                kind,
-                explicit: false,
-            });
-        }
+        walk_dir(root, config, &mut errors, |c| out.push(c));
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));
     // A file both walked and named keeps the named file's guarantee (it is

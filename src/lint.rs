@@ -45,12 +45,55 @@ pub struct FileOutcome {
     pub report: bool,
     pub diagnostics: Vec<Diagnostic>,
     pub directives: Vec<Directive>,
-    pub summary: Option<ModuleSummary>,
+    pub summary: Option<Summary>,
     /// What the retrospective reports about the file.
     pub facts: Option<Facts>,
     /// Hash of the bytes that were linted (`--fix` refuses to overwrite a
     /// file that changed since).
     pub hash: Option<u64>,
+    /// The result-cache key (`cache::Key::full`) this outcome was read from
+    /// or stored under: the summary is a function of it, which is what lets
+    /// the cross-module pass be cached.
+    pub cache_key: Option<[u8; 32]>,
+}
+
+/// A process module's summary: built by this run, or read from the result
+/// cache and decoded only if the cross-module pass needs it.
+#[derive(Debug, Clone)]
+pub enum Summary {
+    Built(ModuleSummary),
+    Stored(crate::cache::StoredSummary),
+}
+
+impl Summary {
+    /// The module's key in the project index.
+    pub fn key(&self) -> &Path {
+        match self {
+            Summary::Built(s) => &s.key,
+            Summary::Stored(s) => &s.key,
+        }
+    }
+
+    /// The module's relative import specifiers (built summaries also give
+    /// the others).
+    pub fn import_sources(&self) -> impl Iterator<Item = &str> + Clone {
+        let (built, stored) = match self {
+            Summary::Built(s) => (Some(s.imports.iter().map(|i| i.source.as_str())), None),
+            Summary::Stored(s) => (None, Some(s.imports.iter().map(String::as_str))),
+        };
+        built
+            .into_iter()
+            .flatten()
+            .chain(stored.into_iter().flatten())
+    }
+
+    /// The summary itself; `None` if a stored one does not decode.
+    pub fn into_module(self) -> Option<ModuleSummary> {
+        match self {
+            Summary::Built(s) => Some(s),
+            Summary::Stored(s) => s.decode(),
+        }
+    }
 }
 
 /// A fast 64-bit hash of file bytes (`--fix` compares it to refuse
@@ -175,11 +218,7 @@ fn run_inner(
     run: Option<Run>,
     cache: Option<&Cache>,
 ) -> Outcome {
-    let (mut candidates, walk_errors) = discover::discover(paths, config);
-    let mut files: Vec<FileOutcome> = candidates
-        .par_iter()
-        .filter_map(|c| lint_candidate_cached(c, config, stage, true, cache))
-        .collect();
+    let (mut candidates, walk_errors, mut files) = discover_and_lint(paths, config, stage, cache);
     let mut given: Vec<PathBuf> = candidates
         .iter()
         .map(|c| project::module_key(&c.path))
@@ -232,7 +271,82 @@ fn run_inner(
             format!("cannot read: {}", e.message),
         ));
     }
-    finish_with_run(files, extra, config, stage, run)
+    finish_cached(files, extra, config, stage, run, cache)
+}
+
+/// Walks `paths` and lints what it finds (reported): the candidates in
+/// display-path order, the walk's errors, and the outcomes in the same
+/// order. Over one directory (`check .`, the common case) files are linted
+/// while the walk goes on: it is a sequential tenth of a warm run, and the
+/// other workers would otherwise wait for it.
+fn discover_and_lint(
+    paths: &[PathBuf],
+    config: &Config,
+    stage: Stage,
+    cache: Option<&Cache>,
+) -> (Vec<Candidate>, Vec<discover::WalkError>, Vec<FileOutcome>) {
+    let lint = |c: &Candidate| lint_candidate_cached(c, config, stage, true, cache);
+    let root = match paths {
+        [root] if std::fs::metadata(root).is_ok_and(|m| m.is_dir()) => root,
+        _ => {
+            let (candidates, errors) = discover::discover(paths, config);
+            let files = candidates.par_iter().filter_map(lint).collect();
+            return (candidates, errors, files);
+        }
+    };
+    // The walking worker hands batches to the pool as it goes (another
+    // worker takes them), and lints what is left once the walk is done.
+    const BATCH: usize = 64;
+    let mut walked: Vec<Candidate> = Vec::new();
+    let mut errors = Vec::new();
+    let linted = std::sync::Mutex::new(Vec::<(usize, Option<FileOutcome>)>::new());
+    rayon::scope(|scope| {
+        let lint_batch = |start: usize, batch: Vec<Candidate>| {
+            let lint = &lint;
+            let linted = &linted;
+            move |_: &rayon::Scope<'_>| {
+                let out: Vec<(usize, Option<FileOutcome>)> = batch
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (start + i, lint(c)))
+                    .collect();
+                // A poisoned lock only means another batch panicked, which
+                // the scope re-raises.
+                if let Ok(mut all) = linted.lock() {
+                    all.extend(out);
+                }
+            }
+        };
+        let mut batch = Vec::with_capacity(BATCH);
+        discover::walk_dir(root, config, &mut errors, |c| {
+            batch.push(c.clone());
+            walked.push(c);
+            if batch.len() == BATCH {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                scope.spawn(lint_batch(walked.len() - BATCH, full));
+            }
+        });
+        if !batch.is_empty() {
+            let start = walked.len() - batch.len();
+            scope.spawn(lint_batch(start, batch));
+        }
+    });
+    let linted = linted
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // What `discover` gives: display-path order (one directory's walk
+    // finds each file once).
+    let mut pairs: Vec<(Candidate, Option<FileOutcome>)> =
+        walked.into_iter().map(|c| (c, None)).collect();
+    for (i, outcome) in linted {
+        if let Some(pair) = pairs.get_mut(i) {
+            pair.1 = outcome;
+        }
+    }
+    pairs.sort_by(|a, b| a.0.display.cmp(&b.0.display));
+    let (candidates, outcomes): (Vec<Candidate>, Vec<Option<FileOutcome>>) =
+        pairs.into_iter().unzip();
+    (candidates, errors, outcomes.into_iter().flatten().collect())
 }
 
 /// The nearest ancestor of a file with `proclint.toml`, `package.json` or
@@ -279,8 +393,12 @@ fn load_context_modules(
         .map(|c| (project::module_key(&c.path), c))
         .collect();
     for _ in 0..CONTEXT_ROUNDS {
-        let missing =
-            project::unresolved_relative_imports(files.iter().filter_map(|f| f.summary.as_ref()));
+        let missing = project::unresolved_relative_imports(
+            files
+                .iter()
+                .filter_map(|f| f.summary.as_ref())
+                .map(|s| (s.key(), s.import_sources())),
+        );
         if missing.is_empty() {
             return;
         }
@@ -334,59 +452,108 @@ pub fn finish(
 /// a task ran in, and before suppression so a `proclint-disable` comment at
 /// that loop works like for any rule.
 pub fn finish_with_run(
+    files: Vec<FileOutcome>,
+    extra: Vec<Diagnostic>,
+    config: &Config,
+    stage: Stage,
+    run: Option<Run>,
+) -> Outcome {
+    finish_cached(files, extra, config, stage, run, None)
+}
+
+/// The key under which the cross-module pass over `files` (sorted) may be
+/// cached: only when every module summary came from, or went into, the
+/// result cache, so each is identified by its entry's key.
+fn project_key(cache: &Cache, files: &[FileOutcome]) -> Option<[u8; 32]> {
+    let mut modules = Vec::new();
+    for f in files.iter().filter(|f| f.summary.is_some()) {
+        modules.push((&*f.display, f.cache_key.as_ref()?));
+    }
+    Some(cache.project_key(modules.into_iter()))
+}
+
+/// [`finish_with_run`], with the cross-module pass's findings read from and
+/// stored in `cache` (not with a recorded run: the run rules need the
+/// project index itself).
+fn finish_cached(
     mut files: Vec<FileOutcome>,
     mut extra: Vec<Diagnostic>,
     config: &Config,
     stage: Stage,
     run: Option<Run>,
+    cache: Option<&Cache>,
 ) -> Outcome {
     files.sort_by(|a, b| a.display.cmp(&b.display));
     let mut analysis = None;
     if stage == Stage::Full {
-        let summaries: Vec<ModuleSummary> =
-            files.iter_mut().filter_map(|f| f.summary.take()).collect();
-        let project = Project::new(summaries);
-        // Cross-module rules only read the project: run them in parallel,
-        // collecting in registry order so the output does not depend on
-        // scheduling.
-        let found: Vec<Vec<Diagnostic>> = rules::all()
-            .par_iter()
-            .map(|rule| {
-                let meta = rule.meta();
-                if meta.builtin || !config.is_enabled(meta.id) {
-                    return Vec::new();
+        let memo = match (cache, &run) {
+            (Some(cache), None) => project_key(cache, &files).map(|k| (cache, k)),
+            _ => None,
+        };
+        let reused = memo.and_then(|(cache, key)| {
+            let paths: HashMap<&str, Arc<str>> = files
+                .iter()
+                .map(|f| (&*f.display, f.display.clone()))
+                .collect();
+            cache.get_project(&key, &paths)
+        });
+        let mut run_found = Vec::new();
+        let found = match reused {
+            Some(found) => {
+                let summaries: Vec<Summary> =
+                    files.iter_mut().filter_map(|f| f.summary.take()).collect();
+                rayon::spawn(move || drop(summaries));
+                found
+            }
+            None => {
+                // Summaries read from the cache are decoded now, in
+                // parallel.
+                let decoded: Vec<(usize, Option<ModuleSummary>)> = files
+                    .par_iter_mut()
+                    .enumerate()
+                    .filter_map(|(i, f)| f.summary.take().map(|s| (i, s.into_module())))
+                    .collect();
+                let mut summaries = Vec::with_capacity(decoded.len());
+                let mut undecodable = false;
+                for (i, s) in decoded {
+                    match s {
+                        Some(s) => summaries.push(s),
+                        None => {
+                            undecodable = true;
+                            let f = &mut files[i];
+                            let file = SourceFile::new(f.display.clone(), String::new());
+                            f.diagnostics.push(internal(
+                                &file,
+                                "cache",
+                                "the stored module summary does not decode".into(),
+                            ));
+                        }
+                    }
                 }
-                let mut sink = ProjectSink::new(meta, config);
-                match catch_unwind(AssertUnwindSafe(|| {
-                    inject::point(meta.id, "<project>");
-                    rule.check_project(&project, config, &mut sink)
-                })) {
-                    Ok(()) => sink.out,
-                    Err(p) => vec![Diagnostic::new(
-                        "internal-error",
-                        Severity::Error,
-                        whole_file(Arc::from("<project>")),
-                        format!(
-                            "internal error in {} (cross-module pass): {}",
-                            meta.id,
-                            panic_message(&p)
-                        ),
-                    )
-                    .with_help("this is a bug in proclint; please report it")],
+                let project = Project::new(summaries);
+                let found = cross_module_pass(&project, config);
+                if let Some((cache, key)) = memo {
+                    // A pass that hit a bug is not remembered.
+                    if !undecodable && !found.iter().any(|d| d.rule == "internal-error") {
+                        cache.put_project(&key, &found);
+                    }
                 }
-            })
-            .collect();
-        extra.reserve_exact(found.iter().map(Vec::len).sum());
-        extra.extend(found.into_iter().flatten());
-        if let Some(run) = run {
-            let stall = rules::non_convergent_loop::stall_rounds(config);
-            let a = RunAnalysis::new(run, &project, stall);
-            check_run_rules(&a, config, &mut extra);
-            analysis = Some(Box::new(a));
-        }
-        // Freeing thousands of summaries takes a noticeable share of a warm
-        // run; let another worker do it while the report is rendered.
-        rayon::spawn(move || drop(project));
+                if let Some(run) = run {
+                    let stall = rules::non_convergent_loop::stall_rounds(config);
+                    let a = RunAnalysis::new(run, &project, stall);
+                    check_run_rules(&a, config, &mut run_found);
+                    analysis = Some(Box::new(a));
+                }
+                // Freeing thousands of summaries takes a noticeable share of
+                // a warm run; let another worker do it while the report is
+                // rendered.
+                rayon::spawn(move || drop(project));
+                found
+            }
+        };
+        extra.reserve_exact(found.len() + run_found.len());
+        extra.extend(found);
+        extra.append(&mut run_found);
     }
     // Route cross-module findings to their files for suppression.
     let index: HashMap<Arc<str>, usize> = files
@@ -423,22 +590,29 @@ pub fn finish_with_run(
                 f.diagnostics.len() + unused
             })
             .sum::<usize>();
+    let with_run = analysis.is_some();
+    // Files are independent here: in parallel, concatenated in path order.
+    let per_file: Vec<Vec<Diagnostic>> = files
+        .par_iter_mut()
+        .filter(|f| f.report)
+        .map(|f| {
+            let mut ds = std::mem::take(&mut f.diagnostics);
+            ds.retain(|d| config.is_enabled(d.rule));
+            if stage == Stage::Full {
+                ds = suppress::apply(ds, &mut f.directives);
+                ds.extend(suppress::unused(&f.directives, config, with_run));
+            }
+            // Sorted per file (files are in path order), so the sort of the
+            // whole list below usually finds it in order already; a stable
+            // sort of each part first gives the same order as sorting the
+            // whole.
+            diagnostic::sort(&mut ds);
+            ds
+        })
+        .collect();
     let mut diagnostics = Vec::with_capacity(total);
     diagnostics.append(&mut loose);
-    for f in &mut files {
-        if !f.report {
-            continue;
-        }
-        let mut ds = std::mem::take(&mut f.diagnostics);
-        ds.retain(|d| config.is_enabled(d.rule));
-        if stage == Stage::Full {
-            ds = suppress::apply(ds, &mut f.directives);
-            ds.extend(suppress::unused(&f.directives, config, analysis.is_some()));
-        }
-        // Sorted per file (files are in path order), so the sort of the
-        // whole list below usually finds it in order already; a stable sort
-        // of each part first gives the same order as sorting the whole.
-        diagnostic::sort(&mut ds);
+    for mut ds in per_file {
         diagnostics.append(&mut ds);
     }
     files.retain(|f| f.report);
@@ -450,6 +624,45 @@ pub fn finish_with_run(
         diagnostics,
         run: analysis,
     }
+}
+
+/// Every enabled rule's `check_project`, in registry order.
+fn cross_module_pass(project: &Project, config: &Config) -> Vec<Diagnostic> {
+    // Cross-module rules only read the project: run them in parallel,
+    // collecting in registry order so the output does not depend on
+    // scheduling.
+    let found: Vec<Vec<Diagnostic>> = rules::all()
+        .par_iter()
+        .map(|rule| {
+            let meta = rule.meta();
+            if meta.builtin || !config.is_enabled(meta.id) {
+                return Vec::new();
+            }
+            let mut sink = ProjectSink::new(meta, config);
+            match catch_unwind(AssertUnwindSafe(|| {
+                inject::point(meta.id, "<project>");
+                rule.check_project(project, config, &mut sink)
+            })) {
+                Ok(()) => sink.out,
+                Err(p) => vec![Diagnostic::new(
+                    "internal-error",
+                    Severity::Error,
+                    whole_file(Arc::from("<project>")),
+                    format!(
+                        "internal error in {} (cross-module pass): {}",
+                        meta.id,
+                        panic_message(&p)
+                    ),
+                )
+                .with_help("this is a bug in proclint; please report it")],
+            }
+        })
+        .collect();
+    let mut out = Vec::with_capacity(found.iter().map(Vec::len).sum());
+    for mut list in found {
+        out.append(&mut list);
+    }
+    out
 }
 
 /// Every enabled rule's `check_run`, a panicking rule becoming an
@@ -537,6 +750,7 @@ fn empty_outcome(c: &Candidate, report: bool) -> FileOutcome {
         summary: None,
         facts: None,
         hash: None,
+        cache_key: None,
     }
 }
 
@@ -563,6 +777,7 @@ fn lint_candidate_inner(
         summary: None,
         facts: None,
         hash: None,
+        cache_key: None,
     };
     // The type is checked before reading: reading a FIFO (or a device)
     // would block forever or never end. Vanished files fail here or at the
@@ -587,7 +802,7 @@ fn lint_candidate_inner(
             ),
         ));
     }
-    let bytes = match read_limited(&c.path, config.max_file_size) {
+    let bytes = match read_limited(&c.path, size, config.max_file_size) {
         Ok(b) => b,
         Err(e) => return Some(note("io-error", format!("cannot read: {e}"))),
     };
@@ -604,27 +819,40 @@ fn lint_candidate_inner(
     }
     let hash = content_hash(&bytes);
     let key = project::module_key(&c.path);
-    // Only process modules are cached: their per-file results depend on
-    // nothing but their own bytes and the config (see `cache.rs`).
+    // Process modules and skills are cached: their per-file results depend
+    // on nothing but their own bytes and the config (see `cache.rs`), except
+    // for the one skill rule that looks at other files, which is rerun.
     let cached = match (cache, c.kind, stage) {
         (Some(cache), FileKind::Process, Stage::Full) => {
+            Some((cache, cache.key(&c.display, &key, report, &bytes)))
+        }
+        (Some(cache), FileKind::Skill, Stage::Full) if skill_cacheable(&c.display) => {
             Some((cache, cache.key(&c.display, &key, report, &bytes)))
         }
         _ => None,
     };
     if let Some((cache, k)) = &cached {
         if let Some(hit) = cache.get(k) {
+            let mut diagnostics = hit.diagnostics;
+            if c.kind == FileKind::Skill {
+                let (text, _) = source::decode(bytes);
+                let file = SourceFile::new(c.display.clone(), text);
+                let mut links = lint_skill_where(&file, config, |id| id == SKILL_OUTSIDE_RULE);
+                crate::fingerprint::stamp(&file, &[], &mut links);
+                // In the order a full run has them (the rule is the first
+                // skill rule in the registry), although the output is sorted.
+                links.append(&mut diagnostics);
+                diagnostics = links;
+                diagnostics.shrink_to_fit();
+            }
             return Some(FileOutcome {
                 lines: hit.lines,
-                diagnostics: hit.diagnostics,
+                diagnostics,
                 directives: hit.directives,
-                // An entry stores each task's schema fields on their own.
-                summary: hit.summary.map(|mut s| {
-                    s.share_schemas();
-                    s
-                }),
+                summary: hit.summary.map(Summary::Stored),
                 facts: hit.facts,
                 hash: Some(hash),
+                cache_key: Some(k.full()),
                 ..empty_outcome(c, report)
             });
         }
@@ -649,13 +877,31 @@ fn lint_candidate_inner(
             .iter()
             .any(|d| d.rule == "internal-error")
         {
+            outcome.cache_key = Some(k.full());
+            // A skill's entry leaves out what the rule that looks at other
+            // files found: it is rerun on every hit.
+            let own: Vec<Diagnostic>;
+            let diagnostics = if c.kind == FileKind::Skill {
+                own = outcome
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.rule != SKILL_OUTSIDE_RULE)
+                    .cloned()
+                    .collect();
+                &own
+            } else {
+                &outcome.diagnostics
+            };
             cache.put(
                 k,
                 &CachedRef {
                     lines: outcome.lines,
-                    diagnostics: &outcome.diagnostics,
+                    diagnostics,
                     directives: &outcome.directives,
-                    summary: outcome.summary.as_ref(),
+                    summary: match &outcome.summary {
+                        Some(Summary::Built(s)) => Some(s),
+                        _ => None,
+                    },
                     facts: outcome.facts.as_ref(),
                 },
             );
@@ -665,10 +911,13 @@ fn lint_candidate_inner(
 }
 
 /// Reads a regular file, giving up past `limit` bytes (a file that grew
-/// after its size was checked is still bounded).
-fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+/// after its size was checked is still bounded). `size` is its size when
+/// checked: the buffer is allocated once for it (growing it from empty
+/// cost a reallocation, a copy and a read per doubling).
+fn read_limited(path: &Path, size: u64, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut bytes = Vec::new();
+    let capacity = usize::try_from(size.min(limit)).map_or(0, |n| n.saturating_add(1));
+    let mut bytes = Vec::with_capacity(capacity);
     std::fs::File::open(path)?
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
@@ -705,6 +954,7 @@ pub fn analyse(
             summary: None,
             facts: None,
             hash: None,
+            cache_key: None,
         },
     }
 }
@@ -743,9 +993,10 @@ fn analyse_inner(
         report,
         diagnostics,
         directives,
-        summary,
+        summary: summary.map(Summary::Built),
         facts,
         hash: None,
+        cache_key: None,
     }
 }
 
@@ -929,7 +1180,42 @@ fn lint_manifest(
     (out, facts)
 }
 
+/// The one skill rule whose findings depend on other files (whether link
+/// targets exist, their headings): a skill's cache entry leaves its
+/// findings out, and they are recomputed on every hit.
+const SKILL_OUTSIDE_RULE: &str = "skill-broken-link";
+
+/// Whether a skill's results may be cached: `skill-frontmatter` compares the
+/// name with the folder, which for a path without a folder name (`SKILL.md`
+/// in the working directory, `../SKILL.md`) is found by resolving the path
+/// on disk.
+fn skill_cacheable(display: &str) -> bool {
+    Path::new(display)
+        .parent()
+        .and_then(Path::file_name)
+        .is_some()
+}
+
 fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    if stage == Stage::ParseOnly {
+        let parsed = catch_unwind(AssertUnwindSafe(|| {
+            inject::point("markdown-parser", &file.path);
+            SkillMarkdown::parse(&file.text)
+        }));
+        return match parsed {
+            Ok(_) => Vec::new(),
+            Err(p) => vec![internal(file, "markdown-parser", panic_message(&p))],
+        };
+    }
+    lint_skill_where(file, config, |_| true)
+}
+
+/// Parses a skill and runs the enabled skill rules `select` accepts.
+fn lint_skill_where(
+    file: &SourceFile,
+    config: &Config,
+    select: impl Fn(&str) -> bool,
+) -> Vec<Diagnostic> {
     let parsed = catch_unwind(AssertUnwindSafe(|| {
         inject::point("markdown-parser", &file.path);
         SkillMarkdown::parse(&file.text)
@@ -938,15 +1224,14 @@ fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnosti
         Ok(s) => s,
         Err(p) => return vec![internal(file, "markdown-parser", panic_message(&p))],
     };
-    if stage == Stage::ParseOnly {
-        return Vec::new();
-    }
     let cx = SkillContext {
         skill: &skill,
         file,
         config,
     };
-    run_rules(file, config, |rule, sink| rule.check_skill(&cx, sink))
+    run_rules_where(file, config, select, |rule, sink| {
+        rule.check_skill(&cx, sink)
+    })
 }
 
 /// Runs every enabled rule through `check`, turning a panicking rule into an
@@ -956,10 +1241,20 @@ fn run_rules(
     config: &Config,
     check: impl Fn(&dyn rules::Rule, &mut Sink),
 ) -> Vec<Diagnostic> {
+    run_rules_where(file, config, |_| true, check)
+}
+
+/// [`run_rules`] over the rules `select` accepts.
+fn run_rules_where(
+    file: &SourceFile,
+    config: &Config,
+    select: impl Fn(&str) -> bool,
+    check: impl Fn(&dyn rules::Rule, &mut Sink),
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for rule in rules::all() {
         let meta = rule.meta();
-        if meta.builtin || !config.is_enabled(meta.id) {
+        if meta.builtin || !config.is_enabled(meta.id) || !select(meta.id) {
             continue;
         }
         let mut sink = Sink::new(meta, config, file);
@@ -1020,4 +1315,22 @@ pub fn lint_text(display: &str, kind: FileKind, text: String, config: &Config) -
 /// Kind of a path for stdin/explicit use.
 pub fn kind_of(path: &Path) -> Option<FileKind> {
     discover::kind_by_name(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The skill rule whose findings a skill's cache entry leaves out is a
+    /// registered skill rule.
+    #[test]
+    fn the_skill_rule_rerun_on_hits_exists() {
+        let found = rules::all()
+            .iter()
+            .any(|r| r.meta().id == SKILL_OUTSIDE_RULE);
+        assert!(found, "{SKILL_OUTSIDE_RULE} is not a rule");
+        assert!(skill_cacheable("s/SKILL.md"));
+        assert!(!skill_cacheable("SKILL.md"));
+        assert!(!skill_cacheable("../SKILL.md"));
+    }
 }

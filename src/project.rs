@@ -487,9 +487,14 @@ impl Project {
     }
 }
 
+/// A specifier naming a file (relative or absolute), not a package.
+pub fn is_relative(source: &str) -> bool {
+    source.starts_with("./") || source.starts_with("../") || source.starts_with('/')
+}
+
 /// Paths an import specifier may name, most specific first.
 fn import_candidates(base: &Path, source: &str) -> Vec<PathBuf> {
-    if !(source.starts_with("./") || source.starts_with("../") || source.starts_with('/')) {
+    if !is_relative(source) {
         return Vec::new();
     }
     let joined = normalize(&base.join(source));
@@ -501,6 +506,16 @@ fn import_candidates(base: &Path, source: &str) -> Vec<PathBuf> {
         out.push(joined.join(format!("index.{ext}")));
     }
     out
+}
+
+#[cfg(test)]
+#[test]
+fn candidates_made_lazily_are_the_same() {
+    for source in ["./a", "../b/c.js", "/abs/x", "pkg", "./", "../../d/index"] {
+        let base = Path::new("/p/q/r");
+        let lazy: Vec<PathBuf> = import_candidate_iter(base, source).collect();
+        assert_eq!(lazy, import_candidates(base, source), "{source}");
+    }
 }
 
 /// Lexical normalisation (no symlink resolution, no I/O).
@@ -533,26 +548,53 @@ pub fn module_key(path: &Path) -> PathBuf {
 }
 
 /// Files that modules import (relative specifiers) but that are not among
-/// them: candidates for loading as context modules.
-pub fn unresolved_relative_imports<'a>(
-    modules: impl Iterator<Item = &'a ModuleSummary> + Clone,
-) -> Vec<PathBuf> {
-    let known: std::collections::HashSet<&Path> =
-        modules.clone().map(|m| m.key.as_path()).collect();
-    let mut out = Vec::new();
-    for m in modules {
-        let Some(base) = m.key.parent() else { continue };
-        for imp in &m.imports {
-            let candidates = import_candidates(base, &imp.source);
-            if candidates.iter().any(|c| known.contains(c.as_path())) {
-                continue;
+/// them: candidates for loading as context modules. `modules` gives each
+/// module's key and its import specifiers. Modules are looked at in
+/// parallel (this runs once per round of context loading, over every
+/// module), and the answer is sorted.
+pub fn unresolved_relative_imports<'a, I>(
+    modules: impl Iterator<Item = (&'a Path, I)>,
+) -> Vec<PathBuf>
+where
+    I: Iterator<Item = &'a str> + Send,
+{
+    use rayon::prelude::*;
+    let modules: Vec<(&Path, I)> = modules.collect();
+    let known: std::collections::HashSet<&Path> = modules.iter().map(|(key, _)| *key).collect();
+    let mut out: Vec<PathBuf> = modules
+        .into_par_iter()
+        .flat_map_iter(|(key, imports)| {
+            let mut found = Vec::new();
+            let Some(base) = key.parent() else {
+                return found;
+            };
+            for source in imports {
+                // Candidates are made one at a time: most imports resolve to
+                // the first.
+                if import_candidate_iter(base, source).any(|c| known.contains(c.as_path())) {
+                    continue;
+                }
+                if let Some(file) = import_candidate_iter(base, source).find(|c| c.is_file()) {
+                    found.push(file);
+                }
             }
-            if let Some(found) = candidates.into_iter().find(|c| c.is_file()) {
-                out.push(found);
-            }
-        }
-    }
+            found
+        })
+        .collect();
     out.sort();
     out.dedup();
     out
+}
+
+/// [`import_candidates`], made as they are asked for.
+fn import_candidate_iter(base: &Path, source: &str) -> impl Iterator<Item = PathBuf> {
+    let joined = is_relative(source).then(|| normalize(&base.join(source)));
+    let with_ext = joined.clone().into_iter().flat_map(|joined| {
+        ["js", "mjs", "cjs"].into_iter().flat_map(move |ext| {
+            let mut p = joined.clone().into_os_string();
+            p.push(format!(".{ext}"));
+            [PathBuf::from(p), joined.join(format!("index.{ext}"))]
+        })
+    });
+    joined.into_iter().chain(with_ext)
 }

@@ -230,3 +230,42 @@ fn a_killed_run_never_leaves_a_truncated_report() {
     }
     assert!(saw.0 > 0, "no run was interrupted: {saw:?}");
 }
+
+/// `--output` naming a FIFO (or a device such as `/dev/null`) writes into
+/// it: renaming a temporary file over it would replace it with a regular
+/// file.
+#[cfg(unix)]
+#[test]
+fn output_to_a_fifo_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempdir();
+    let d = dir.path();
+    write(d, "bad.js", BAD_BREAKPOINT);
+    let fifo = d.join("out.fifo");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap_or_else(|e| panic!("mkfifo: {e}"));
+    assert!(made.success());
+    let expected = stdout(&run_env(d, &["check", ".", "--format", "json"], &[]));
+    // Opening a FIFO for reading blocks until a writer opens it.
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo))
+    };
+    let o = run_env(
+        d,
+        &["check", ".", "--format", "json", "--output", "out.fifo"],
+        &[],
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let still_fifo = std::fs::symlink_metadata(&fifo).is_ok_and(|m| m.file_type().is_fifo());
+    // (Not joined otherwise: the reader would wait forever.)
+    assert!(still_fifo, "the FIFO was replaced: {:?}", listing(d));
+    let got = reader
+        .join()
+        .unwrap_or_else(|_| panic!("reader panicked"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(String::from_utf8_lossy(&got), expected);
+    assert_eq!(listing(d), ["bad.js", "out.fifo"]);
+}

@@ -22,8 +22,9 @@ fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .unwrap_or_else(|e| panic!("cannot run proclint: {e}"))
 }
 
-/// (hits, misses, written) from `--cache-stats`.
-fn stats(o: &Output) -> (usize, usize, usize) {
+/// The numbers of the `--cache-stats` line: per-file (hits, misses,
+/// written), then the same for the cross-module pass's entry.
+fn all_stats(o: &Output) -> Vec<usize> {
     let err = stderr(o);
     let line = err
         .lines()
@@ -33,17 +34,39 @@ fn stats(o: &Output) -> (usize, usize, usize) {
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|s| s.parse().ok())
         .collect();
-    (nums[0], nums[1], nums[2])
+    assert!(nums.len() >= 6, "{line}");
+    nums
+}
+
+/// (hits, misses, written) of per-file entries.
+fn stats(o: &Output) -> (usize, usize, usize) {
+    let n = all_stats(o);
+    (n[0], n[1], n[2])
+}
+
+/// (hits, misses, written) of the cross-module pass's entry.
+fn project_stats(o: &Output) -> (usize, usize, usize) {
+    let n = all_stats(o);
+    (n[3], n[4], n[5])
 }
 
 fn check(dir: &Path, env: &[(&str, &str)]) -> (String, (usize, usize, usize)) {
+    let (out, s, _) = check_p(dir, env);
+    (out, s)
+}
+
+/// [`check`], also giving the cross-module pass's stats.
+fn check_p(
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> (String, (usize, usize, usize), (usize, usize, usize)) {
     let o = run_env(
         dir,
         &["check", ".", "--format", "json", "--cache-stats"],
         env,
     );
     assert!(matches!(code(&o), 0 | 1), "{}", stderr(&o));
-    (stdout(&o), stats(&o))
+    (stdout(&o), stats(&o), project_stats(&o))
 }
 
 fn uncached(dir: &Path) -> String {
@@ -82,11 +105,15 @@ fn warm_runs_hit_and_report_the_same() {
     let dir = tempdir();
     let d = dir.path();
     project(d);
-    let (cold, s) = check(d, &[]);
+    let (cold, s, p) = check_p(d, &[]);
     assert_eq!(s, (0, 4, 4));
+    assert_eq!(p, (0, 1, 1));
     assert!(d.join(".proclint_cache/.gitignore").is_file());
-    let (warm, s) = check(d, &[]);
+    assert!(d.join(".proclint_cache/project").is_file());
+    // The cross-module pass is read back, not recomputed.
+    let (warm, s, p) = check_p(d, &[]);
     assert_eq!(s, (4, 0, 0));
+    assert_eq!(p, (1, 0, 0));
     assert_eq!(cold, warm);
     assert_eq!(cold, uncached(d));
     assert!(cold.contains("unused-output-field"), "{cold}");
@@ -108,7 +135,7 @@ fn a_changed_file_is_relinted_alone() {
 
 /// The unused field is reported on tasks.js but decided by phase.js: a
 /// change to phase.js alone changes the finding while tasks.js stays a hit,
-/// because cross-module rules run over the summaries on every run.
+/// because the cross-module pass's entry is keyed by every module's entry.
 #[test]
 fn a_changed_sibling_module_updates_cross_module_findings() {
     let dir = tempdir();
@@ -116,19 +143,49 @@ fn a_changed_sibling_module_updates_cross_module_findings() {
     project(d);
     let (before, _) = check(d, &[]);
     assert!(before.contains("`issues`"), "{before}");
+    assert_eq!(check_p(d, &[]).2, (1, 0, 0));
     write(
         d,
         "phase.js",
         &PHASE_READS_PASSED.replace("r.passed ? 1 : 0", "r.passed ? r.issues : 0"),
     );
-    let (after, s) = check(d, &[]);
+    let (after, s, p) = check_p(d, &[]);
     assert_eq!(s, (3, 1, 1));
+    assert_eq!(p, (0, 1, 1));
     assert!(!after.contains("unused-output-field"), "{after}");
     assert_eq!(after, uncached(d));
+    assert_eq!(check_p(d, &[]), (after, (4, 0, 0), (1, 0, 0)));
     // And back: the old entry is gone (one entry per file), relinted again.
     write(d, "phase.js", PHASE_READS_PASSED);
-    let (again, s) = check(d, &[]);
+    let (again, s, p) = check_p(d, &[]);
     assert_eq!(s, (3, 1, 1));
+    assert_eq!(p, (0, 1, 1));
+    assert_eq!(again, before);
+}
+
+/// A module that appears (or disappears) changes the cross-module findings
+/// even though no other file changed.
+#[test]
+fn an_added_or_removed_module_updates_cross_module_findings() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    let (before, _) = check(d, &[]);
+    assert!(before.contains("`issues`"), "{before}");
+    write(
+        d,
+        "other.js",
+        &PHASE_READS_PASSED.replace("r.passed ? 1 : 0", "r.issues"),
+    );
+    let (after, s, p) = check_p(d, &[]);
+    assert_eq!(s, (4, 1, 1));
+    assert_eq!(p, (0, 1, 1));
+    assert!(!after.contains("`issues`"), "{after}");
+    assert_eq!(after, uncached(d));
+    std::fs::remove_file(d.join("other.js")).unwrap_or_else(|e| panic!("{e}"));
+    let (again, s, p) = check_p(d, &[]);
+    assert_eq!(s, (4, 0, 0));
+    assert_eq!(p, (0, 1, 1));
     assert_eq!(again, before);
 }
 
@@ -143,8 +200,9 @@ fn a_changed_config_invalidates_everything() {
         "proclint.toml",
         "[rules]\nunchecked-breakpoint = \"warning\"\n",
     );
-    let (out, s) = check(d, &[]);
+    let (out, s, p) = check_p(d, &[]);
     assert_eq!(s, (0, 4, 4));
+    assert_eq!(p, (0, 1, 1));
     assert!(out.contains("\"severity\": \"warning\""), "{out}");
     assert_eq!(out, uncached(d));
     // Options of a rule count too.
@@ -161,8 +219,23 @@ fn a_changed_config_invalidates_everything() {
         "proclint.toml",
         "# hi\n[rules]\nunchecked-breakpoint = \"warning\"\nmissing-labels = \"off\"\n",
     );
-    let (_, s) = check(d, &[]);
+    let (_, s, p) = check_p(d, &[]);
     assert_eq!(s, (4, 0, 0));
+    assert_eq!(p, (1, 0, 0));
+    // A cross-module rule's severity changes its (cached) findings.
+    let (before, _, p) = check_p(d, &[]);
+    assert_eq!(p, (1, 0, 0));
+    assert!(before.contains("unused-output-field"), "{before}");
+    write(
+        d,
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"warning\"\nmissing-labels = \"off\"\n\
+         unused-output-field = \"off\"\n",
+    );
+    let (out, _, p) = check_p(d, &[]);
+    assert_eq!(p, (0, 1, 1));
+    assert!(!out.contains("unused-output-field"), "{out}");
+    assert_eq!(out, uncached(d));
     // The command line's --select is part of the effective config.
     let o = run_env(
         d,
@@ -176,6 +249,7 @@ fn a_changed_config_invalidates_everything() {
         &[],
     );
     assert_eq!(stats(&o), (0, 4, 4));
+    assert_eq!(project_stats(&o), (0, 1, 1));
 }
 
 #[test]
@@ -186,9 +260,76 @@ fn a_changed_version_invalidates_everything() {
     let v1 = [("PROCLINT_CACHE_VERSION", "1.0.0")];
     let v2 = [("PROCLINT_CACHE_VERSION", "1.0.1")];
     assert_eq!(check(d, &v1).1, (0, 4, 4));
-    assert_eq!(check(d, &v1).1, (4, 0, 0));
-    assert_eq!(check(d, &v2).1, (0, 4, 4));
+    assert_eq!(check_p(d, &v1).2, (1, 0, 0));
+    assert_eq!(check_p(d, &v2).2, (0, 1, 1));
     assert_eq!(check(d, &v2).1, (4, 0, 0));
+}
+
+/// A damaged cross-module entry (truncated, emptied, bit-flipped, garbage,
+/// or written for another tree) is a miss, recomputed and rewritten.
+#[test]
+fn a_damaged_or_stale_project_entry_is_ignored_and_rewritten() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    let (clean, _) = check(d, &[]);
+    let entry = d.join(".proclint_cache/project");
+    let good = std::fs::read(&entry).unwrap_or_else(|e| panic!("{e}"));
+    assert!(good.starts_with(b"PLPROJ01"));
+    // Another tree's entry: the same format under another key.
+    let other = tempdir();
+    project(other.path());
+    write(
+        other.path(),
+        "phase.js",
+        &PHASE_READS_PASSED.replace("r.passed ? 1 : 0", "r.issues"),
+    );
+    check(other.path(), &[]);
+    let stale = std::fs::read(other.path().join(".proclint_cache/project"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(stale, good);
+    let mut flipped = good.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x01;
+    let mut longer = good.clone();
+    longer.push(0);
+    for damaged in [
+        good[..good.len() / 2].to_vec(),
+        good[..good.len() - 1].to_vec(),
+        Vec::new(),
+        flipped,
+        longer,
+        b"not a cache entry".to_vec(),
+        stale,
+    ] {
+        std::fs::write(&entry, &damaged).unwrap_or_else(|e| panic!("{e}"));
+        let (out, s, p) = check_p(d, &[]);
+        assert_eq!(s, (4, 0, 0));
+        assert_eq!(p, (0, 1, 1));
+        assert_eq!(out, clean);
+        assert_eq!(std::fs::read(&entry).ok().as_ref(), Some(&good));
+        assert_eq!(check_p(d, &[]).2, (1, 0, 0));
+    }
+}
+
+/// A cross-module pass that hit a bug is not remembered.
+#[test]
+fn the_project_entry_is_not_written_for_internal_errors() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    let panic = [("PROCLINT_INJECT_PANIC", "unused-output-field:<project>")];
+    for _ in 0..2 {
+        let o = run_env(
+            d,
+            &["check", ".", "--format", "json", "--cache-stats"],
+            &panic,
+        );
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(stdout(&o).contains("internal-error"), "{}", stdout(&o));
+        assert_eq!(project_stats(&o), (0, 1, 0));
+    }
+    assert!(!d.join(".proclint_cache/project").exists());
 }
 
 #[test]
@@ -255,8 +396,9 @@ fn concurrent_runs_do_not_corrupt_the_cache() {
         let o = c.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(stdout(&o), expected);
     }
-    let (warm, s) = check(d, &[]);
+    let (warm, s, p) = check_p(d, &[]);
     assert_eq!(s, (120, 0, 0));
+    assert_eq!(p, (1, 0, 0));
     assert_eq!(warm, expected);
     // No temporary files are left behind.
     let tmp = std::fs::read_dir(d.join(".proclint_cache"))
@@ -288,10 +430,12 @@ fn cache_dir_setting_and_no_cache() {
     assert!(!sub.join(".proclint_cache").exists());
 }
 
-/// Manifests and SKILL.md files depend on siblings (lockfiles, link
-/// targets) and are never cached: a changed lockfile changes the finding.
+/// Manifests depend on siblings (lockfiles) and are never cached. A
+/// SKILL.md is, except for `skill-broken-link` (whether link targets exist,
+/// their headings), which is rerun on every hit: creating or removing a
+/// target, or changing its headings, flips the finding on a warm run.
 #[test]
-fn manifests_and_skills_are_not_cached() {
+fn manifests_are_not_cached_and_skill_links_are_rechecked() {
     let dir = tempdir();
     let d = dir.path();
     write(
@@ -302,13 +446,113 @@ fn manifests_and_skills_are_not_cached() {
     write(
         d,
         "s/SKILL.md",
-        "---\nname: s\ndescription: d\n---\n[x](missing.md)\n",
+        "---\nname: s\ndescription: d\n---\n[x](missing.md) and [y](other.md#usage)\n",
     );
-    let (_, s) = check(d, &[]);
-    assert_eq!(s, (0, 0, 0));
-    let (first, _) = check(d, &[]);
+    write(d, "s/other.md", "# Other\n## Setup\n");
+    let missing = "`missing.md` does not exist";
+    let anchor = "`other.md#usage`";
+    let (first, s) = check(d, &[]);
+    assert_eq!(s, (0, 1, 1));
+    assert!(first.contains(missing) && first.contains(anchor), "{first}");
+    assert!(first.contains("unpinned-sdk"), "{first}");
+    let (warm, s) = check(d, &[]);
+    assert_eq!(s, (1, 0, 0));
+    assert_eq!(warm, first);
+    // The target appears: a hit, and the finding is gone.
     write(d, "s/missing.md", "here\n");
-    let (second, _) = check(d, &[]);
-    assert_ne!(first, second);
-    assert_eq!(second, uncached(d));
+    let (created, s) = check(d, &[]);
+    assert_eq!(s, (1, 0, 0));
+    assert!(
+        !created.contains(missing) && created.contains(anchor),
+        "{created}"
+    );
+    assert_eq!(created, uncached(d));
+    // The anchor's heading appears in the other file.
+    write(d, "s/other.md", "# Other\n## Setup\n## Usage\n");
+    let (fixed, s) = check(d, &[]);
+    assert_eq!(s, (1, 0, 0));
+    assert!(
+        !fixed.contains(missing) && !fixed.contains(anchor),
+        "{fixed}"
+    );
+    assert_eq!(fixed, uncached(d));
+    // And both go away again.
+    std::fs::remove_file(d.join("s/missing.md")).unwrap_or_else(|e| panic!("{e}"));
+    write(d, "s/other.md", "# Other\n## Setup\n");
+    let (again, s) = check(d, &[]);
+    assert_eq!(s, (1, 0, 0));
+    assert_eq!(again, first);
+    // The SKILL.md's own findings come from its entry, and change with it.
+    write(
+        d,
+        "s/SKILL.md",
+        "---\nname: t\ndescription: d\n---\n[x](missing.md)\n",
+    );
+    let (renamed, s) = check(d, &[]);
+    assert_eq!(s, (0, 1, 1));
+    assert!(renamed.contains("skill-frontmatter"), "{renamed}");
+    assert_eq!(renamed, uncached(d));
+}
+
+/// A SKILL.md named without its folder (`SKILL.md` in the working
+/// directory) is not cached: its folder's name is found on disk.
+#[test]
+fn a_skill_named_without_its_folder_is_not_cached() {
+    let dir = tempdir();
+    let d = dir.path();
+    let s = write(d, "s/SKILL.md", "---\nname: t\ndescription: d\n---\nbody\n");
+    let sub = s.parent().unwrap_or(d);
+    for _ in 0..2 {
+        let o = run_env(
+            sub,
+            &["check", "SKILL.md", "--format", "json", "--cache-stats"],
+            &[],
+        );
+        assert_eq!(stats(&o), (0, 0, 0));
+        assert!(stdout(&o).contains("skill-frontmatter"), "{}", stdout(&o));
+    }
+}
+
+/// A helper without SDK markers, imported by a process module, is loaded as
+/// a context module on every run: a warm run finds it from the imports kept
+/// with the importing module's entry (its summary stays encoded), and a
+/// change to it alone updates the cross-module finding it feeds.
+#[test]
+fn imported_helpers_are_loaded_from_cached_imports() {
+    let dir = tempdir();
+    let d = dir.path();
+    write(d, "package.json", "{ \"name\": \"x\" }\n");
+    write(
+        d,
+        "lib/helper.js",
+        "export const steps = [\n  'When done, git commit your work.',\n];\n",
+    );
+    write(
+        d,
+        "tasks.js",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+         import { steps } from './lib/helper.js';\n\
+         export const t = defineTask('impl', (args) => ({\n\
+           kind: 'agent',\n\
+           title: 'Impl',\n\
+           labels: ['x'],\n\
+           agent: { name: 'i', prompt: { task: 'Implement', instructions: steps } },\n\
+         }));\n",
+    );
+    let (cold, s, p) = check_p(d, &[]);
+    assert_eq!((s, p), ((0, 2, 2), (0, 1, 1)));
+    assert!(cold.contains("git-in-agent-task"), "{cold}");
+    assert!(cold.contains("lib/helper.js"), "{cold}");
+    let (warm, s, p) = check_p(d, &[]);
+    assert_eq!((s, p), ((2, 0, 0), (1, 0, 0)));
+    assert_eq!(warm, cold);
+    write(
+        d,
+        "lib/helper.js",
+        "export const steps = [\n  'When done, report your work.',\n];\n",
+    );
+    let (after, s, p) = check_p(d, &[]);
+    assert_eq!((s, p), ((1, 1, 1), (0, 1, 1)));
+    assert!(!after.contains("git-in-agent-task"), "{after}");
+    assert_eq!(after, uncached(d));
 }
