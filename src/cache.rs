@@ -1,15 +1,16 @@
 //! The result cache (`.proclint_cache/`): per-file results of process
-//! modules and skills, and the cross-module findings, so a re-run over a mostly unchanged tree costs little more than
-//! reading and hashing the files.
+//! modules and skills, and the cross-module findings, so a re-run over a
+//! mostly unchanged tree costs little more than reading and hashing the
+//! files.
 //!
 //! What is cached is everything the per-file pass produces for a process
-//! module (or a skill, see below) — diagnostics, suppression directives, the module summary and the
-//! retrospective facts. The summary is encoded on its own after the rest
-//! and left encoded when the entry is read ([`StoredSummary`]): only the
-//! module's relative import specifiers, which loading context modules
-//! needs, are read with the rest, and the summary itself is decoded (in
-//! parallel) only when the cross-module pass has to run. Entries are keyed
-//! by:
+//! module (or a skill, see below) — diagnostics, suppression directives,
+//! the module summary and the retrospective facts. The summary is a part of
+//! the entry of its own, left encoded when the entry is read
+//! ([`StoredSummary`]): only the module's relative import specifiers, which
+//! loading context modules needs, are decoded with the rest, and the
+//! summary itself is decoded (in parallel) only when the cross-module pass
+//! has to run. Entries are keyed by:
 //! - the build (crate version plus the executable's size and mtime, so a
 //!   rebuilt binary with changed rules never reuses results of the old one;
 //!   `PROCLINT_CACHE_VERSION` replaces this, for tests),
@@ -46,8 +47,9 @@
 //! compared on load, so a changed file overwrites its entry and the cache
 //! does not grow with edits. Entries are written to a temporary file and
 //! renamed into place, so concurrent runs only ever see whole entries; a
-//! corrupt or truncated entry fails its checksum, counts as a miss and is
-//! rewritten.
+//! corrupt or truncated entry fails its length or checksum checks (each
+//! part has a 64-bit checksum: it only has to detect damage, the SHA-256
+//! key is what identifies the content), counts as a miss and is rewritten.
 
 use std::collections::HashMap;
 use std::io::Write;
