@@ -1,15 +1,16 @@
 //! The result cache (`.proclint_cache/`): per-file results of process
-//! modules and skills, and the cross-module findings, so a re-run over a mostly unchanged tree costs little more than
-//! reading and hashing the files.
+//! modules and skills, and the cross-module findings, so a re-run over a
+//! mostly unchanged tree costs little more than reading and hashing the
+//! files.
 //!
 //! What is cached is everything the per-file pass produces for a process
-//! module (or a skill, see below) — diagnostics, suppression directives, the module summary and the
-//! retrospective facts. The summary is encoded on its own after the rest
-//! and left encoded when the entry is read ([`StoredSummary`]): only the
-//! module's relative import specifiers, which loading context modules
-//! needs, are read with the rest, and the summary itself is decoded (in
-//! parallel) only when the cross-module pass has to run. Entries are keyed
-//! by:
+//! module (or a skill, see below) — diagnostics, suppression directives,
+//! the module summary and the retrospective facts. The summary is a part of
+//! the entry of its own, left encoded when the entry is read
+//! ([`StoredSummary`]): only the module's relative import specifiers, which
+//! loading context modules needs, are decoded with the rest, and the
+//! summary itself is decoded (in parallel) only when the cross-module pass
+//! has to run. Entries are keyed by:
 //! - the build (crate version plus the executable's size and mtime, so a
 //!   rebuilt binary with changed rules never reuses results of the old one;
 //!   `PROCLINT_CACHE_VERSION` replaces this, for tests),
@@ -46,8 +47,9 @@
 //! compared on load, so a changed file overwrites its entry and the cache
 //! does not grow with edits. Entries are written to a temporary file and
 //! renamed into place, so concurrent runs only ever see whole entries; a
-//! corrupt or truncated entry fails its checksum, counts as a miss and is
-//! rewritten.
+//! corrupt or truncated entry fails its length or checksum checks (each
+//! part has a 64-bit checksum: it only has to detect damage, the SHA-256
+//! key is what identifies the content), counts as a miss and is rewritten.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -70,8 +72,14 @@ pub const DEFAULT_DIR: &str = ".proclint_cache";
 /// Replaces the build identity in the key (tests simulate an upgrade).
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.
-const MAGIC: &[u8; 8] = b"PLCACHE4";
-/// The cross-module pass's entry: its magic and file name.
+const MAGIC: &[u8; 8] = b"PLCACHE5";
+/// A file's entry: magic, key, the lengths of its two parts (the head: what
+/// is decoded on every hit; the summary, kept encoded) and a checksum of
+/// each, then the two parts. Each part is read into a buffer of its own
+/// size, so a hit keeps only the summary's bytes.
+const ENTRY_HEADER: usize = MAGIC.len() + 32 + 4 * 8;
+/// The cross-module pass's entry: its magic and file name. Its layout:
+/// magic, key, payload length, payload, checksum.
 const PROJECT_MAGIC: &[u8; 8] = b"PLPROJ01";
 const PROJECT_ENTRY: &str = "project";
 const HEADER: usize = MAGIC.len() + 32 + 8;
@@ -129,9 +137,8 @@ struct HeadRef<'a> {
 /// A module summary still encoded in the entry it was read from.
 #[derive(Clone)]
 pub struct StoredSummary {
-    /// The whole entry, and where the summary is in it.
-    entry: Vec<u8>,
-    range: std::ops::Range<usize>,
+    /// The encoded summary (checked when the entry was read).
+    bytes: Vec<u8>,
     display: Arc<str>,
     /// The module's key ([`ModuleSummary::key`]).
     pub key: PathBuf,
@@ -144,7 +151,7 @@ impl std::fmt::Debug for StoredSummary {
         f.debug_struct("StoredSummary")
             .field("display", &self.display)
             .field("key", &self.key)
-            .field("bytes", &self.range.len())
+            .field("bytes", &self.bytes.len())
             .finish_non_exhaustive()
     }
 }
@@ -153,9 +160,8 @@ impl StoredSummary {
     /// Decodes the summary; `None` only if the entry, although intact, does
     /// not decode (a bug: entries are checked when read).
     pub fn decode(&self) -> Option<ModuleSummary> {
-        let bytes = self.entry.get(self.range.clone())?;
         let mut summary: ModuleSummary =
-            interned_path::with(&self.display, || postcard::from_bytes(bytes).ok())?;
+            interned_path::with(&self.display, || postcard::from_bytes(&self.bytes).ok())?;
         // An entry stores each task's schema fields on their own.
         summary.share_schemas();
         Some(summary)
@@ -319,9 +325,13 @@ impl Cache {
     /// The entry for `key`, if one was written for exactly this key and is
     /// intact.
     pub fn get(&self, key: &Key) -> Option<Cached> {
-        let found = std::fs::read(self.dir.join(&key.name))
+        let found = std::fs::File::open(self.dir.join(&key.name))
             .ok()
-            .and_then(|bytes| decode(bytes, key));
+            .and_then(|mut f| {
+                let size = f.metadata().ok()?.len();
+                read_entry(&mut f, size, &key.full)
+            })
+            .and_then(|(head, summary)| decode(&head, summary, key));
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -337,10 +347,11 @@ impl Cache {
         if !self.prepare() {
             return;
         }
-        let Some(payload) = encode(key, value) else {
+        let Some((head, summary)) = encode(key, value) else {
             return;
         };
-        if self.write_entry(&key.name, &seal(MAGIC, &key.full, &payload)) {
+        let header = entry_header(&key.full, &head, &summary);
+        if self.write_entry(&key.name, &[&header, &head, &summary]) {
             self.writes.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -398,14 +409,15 @@ impl Cache {
         let Some(payload) = encode_project(found) else {
             return;
         };
-        if self.write_entry(PROJECT_ENTRY, &seal(PROJECT_MAGIC, key, &payload)) {
+        let (header, sum) = seal(PROJECT_MAGIC, key, &payload);
+        if self.write_entry(PROJECT_ENTRY, &[&header, &payload, &sum]) {
             self.project_writes.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// Writes `bytes` as entry `name`: to a temporary file, renamed into
-    /// place.
-    fn write_entry(&self, name: &str, bytes: &[u8]) -> bool {
+    /// Writes `parts` one after the other as entry `name`: to a temporary
+    /// file, renamed into place.
+    fn write_entry(&self, name: &str, parts: &[&[u8]]) -> bool {
         // A name unique to this process and write: concurrent runs (and
         // threads) never share a temporary file, and the rename replaces
         // the entry in one step.
@@ -416,7 +428,7 @@ impl Cache {
             self.tmp_seq.fetch_add(1, Ordering::Relaxed)
         ));
         let written = std::fs::File::create(&tmp)
-            .and_then(|mut f| f.write_all(bytes))
+            .and_then(|mut f| parts.iter().try_for_each(|p| f.write_all(p)))
             .and_then(|()| std::fs::rename(&tmp, self.dir.join(name)));
         if written.is_err() {
             let _ = std::fs::remove_file(&tmp);
@@ -460,15 +472,14 @@ impl Cache {
     }
 }
 
-/// An entry: magic, key, payload length, payload, checksum.
-fn seal(magic: &[u8; 8], key: &[u8; 32], payload: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(HEADER + payload.len() + CHECKSUM);
-    bytes.extend_from_slice(magic);
-    bytes.extend_from_slice(key);
-    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(payload);
-    bytes.extend_from_slice(&checksum(payload));
-    bytes
+/// What goes before and after `payload` in a project entry: magic, key,
+/// payload length; checksum.
+fn seal(magic: &[u8; 8], key: &[u8; 32], payload: &[u8]) -> ([u8; HEADER], [u8; CHECKSUM]) {
+    let mut header = [0u8; HEADER];
+    header[..8].copy_from_slice(magic);
+    header[8..40].copy_from_slice(key);
+    header[40..].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    (header, checksum(payload))
 }
 
 /// The payload of an entry, after checking magic, key, length and checksum:
@@ -492,7 +503,9 @@ fn unseal<'a>(magic: &[u8; 8], bytes: &'a [u8], key: &[u8; 32]) -> Option<&'a [u
     Some(payload)
 }
 
-fn encode(key: &Key, value: &CachedRef<'_>) -> Option<Vec<u8>> {
+/// The head and the summary of an entry, encoded (the summary empty when
+/// there is none).
+fn encode(key: &Key, value: &CachedRef<'_>) -> Option<(Vec<u8>, Vec<u8>)> {
     interned_path::with(&key.display, || {
         let head = postcard::to_stdvec(&HeadRef {
             lines: value.lines,
@@ -508,36 +521,83 @@ fn encode(key: &Key, value: &CachedRef<'_>) -> Option<Vec<u8>> {
             }),
         })
         .ok()?;
-        let mut payload = Vec::new();
-        put_len(&mut payload, head.len());
-        payload.extend_from_slice(&head);
-        if let Some(summary) = value.summary {
-            payload.extend_from_slice(&postcard::to_stdvec(summary).ok()?);
-        }
-        Some(payload)
+        let summary = match value.summary {
+            Some(summary) => postcard::to_stdvec(summary).ok()?,
+            None => Vec::new(),
+        };
+        Some((head, summary))
     })
 }
 
-/// An entry's payload is checked before anything is deserialised; the
-/// summary is left encoded.
-fn decode(entry: Vec<u8>, key: &Key) -> Option<Cached> {
-    let payload = unseal(MAGIC, &entry, &key.full)?;
-    let mut rest = payload;
-    let head = take(&mut rest)?;
+fn entry_header(key: &[u8; 32], head: &[u8], summary: &[u8]) -> [u8; ENTRY_HEADER] {
+    let mut header = [0u8; ENTRY_HEADER];
+    let fields: [&[u8]; 6] = [
+        MAGIC,
+        key,
+        &(head.len() as u64).to_le_bytes(),
+        &(summary.len() as u64).to_le_bytes(),
+        &checksum(head),
+        &checksum(summary),
+    ];
+    let mut at = 0;
+    for field in fields {
+        header[at..at + field.len()].copy_from_slice(field);
+        at += field.len();
+    }
+    header
+}
+
+/// The head and summary of the entry in `file` (`size` bytes long), each
+/// in a buffer of its own size, after checking magic, key, lengths and both
+/// checksums: anything else (another build's entry, a truncated or
+/// corrupted file) is `None`.
+fn read_entry(
+    file: &mut impl std::io::Read,
+    size: u64,
+    key: &[u8; 32],
+) -> Option<(Vec<u8>, Vec<u8>)> {
+    use std::io::Read;
+    let mut header = [0u8; ENTRY_HEADER];
+    file.read_exact(&mut header).ok()?;
+    let rest = header.strip_prefix(MAGIC.as_slice())?;
+    let (stored_key, rest) = rest.split_at_checked(32)?;
+    if stored_key != key {
+        return None;
+    }
+    let word = |i: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(
+            rest.get(i * 8..i * 8 + 8)?.try_into().ok()?,
+        ))
+    };
+    let (head_len, summary_len) = (word(0)?, word(1)?);
+    if Some(size)
+        != head_len
+            .checked_add(summary_len)?
+            .checked_add(ENTRY_HEADER as u64)
+    {
+        return None;
+    }
+    let mut part = |len: u64, sum: u64| -> Option<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
+        (&mut *file).take(len).read_to_end(&mut bytes).ok()?;
+        (bytes.len() as u64 == len && checksum(&bytes) == sum.to_le_bytes()).then_some(bytes)
+    };
+    let head = part(head_len, word(2)?)?;
+    let summary = part(summary_len, word(3)?)?;
+    Some((head, summary))
+}
+
+/// Decodes an entry's head; the summary is left encoded.
+fn decode(head: &[u8], summary: Vec<u8>, key: &Key) -> Option<Cached> {
     let head: Head = interned_path::with(&key.display, || postcard::from_bytes(head).ok())?;
-    // Offsets into the entry (the payload is a suffix of it, less the
-    // checksum).
-    let end = HEADER + payload.len();
-    let start = end - rest.len();
     let summary = match head.imports {
         Some(imports) => Some(StoredSummary {
-            range: start..end,
-            entry,
+            bytes: summary,
             display: key.display.clone(),
             key: key.module.clone(),
             imports,
         }),
-        None if rest.is_empty() => None,
+        None if summary.is_empty() => None,
         None => return None,
     };
     Some(Cached {
@@ -567,11 +627,14 @@ fn encode_project(found: &[Diagnostic]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     put_len(&mut out, groups.len());
     for (path, list) in groups {
-        let blob = interned_path::with(path, || postcard::to_stdvec(&list)).ok()?;
         put_len(&mut out, path.len());
         out.extend_from_slice(path.as_bytes());
-        put_len(&mut out, blob.len());
-        out.extend_from_slice(&blob);
+        // The group's length is written once it is encoded in place.
+        let at = out.len();
+        put_len(&mut out, 0);
+        out = interned_path::with(path, || postcard::to_extend(&list, out)).ok()?;
+        let len = (out.len() - at - 8) as u64;
+        out.get_mut(at..at + 8)?.copy_from_slice(&len.to_le_bytes());
     }
     Some(out)
 }
@@ -749,14 +812,20 @@ mod tests {
         let bytes = entry(&cache, &key);
         assert_eq!(cache.get(&key).map(|c| c.lines), Some(3));
         // Every truncation and every single-byte flip is rejected.
+        let read = |b: &[u8]| read_entry(&mut &b[..], b.len() as u64, &key.full);
+        assert!(read(&bytes).is_some());
         for cut in 0..bytes.len() {
-            assert!(decode(bytes[..cut].to_vec(), &key).is_none(), "cut {cut}");
+            assert!(read(&bytes[..cut]).is_none(), "cut {cut}");
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x40;
-            assert!(decode(b, &key).is_none(), "flip {i}");
+            assert!(read(&b).is_none(), "flip {i}");
         }
+        // A file longer than its header says is damaged too.
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(read(&longer).is_none());
         // Another build, content or place is another key.
         let other = Cache::new(dir.path().join("c"), "v2", &Config::default());
         let k2 = other.key(&Arc::from("a.js"), Path::new("/p/a.js"), true, b"text");

@@ -532,12 +532,6 @@ fn finish_cached(
                 }
                 let project = Project::new(summaries);
                 let found = cross_module_pass(&project, config);
-                if let Some((cache, key)) = memo {
-                    // A pass that hit a bug is not remembered.
-                    if !undecodable && !found.iter().any(|d| d.rule == "internal-error") {
-                        cache.put_project(&key, &found);
-                    }
-                }
                 if let Some(run) = run {
                     let stall = rules::non_convergent_loop::stall_rounds(config);
                     let a = RunAnalysis::new(run, &project, stall);
@@ -548,6 +542,13 @@ fn finish_cached(
                 // a warm run; let another worker do it while the report is
                 // rendered.
                 rayon::spawn(move || drop(project));
+                // Stored once the project is being freed (it is the larger).
+                if let Some((cache, key)) = memo {
+                    // A pass that hit a bug is not remembered.
+                    if !undecodable && !found.iter().any(|d| d.rule == "internal-error") {
+                        cache.put_project(&key, &found);
+                    }
+                }
                 found
             }
         };
