@@ -1703,48 +1703,27 @@ mod tests {
     /// fixture.
     #[test]
     fn index_links_agree_with_tree_sitter() {
-        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
         let (mut files, mut nodes, mut unindexed) = (0, 0, 0);
-        for entry in ignore::Walk::new(fixtures).flatten() {
-            let path = entry.path();
-            if path.extension().is_none_or(|e| e != "js") {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(path) else {
-                continue;
-            };
-            let file = SourceFile::new(path.display().to_string(), text);
+        for file in syntax::fixture_files() {
             let Some(tree) = super::super::parse::parse(&file.text) else {
                 continue;
             };
             let m = JsModel::build(&file, &tree, &ModelOptions::default());
             files += 1;
-            let mut cursor = tree.walk();
-            loop {
-                let n = cursor.node();
-                if n.is_named() {
-                    nodes += 1;
-                    if m.index.slot(n).is_none() {
-                        unindexed += 1;
-                    }
-                    assert_eq!(m.parent(n), n.parent(), "{}: parent of {n:?}", file.path);
-                    let mut c = n.walk();
-                    let expected: Vec<Node> = n.named_children(&mut c).collect();
-                    let got: Vec<Node> = m.named_children(n).collect();
-                    assert_eq!(got, expected, "{}: children of {n:?}", file.path);
+            syntax::each_node(&tree, |n| {
+                if !n.is_named() {
+                    return;
                 }
-                if cursor.goto_first_child() {
-                    continue;
+                nodes += 1;
+                if m.index.slot(n).is_none() {
+                    unindexed += 1;
                 }
-                while !cursor.goto_next_sibling() {
-                    if !cursor.goto_parent() {
-                        break;
-                    }
-                }
-                if cursor.node() == tree.root_node() {
-                    break;
-                }
-            }
+                assert_eq!(m.parent(n), n.parent(), "{}: parent of {n:?}", file.path);
+                let mut c = n.walk();
+                let expected: Vec<Node> = n.named_children(&mut c).collect();
+                let got: Vec<Node> = m.named_children(n).collect();
+                assert_eq!(got, expected, "{}: children of {n:?}", file.path);
+            });
         }
         assert!(files > 50 && nodes > 10_000, "{files} files, {nodes} nodes");
         assert!(unindexed > 0, "string fragments exercise the fallbacks");

@@ -226,6 +226,41 @@ pub fn arg_index(args: Node, node: Node) -> usize {
     i
 }
 
+/// Every JavaScript fixture under `fixtures/`, as a source file, for tests
+/// that compare the model's syntax access with tree-sitter's own.
+#[cfg(test)]
+pub(crate) fn fixture_files() -> Vec<crate::source::SourceFile> {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+    ignore::Walk::new(fixtures)
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "js"))
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            Some(crate::source::SourceFile::new(
+                e.path().display().to_string(),
+                text,
+            ))
+        })
+        .collect()
+}
+
+/// Calls `f` on every node of `tree`, in pre-order, with a cursor.
+#[cfg(test)]
+pub(crate) fn each_node<'t>(tree: &'t tree_sitter::Tree, mut f: impl FnMut(Node<'t>)) {
+    let mut cursor = tree.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,40 +276,19 @@ mod tests {
         assert!(field_names.contains(&"body"));
         let mut files = 0;
         let mut nodes = 0;
-        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
-        for entry in ignore::Walk::new(fixtures).flatten() {
-            let path = entry.path();
-            if path.extension().is_none_or(|e| e != "js") {
-                continue;
-            }
-            let Ok(src) = std::fs::read_to_string(path) else {
-                continue;
-            };
-            let Some(tree) = super::super::parse::parse(&src) else {
+        for file in fixture_files() {
+            let Some(tree) = super::super::parse::parse(&file.text) else {
                 continue;
             };
             files += 1;
-            let mut cursor = tree.walk();
-            loop {
-                let n = cursor.node();
+            each_node(&tree, |n| {
                 nodes += 1;
                 assert_eq!(n.kind_str(), n.kind());
                 for f in &field_names {
                     assert_eq!(n.field(f), n.child_by_field_name(f), "{f}");
                 }
                 assert_eq!(n.field("no_such_field"), None);
-                if cursor.goto_first_child() {
-                    continue;
-                }
-                while !cursor.goto_next_sibling() {
-                    if !cursor.goto_parent() {
-                        break;
-                    }
-                }
-                if cursor.node() == tree.root_node() {
-                    break;
-                }
-            }
+            });
         }
         assert!(files > 20 && nodes > 10_000, "{files} files, {nodes} nodes");
     }
