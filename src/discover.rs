@@ -44,6 +44,15 @@ pub struct WalkError {
     pub message: String,
 }
 
+impl WalkError {
+    fn new(root: &Path, message: impl ToString) -> WalkError {
+        WalkError {
+            path: display_path(root).to_string(),
+            message: message.to_string(),
+        }
+    }
+}
+
 /// Kind by name alone. JavaScript still needs the content scan unless the
 /// file was named explicitly.
 pub fn kind_by_name(path: &Path) -> Option<FileKind> {
@@ -126,10 +135,7 @@ pub fn walk_dir(
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                errors.push(WalkError {
-                    path: display_path(root).to_string(),
-                    message: e.to_string(),
-                });
+                errors.push(WalkError::new(root, e));
                 continue;
             }
         };
@@ -166,20 +172,14 @@ pub fn discover(paths: &[PathBuf], config: &Config) -> (Vec<Candidate>, Vec<Walk
         let meta = match std::fs::metadata(root) {
             Ok(m) => m,
             Err(e) => {
-                errors.push(WalkError {
-                    path: display_path(root).to_string(),
-                    message: e.to_string(),
-                });
+                errors.push(WalkError::new(root, e));
                 continue;
             }
         };
         if !meta.is_file() && !meta.is_dir() {
             // A FIFO, socket or device named on the command line: reading
             // it could block forever, so it is reported, never opened.
-            errors.push(WalkError {
-                path: display_path(root).to_string(),
-                message: "not a regular file or directory".into(),
-            });
+            errors.push(WalkError::new(root, "not a regular file or directory"));
             continue;
         }
         if meta.is_file() {
