@@ -83,7 +83,7 @@ const ENTRY_HEADER: usize = MAGIC.len() + 32 + 4 * 8;
 const PROJECT_MAGIC: &[u8; 8] = b"PLPROJ01";
 const PROJECT_ENTRY: &str = "project";
 const HEADER: usize = MAGIC.len() + 32 + 8;
-/// A fast 64-bit checksum of the payload ([`crate::lint::content_hash`]):
+/// A fast 64-bit checksum of the payload ([`crate::source::content_hash`]):
 /// it only has to catch a damaged or truncated entry (the SHA-256 key is
 /// what identifies the content), and hashing every entry with SHA-256 was a
 /// noticeable share of a warm run.
@@ -688,7 +688,7 @@ fn take<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
 }
 
 fn checksum(payload: &[u8]) -> [u8; CHECKSUM] {
-    crate::lint::content_hash(payload).to_le_bytes()
+    crate::source::content_hash(payload).to_le_bytes()
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -115,7 +115,7 @@ fn plan_file(
         let Ok(bytes) = std::fs::read(&file.path) else {
             return Err(display.to_string());
         };
-        if Some(crate::lint::content_hash(&bytes)) != file.hash {
+        if Some(crate::source::content_hash(&bytes)) != file.hash {
             return Err(display.to_string());
         }
         let Ok(original) = String::from_utf8(bytes) else {

@@ -96,29 +96,6 @@ impl Summary {
     }
 }
 
-/// A fast 64-bit hash of file bytes (`--fix` compares it to refuse
-/// overwriting a file that changed since it was read). Word-at-a-time
-/// multiply-rotate, so hashing a tree costs little next to reading it;
-/// not collision-resistant, which this check does not need (the result
-/// cache keys on SHA-256 instead).
-pub fn content_hash(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h: u64 = (bytes.len() as u64).wrapping_mul(K);
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
-    }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
-    // Final avalanche (from splitmix64).
-    h ^= h >> 31;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^ (h >> 29)
-}
-
 /// The result of a whole run.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -818,7 +795,7 @@ fn lint_candidate_inner(
             "not linted: the file contains NUL bytes (binary content)".into(),
         ));
     }
-    let hash = content_hash(&bytes);
+    let hash = source::content_hash(&bytes);
     let key = project::module_key(&c.path);
     // Process modules and skills are cached: their per-file results depend
     // on nothing but their own bytes and the config (see `cache.rs`), except

@@ -239,6 +239,29 @@ pub fn decode(bytes: Vec<u8>) -> (String, Option<usize>) {
     }
 }
 
+/// A fast 64-bit hash of file bytes (`--fix` compares it to refuse
+/// overwriting a file that changed since it was read). Word-at-a-time
+/// multiply-rotate, so hashing a tree costs little next to reading it;
+/// not collision-resistant, which this check does not need (the result
+/// cache keys on SHA-256 instead).
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h: u64 = (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    // Final avalanche (from splitmix64).
+    h ^= h >> 31;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 29)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
