@@ -64,6 +64,7 @@ use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::facts::Facts;
 use crate::project::ModuleSummary;
+use crate::source::interned_path;
 use crate::suppress::Directive;
 
 /// Default directory, relative to the configuration file's directory (or
@@ -168,46 +169,6 @@ impl StoredSummary {
     }
 }
 
-/// Locations in an entry almost all name the entry's own file; writing the
-/// path once per location made entries larger than the source and cost an
-/// allocation per location on every warm run. While an entry is encoded
-/// or decoded, the file's display path is set here and stands for itself
-/// as an empty string (a display path is never empty).
-pub mod interned_path {
-    use std::borrow::Cow;
-    use std::cell::RefCell;
-    use std::sync::Arc;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    thread_local! {
-        static CURRENT: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
-    }
-
-    /// Runs `f` with `path` as the entry's own path on this thread.
-    pub fn with<R>(path: &Arc<str>, f: impl FnOnce() -> R) -> R {
-        let previous = CURRENT.with(|c| c.replace(Some(path.clone())));
-        let out = f();
-        CURRENT.with(|c| *c.borrow_mut() = previous);
-        out
-    }
-
-    pub fn serialize<S: Serializer>(path: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
-        let own = CURRENT.with(|c| c.borrow().as_deref() == Some(&**path));
-        s.serialize_str(if own { "" } else { path })
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
-        let text = Cow::<'de, str>::deserialize(d)?;
-        if text.is_empty() {
-            if let Some(own) = CURRENT.with(|c| c.borrow().clone()) {
-                return Ok(own);
-            }
-        }
-        Ok(Arc::from(text.as_ref()))
-    }
-}
-
 /// Where an entry lives and what it must have been written for.
 pub struct Key {
     name: String,
@@ -253,6 +214,7 @@ impl Cache {
     /// A cache in `dir` for results of build `version` under `config`.
     /// Nothing touches the disk until the first lookup or write.
     pub fn new(dir: PathBuf, version: &str, config: &Config) -> Cache {
+        crate::diagnostic::set_rule_lookup(|id| crate::rules::meta(id).map(|m| m.id));
         let mut h = Sha256::new();
         for part in [
             version,

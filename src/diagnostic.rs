@@ -1,11 +1,13 @@
 //! The one diagnostic type every rule, front end and report shares.
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::source::{Pos, Span};
+// Locations belong to source text; re-exported because every rule names
+// them as diagnostic locations.
+pub use crate::source::Location;
 
 #[derive(
     Debug,
@@ -55,16 +57,6 @@ impl fmt::Display for Severity {
 /// A registered rule's id. (An alias, not `&'static str` written out, so
 /// serde's derive does not try to borrow it from the input.)
 pub type RuleId = &'static str;
-
-/// A resolved place in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Location {
-    #[serde(with = "crate::cache::interned_path")]
-    pub path: Arc<str>,
-    pub span: Span,
-    pub start: Pos,
-    pub end: Pos,
-}
 
 /// A secondary, labelled location (zizmor's "related locations").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -162,78 +154,24 @@ pub fn sort(diags: &mut [Diagnostic]) {
     }
 }
 
-/// A diagnostic paired with its file text, for miette's graphical reports.
-pub struct Rendered<'a> {
-    pub diag: &'a Diagnostic,
-    pub source: miette::NamedSource<crate::report::Snippet>,
-}
+/// Maps a rule id read back from the result cache to the registry's id.
+pub type RuleLookup = fn(&str) -> Option<RuleId>;
 
-impl fmt::Debug for Rendered<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.diag, f)
-    }
-}
+static RULE_LOOKUP: std::sync::OnceLock<RuleLookup> = std::sync::OnceLock::new();
 
-impl fmt::Display for Rendered<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
-    }
-}
-
-impl std::error::Error for Rendered<'_> {}
-
-impl miette::Diagnostic for Rendered<'_> {
-    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(self.diag.rule))
-    }
-
-    fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.diag.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-            Severity::Info => miette::Severity::Advice,
-        })
-    }
-
-    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.diag
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-
-    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.source)
-    }
-
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        let len = self.source.inner().len();
-        let clamp = move |s: Span| {
-            let start = s.start.min(len);
-            miette::SourceSpan::from((start, s.end.min(len).saturating_sub(start)))
-        };
-        let primary = miette::LabeledSpan::new_primary_with_span(
-            Some(self.diag.rule.to_string()),
-            clamp(self.diag.location.span),
-        );
-        // miette draws one source per report: related spans in other files
-        // are listed in the help text by the pretty reporter instead.
-        let same_file = self
-            .diag
-            .related
-            .iter()
-            .filter(|r| r.location.path == self.diag.location.path)
-            .map(move |r| {
-                miette::LabeledSpan::new_with_span(Some(r.message.clone()), clamp(r.location.span))
-            });
-        Some(Box::new(std::iter::once(primary).chain(same_file)))
-    }
+/// Sets how deserialising finds rule ids. The registry lives in `rules`,
+/// above this layer (rules build diagnostics), so whoever decodes
+/// diagnostics (the result cache) hands it in; it is the same registry for
+/// the life of the process, so a second call changes nothing.
+pub fn set_rule_lookup(lookup: RuleLookup) {
+    let _ = RULE_LOOKUP.set(lookup);
 }
 
 /// Rule ids are `&'static str` (every diagnostic names a registered rule);
 /// deserialising (the result cache) maps the text back to the registry's
-/// id, and an id this build does not know is an error, so an entry written
-/// by another build is discarded rather than trusted.
+/// id (see [`set_rule_lookup`]), and an id this build does not know is an
+/// error, so an entry written by another build is discarded rather than
+/// trusted.
 mod rule_id {
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -243,8 +181,9 @@ mod rule_id {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
         let id = String::deserialize(d)?;
-        crate::rules::meta(&id)
-            .map(|m| m.id)
+        super::RULE_LOOKUP
+            .get()
+            .and_then(|lookup| lookup(&id))
             .ok_or_else(|| serde::de::Error::custom(format!("unknown rule `{id}`")))
     }
 }

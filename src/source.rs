@@ -194,8 +194,8 @@ impl SourceFile {
         self.lines.pos(&self.text, offset)
     }
 
-    pub fn location(&self, span: Span) -> crate::diagnostic::Location {
-        crate::diagnostic::Location {
+    pub fn location(&self, span: Span) -> Location {
+        Location {
             path: self.path.clone(),
             span,
             start: self.pos(span.start),
@@ -236,6 +236,57 @@ pub fn decode(bytes: Vec<u8>) -> (String, Option<usize>) {
             }
             (String::from_utf8_lossy(&bytes).into_owned(), Some(first))
         }
+    }
+}
+
+/// A resolved place in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Location {
+    #[serde(with = "interned_path")]
+    pub path: Arc<str>,
+    pub span: Span,
+    pub start: Pos,
+    pub end: Pos,
+}
+
+/// The result cache's encoding of a [`Location`]'s path. Locations in a
+/// cache entry almost all name the entry's own file; writing the
+/// path once per location made entries larger than the source and cost an
+/// allocation per location on every warm run. While an entry is encoded
+/// or decoded, the file's display path is set here and stands for itself
+/// as an empty string (a display path is never empty).
+pub mod interned_path {
+    use std::borrow::Cow;
+    use std::cell::RefCell;
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    thread_local! {
+        static CURRENT: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+    }
+
+    /// Runs `f` with `path` as the entry's own path on this thread.
+    pub fn with<R>(path: &Arc<str>, f: impl FnOnce() -> R) -> R {
+        let previous = CURRENT.with(|c| c.replace(Some(path.clone())));
+        let out = f();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
+        out
+    }
+
+    pub fn serialize<S: Serializer>(path: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        let own = CURRENT.with(|c| c.borrow().as_deref() == Some(&**path));
+        s.serialize_str(if own { "" } else { path })
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        let text = Cow::<'de, str>::deserialize(d)?;
+        if text.is_empty() {
+            if let Some(own) = CURRENT.with(|c| c.borrow().clone()) {
+                return Ok(own);
+            }
+        }
+        Ok(Arc::from(text.as_ref()))
     }
 }
 

@@ -1,14 +1,16 @@
 //! miette graphical reports with source snippets.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::{Options, Snippet};
-use crate::diagnostic::{Diagnostic, Rendered};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::Outcome;
+use crate::source::Span;
 
 /// Findings rendered in parallel per batch, then written in order: miette's
 /// layout is most of this format's cost, and a batch bounds what is held.
@@ -121,4 +123,72 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
     }
     out.push('\n');
     out
+}
+
+/// A diagnostic paired with its file text, for miette's graphical reports.
+struct Rendered<'a> {
+    diag: &'a Diagnostic,
+    source: miette::NamedSource<Snippet>,
+}
+
+impl fmt::Debug for Rendered<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.diag, f)
+    }
+}
+
+impl fmt::Display for Rendered<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.diag.message)
+    }
+}
+
+impl std::error::Error for Rendered<'_> {}
+
+impl miette::Diagnostic for Rendered<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        Some(Box::new(self.diag.rule))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.diag.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.diag
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let len = self.source.inner().len();
+        let clamp = move |s: Span| {
+            let start = s.start.min(len);
+            miette::SourceSpan::from((start, s.end.min(len).saturating_sub(start)))
+        };
+        let primary = miette::LabeledSpan::new_primary_with_span(
+            Some(self.diag.rule.to_string()),
+            clamp(self.diag.location.span),
+        );
+        // miette draws one source per report: related spans in other files
+        // are listed in the help text by the pretty reporter instead.
+        let same_file = self
+            .diag
+            .related
+            .iter()
+            .filter(|r| r.location.path == self.diag.location.path)
+            .map(move |r| {
+                miette::LabeledSpan::new_with_span(Some(r.message.clone()), clamp(r.location.span))
+            });
+        Some(Box::new(std::iter::once(primary).chain(same_file)))
+    }
 }
