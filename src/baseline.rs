@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Location, Severity};
 use crate::lint::Outcome;
+use crate::rules::RuleSwitches;
 use crate::source::{Pos, Span};
 
 pub const VERSION: u32 = 1;

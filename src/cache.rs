@@ -67,9 +67,6 @@ use crate::project::ModuleSummary;
 use crate::source::interned_path;
 use crate::suppress::Directive;
 
-/// Default directory, relative to the configuration file's directory (or
-/// the working directory when there is none).
-pub const DEFAULT_DIR: &str = ".proclint_cache";
 /// Replaces the build identity in the key (tests simulate an upgrade).
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.

@@ -10,7 +10,7 @@ use crate::diagnostic::Severity;
 use crate::fix;
 use crate::lint::{self, Stage};
 use crate::report::{self, Format};
-use crate::rules;
+use crate::rules::{self, RuleSwitches};
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
@@ -43,7 +43,7 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
                 .and_then(|d| Config::discover(&d)),
         };
         match path {
-            Some(p) => match Config::load(&p) {
+            Some(p) => match Config::load(&p, &rules::Registry) {
                 Ok(c) => c,
                 Err(e) => {
                     report_config_error(e);
@@ -65,7 +65,7 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
     }
     for id in args.select.iter().chain(&args.ignore) {
         if rules::meta(id).is_none() {
-            let hint = crate::config::closest_rule(id)
+            let hint = crate::rules::closest_rule(id)
                 .map(|c| format!(" (did you mean `{c}`?)"))
                 .unwrap_or_default();
             eprintln!("error: unknown rule `{id}`{hint}");
@@ -423,7 +423,7 @@ fn explain(id: &str) -> i32 {
             EXIT_OK
         }
         None => {
-            let hint = crate::config::closest_rule(id)
+            let hint = crate::rules::closest_rule(id)
                 .map(|c| format!(" (did you mean `{c}`?)"))
                 .unwrap_or_default();
             eprintln!("error: unknown rule `{id}`{hint}; `proclint rules` lists them");

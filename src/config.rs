@@ -13,10 +13,25 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::diagnostic::Severity;
-use crate::rules;
 
 pub const FILE_NAME: &str = "proclint.toml";
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
+/// The result cache's default directory, relative to the configuration
+/// file's directory (or the working directory when there is none).
+pub const DEFAULT_CACHE_DIR: &str = ".proclint_cache";
+
+/// What reading a configuration needs to know of the rule registry. The
+/// registry (`rules`) sits above this layer, since rules read the
+/// configuration, so whoever loads one hands it in (`rules::Registry`).
+pub trait KnownRules {
+    /// Every registered rule id.
+    fn ids(&self) -> Vec<&'static str>;
+    /// The option keys `[rules.<id>]` accepts besides `severity`; `None`
+    /// for an id no rule has.
+    fn options(&self, id: &str) -> Option<&'static [&'static str]>;
+    /// The rule's own check of its option table.
+    fn validate_options(&self, id: &str, options: &toml::Table) -> Result<(), String>;
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleLevel {
@@ -152,7 +167,7 @@ impl Config {
         None
     }
 
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    pub fn load(path: &Path, known: &dyn KnownRules) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             path: path.to_path_buf(),
             text: String::new(),
@@ -163,10 +178,15 @@ impl Config {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
-        Config::parse(&text, path, root)
+        Config::parse(&text, path, root, known)
     }
 
-    pub fn parse(text: &str, path: &Path, root: PathBuf) -> Result<Config, ConfigError> {
+    pub fn parse(
+        text: &str,
+        path: &Path,
+        root: PathBuf,
+        known: &dyn KnownRules,
+    ) -> Result<Config, ConfigError> {
         let err = |span: Option<Range<usize>>, message: String| ConfigError {
             path: path.to_path_buf(),
             text: text.to_string(),
@@ -207,8 +227,8 @@ impl Config {
         for (id, value) in raw.rules.unwrap_or_default() {
             let id_span = id.span();
             let id = id.into_inner();
-            let Some(meta) = rules::meta(&id) else {
-                let hint = closest_rule(&id)
+            let Some(options) = known.options(&id) else {
+                let hint = closest_rule(&id, known)
                     .map(|c| format!(" (did you mean `{c}`?)"))
                     .unwrap_or_default();
                 return Err(err(Some(id_span), format!("unknown rule `{id}`{hint}")));
@@ -227,22 +247,20 @@ impl Config {
                         }
                         None => RuleLevel::On(None),
                     };
-                    if let Some(unknown) = t.keys().find(|k| !meta.options.contains(&k.as_str())) {
-                        let known = if meta.options.is_empty() {
+                    if let Some(unknown) = t.keys().find(|k| !options.contains(&k.as_str())) {
+                        let keys = if options.is_empty() {
                             "it takes only `severity`".to_string()
                         } else {
-                            format!("known: severity, {}", meta.options.join(", "))
+                            format!("known: severity, {}", options.join(", "))
                         };
                         return Err(err(
                             Some(value_span),
-                            format!("unknown option `{unknown}` for rule `{id}` ({known})"),
+                            format!("unknown option `{unknown}` for rule `{id}` ({keys})"),
                         ));
                     }
-                    if let Some(rule) = rules::find(&id) {
-                        rule.validate_options(&t).map_err(|m| {
-                            err(Some(value_span.clone()), format!("rule `{id}`: {m}"))
-                        })?;
-                    }
+                    known
+                        .validate_options(&id, &t)
+                        .map_err(|m| err(Some(value_span.clone()), format!("rule `{id}`: {m}")))?;
                     config.rule_options.insert(id.clone(), t);
                     level
                 }
@@ -275,7 +293,7 @@ impl Config {
         let dir = self
             .cache_dir
             .clone()
-            .unwrap_or_else(|| PathBuf::from(crate::cache::DEFAULT_DIR));
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_DIR));
         if dir.is_absolute() || self.path.is_none() {
             dir
         } else {
@@ -283,10 +301,13 @@ impl Config {
         }
     }
 
-    pub fn is_enabled(&self, id: &str) -> bool {
+    /// Whether the configuration lets a rule run. `builtin` says whether the
+    /// rule is a built-in note, which `--select` never turns off; it comes
+    /// from the registry (see `rules::RuleSwitches`) and is asked only under
+    /// `--select`.
+    pub fn allows(&self, id: &str, builtin: impl FnOnce() -> bool) -> bool {
         if let Some(select) = &self.select {
-            let builtin = rules::meta(id).is_some_and(|m| m.builtin);
-            if !builtin && !select.iter().any(|s| s == id) {
+            if !builtin() && !select.iter().any(|s| s == id) {
                 return false;
             }
         }
@@ -298,12 +319,6 @@ impl Config {
             Some(RuleLevel::On(s)) => *s,
             _ => None,
         }
-    }
-
-    /// Effective severity of a rule's default findings.
-    pub fn severity_of(&self, id: &str) -> Option<Severity> {
-        self.severity_override(id)
-            .or_else(|| rules::meta(id).map(|m| m.severity))
     }
 
     pub fn set_level(&mut self, id: &str, level: RuleLevel) {
@@ -368,10 +383,10 @@ fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (Range<usize>, Stri
 }
 
 /// The registered rule id nearest to a misspelling.
-pub fn closest_rule(id: &str) -> Option<&'static str> {
-    rules::all()
-        .iter()
-        .map(|r| r.meta().id)
+pub fn closest_rule(id: &str, known: &dyn KnownRules) -> Option<&'static str> {
+    known
+        .ids()
+        .into_iter()
         .map(|c| (edit_distance(id, c), c))
         .filter(|(d, c)| *d <= c.len() / 3 + 1)
         .min()
@@ -396,9 +411,15 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::{Registry, RuleSwitches};
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
-        Config::parse(text, Path::new("proclint.toml"), PathBuf::from("."))
+        Config::parse(
+            text,
+            Path::new("proclint.toml"),
+            PathBuf::from("."),
+            &Registry,
+        )
     }
 
     #[test]
@@ -444,6 +465,7 @@ mod tests {
             "exclude = [\"vendor/**\"]\n",
             Path::new("proj/proclint.toml"),
             PathBuf::from("proj"),
+            &Registry,
         )
         .unwrap_or_default();
         assert!(c.excludes(Path::new("proj/vendor/a.js")));

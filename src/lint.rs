@@ -19,7 +19,9 @@ use crate::js::{self, JsModel, ModelOptions};
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
 use crate::project::{self, ModuleSummary, Project};
-use crate::rules::{self, JsContext, ManifestContext, ProjectSink, RunContext, Sink, SkillContext};
+use crate::rules::{
+    self, JsContext, ManifestContext, ProjectSink, RuleSwitches, RunContext, Sink, SkillContext,
+};
 use crate::runs::{Run, RunAnalysis};
 use crate::source::{self, SourceFile, Span};
 use crate::suppress::{self, Directive};

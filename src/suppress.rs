@@ -7,7 +7,7 @@
 use crate::config::Config;
 use crate::diagnostic::Location;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules;
+use crate::rules::{self, RuleSwitches};
 use crate::source::{SourceFile, Span};
 use serde::{Deserialize, Serialize};
 
@@ -178,7 +178,7 @@ pub fn unused(directives: &[Directive], config: &Config, run_read: bool) -> Vec<
                     format!("remove `{rule}` from the comment"),
                 )
             } else {
-                let hint = crate::config::closest_rule(rule)
+                let hint = crate::rules::closest_rule(rule)
                     .map(|c| format!("did you mean `{c}`?"))
                     .unwrap_or_else(|| "see `proclint rules` for the rule ids".into());
                 (format!("unknown rule `{rule}` in suppression"), hint)

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::config::Config;
+use crate::config::{Config, KnownRules};
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::js::JsModel;
 use crate::manifest::package_json::PackageJson;
@@ -420,4 +420,47 @@ pub fn find(id: &str) -> Option<&'static dyn Rule> {
 
 pub fn meta(id: &str) -> Option<&'static RuleMeta> {
     find(id).map(|r| r.meta())
+}
+
+/// The registry as configuration loading sees it (see
+/// [`crate::config::KnownRules`]).
+pub struct Registry;
+
+impl KnownRules for Registry {
+    fn ids(&self) -> Vec<&'static str> {
+        all().iter().map(|r| r.meta().id).collect()
+    }
+
+    fn options(&self, id: &str) -> Option<&'static [&'static str]> {
+        meta(id).map(|m| m.options)
+    }
+
+    fn validate_options(&self, id: &str, options: &toml::Table) -> Result<(), String> {
+        find(id).map_or(Ok(()), |rule| rule.validate_options(options))
+    }
+}
+
+/// The answers of a configuration that need the registry: whether a rule
+/// runs (built-in notes ignore `--select`) and its effective severity. They
+/// live here rather than in `config` because the registry sits above it.
+pub trait RuleSwitches {
+    fn is_enabled(&self, id: &str) -> bool;
+    /// Effective severity of a rule's default findings.
+    fn severity_of(&self, id: &str) -> Option<Severity>;
+}
+
+impl RuleSwitches for Config {
+    fn is_enabled(&self, id: &str) -> bool {
+        self.allows(id, || meta(id).is_some_and(|m| m.builtin))
+    }
+
+    fn severity_of(&self, id: &str) -> Option<Severity> {
+        self.severity_override(id)
+            .or_else(|| meta(id).map(|m| m.severity))
+    }
+}
+
+/// The registered rule id nearest to a misspelling.
+pub fn closest_rule(id: &str) -> Option<&'static str> {
+    crate::config::closest_rule(id, &Registry)
 }

@@ -469,7 +469,13 @@ mod tests {
 
     fn config(spec: &str) -> Config {
         let text = format!("[rules.skill-frontmatter]\nskill-spec = \"{spec}\"\n");
-        Config::parse(&text, Path::new("proclint.toml"), ".".into()).unwrap()
+        Config::parse(
+            &text,
+            Path::new("proclint.toml"),
+            ".".into(),
+            &crate::rules::Registry,
+        )
+        .unwrap()
     }
 
     fn check(path: &str, text: &str, config: &Config) -> Vec<(Severity, String)> {
@@ -550,6 +556,12 @@ mod tests {
     #[test]
     fn bad_option_value_is_a_config_error() {
         let text = "[rules.skill-frontmatter]\nskill-spec = \"openai\"\n";
-        assert!(Config::parse(text, Path::new("proclint.toml"), ".".into()).is_err());
+        assert!(Config::parse(
+            text,
+            Path::new("proclint.toml"),
+            ".".into(),
+            &crate::rules::Registry
+        )
+        .is_err());
     }
 }

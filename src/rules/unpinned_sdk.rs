@@ -335,7 +335,13 @@ mod tests {
     #[test]
     fn minimum_version_flags_old_pins_and_resolutions() {
         let text = "[rules.unpinned-sdk]\nminimum-version = { \"@a5c-ai/babysitter-sdk\" = \"0.0.170\" }\n";
-        let config = Config::parse(text, Path::new("proclint.toml"), ".".into()).unwrap();
+        let config = Config::parse(
+            text,
+            Path::new("proclint.toml"),
+            ".".into(),
+            &crate::rules::Registry,
+        )
+        .unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("package.json"),
@@ -356,7 +362,13 @@ mod tests {
             "[rules.unpinned-sdk]\nminimum-version = { \"x\" = \"banana\" }\n",
             "[rules.unpinned-sdk]\npackages = \"x\"\n",
         ] {
-            let err = Config::parse(text, Path::new("proclint.toml"), ".".into()).unwrap_err();
+            let err = Config::parse(
+                text,
+                Path::new("proclint.toml"),
+                ".".into(),
+                &crate::rules::Registry,
+            )
+            .unwrap_err();
             assert!(err.message.contains("unpinned-sdk"), "{}", err.message);
             assert!(err.span.is_some());
         }
@@ -365,7 +377,13 @@ mod tests {
     #[test]
     fn configured_packages_replace_the_defaults() {
         let text = "[rules.unpinned-sdk]\npackages = [\"left-pad\"]\n";
-        let config = Config::parse(text, Path::new("proclint.toml"), ".".into()).unwrap();
+        let config = Config::parse(
+            text,
+            Path::new("proclint.toml"),
+            ".".into(),
+            &crate::rules::Registry,
+        )
+        .unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("package.json"),
