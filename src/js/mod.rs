@@ -12,6 +12,7 @@ pub mod ids;
 pub mod isolation;
 pub mod loops;
 pub mod model;
+pub mod module_summary;
 pub mod objects;
 pub mod parse;
 pub mod repeat;

@@ -28,7 +28,7 @@ pub enum Seg {
     Elem,
 }
 
-pub use crate::project::ForwardKind;
+pub use super::module_summary::ForwardKind;
 
 #[derive(Debug, Clone)]
 pub struct Forward<'t> {

@@ -6,17 +6,17 @@ use std::path::PathBuf;
 use tree_sitter::Node;
 
 use super::model::{Imported, JsModel, TaskTarget};
+use super::module_summary::{
+    ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
+    PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit, StringSet, TaskRef,
+    TaskSummary,
+};
 use super::objects;
 use super::repeat::{repetition, Repeat};
 use super::results::{reads_of, reads_of_pattern, Reads};
 use super::strings::{literal_text, strings_of, ArgsParam, Strings};
 use super::syntax::{span, string_value, unparen, NodeExt};
 use super::EffectKind;
-use crate::project::{
-    ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
-    PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit, StringSet, TaskRef,
-    TaskSummary,
-};
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
     let tasks = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
