@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::journal::{resolve_ref, Event};
+use super::event::{resolve_ref, Event};
 use super::jsjson::{stringify_pretty, stringify_pretty_without};
 use super::time::parse_iso8601_ms;
 

@@ -10,6 +10,9 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+// Re-exported: readers of a run name its events through the journal.
+use super::event::resolve_ref;
+pub use super::event::{Event, TERMINAL_EVENTS};
 use super::integrity::{self, IntegrityIssue, IntegrityReport, JournalFileName};
 use super::time::parse_iso8601_ms;
 
@@ -24,7 +27,6 @@ const SKIP_DIRS: &[&str] = &["node_modules", ".git", "target"];
 const MAX_DEPTH: usize = 32;
 
 pub const BREAKPOINT_TASK_ID: &str = "__sdk.breakpoint";
-pub const TERMINAL_EVENTS: &[&str] = &["RUN_COMPLETED", "RUN_FAILED", "RUN_HALTED"];
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct RunDir {
@@ -38,30 +40,6 @@ pub struct RunMeta {
     pub created_at: Option<String>,
     pub import_path: Option<String>,
     pub export_name: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    pub seq: u64,
-    pub ulid: String,
-    /// Path relative to the scanned root, `/`-separated.
-    pub file: String,
-    pub event_type: String,
-    pub recorded_at: Option<String>,
-    pub recorded_ms: Option<i64>,
-    pub data: Value,
-    /// 1-based lines of the keys directly inside `data`, for pointing at them.
-    pub key_lines: BTreeMap<String, u32>,
-}
-
-impl Event {
-    pub fn is_terminal(&self) -> bool {
-        TERMINAL_EVENTS.contains(&self.event_type.as_str())
-    }
-
-    pub fn data_str(&self, key: &str) -> Option<&str> {
-        self.data.get(key).and_then(Value::as_str)
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -303,17 +281,6 @@ fn io_message(e: &std::io::Error) -> String {
 pub(crate) fn read_json(path: &Path) -> Result<Value, String> {
     let text = read_text(path)?;
     serde_json::from_str(&text).map_err(|e| integrity::describe_parse_error(&e))
-}
-
-/// Resolves a run-relative reference (`tasks/<id>/result.json`) inside the run
-/// directory. References that are absolute or climb out with `..` are refused:
-/// a linter must not be steered into reading arbitrary files by a journal.
-pub(crate) fn resolve_ref(run_dir: &Path, reference: &str) -> Option<PathBuf> {
-    let rel = Path::new(reference);
-    let safe = rel
-        .components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-    (safe && !reference.is_empty()).then(|| run_dir.join(rel))
 }
 
 pub fn load_run(dir: &Path, root: &Path) -> Run {

@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod command;
 pub mod convergence;
+pub mod event;
 pub mod fingerprint;
 pub mod integrity;
 pub mod journal;
