@@ -24,6 +24,7 @@ pub mod project;
 pub mod report;
 pub mod result_uses;
 pub mod rules;
+pub mod run_analysis;
 pub mod runs;
 pub mod source;
 pub mod suppress;

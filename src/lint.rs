@@ -22,7 +22,8 @@ use crate::project::{self, ModuleSummary, Project};
 use crate::rules::{
     self, JsContext, ManifestContext, ProjectSink, RuleSwitches, RunContext, Sink, SkillContext,
 };
-use crate::runs::{Run, RunAnalysis};
+use crate::run_analysis::RunAnalysis;
+use crate::runs::Run;
 use crate::source::{self, SourceFile, Span};
 use crate::suppress::{self, Directive};
 

@@ -5,7 +5,7 @@
 
 use super::{Area, ProjectSink, Rule, RuleMeta, RunContext};
 use crate::diagnostic::Severity;
-use crate::runs::analysis::file_location;
+use crate::run_analysis::file_location;
 
 pub struct JournalIntegrity;
 

@@ -137,7 +137,7 @@ pub struct ManifestContext<'a> {
 /// What a rule sees of a recorded run (`check --run`): the journal, the
 /// loop trajectories and where each task id lives in the checked source.
 pub struct RunContext<'a> {
-    pub analysis: &'a crate::runs::analysis::RunAnalysis,
+    pub analysis: &'a crate::run_analysis::RunAnalysis,
     pub config: &'a Config,
 }
 

@@ -6,8 +6,9 @@
 use super::{Area, ProjectSink, Rule, RuleMeta, RunContext};
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::runs::analysis::loop_name;
-use crate::runs::{LoopClass, LoopTrajectory, RunAnalysis};
+use crate::run_analysis::loop_name;
+use crate::run_analysis::RunAnalysis;
+use crate::runs::{LoopClass, LoopTrajectory};
 
 pub struct NonConvergentLoop;
 

@@ -4,7 +4,6 @@
 //! retrospectives report. Everything here is pure data; nothing panics on
 //! malformed input — problems surface as [`IntegrityIssue`] values.
 
-pub mod analysis;
 pub mod command;
 pub mod convergence;
 pub mod event;
@@ -17,7 +16,6 @@ pub mod summary;
 pub mod time;
 pub mod timeline;
 
-pub use analysis::RunAnalysis;
 pub use convergence::{convergence, LoopClass, LoopTrajectory, Round, Verdict};
 pub use integrity::{IntegrityIssue, IntegrityReport};
 pub use journal::{

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use super::RetroInfo;
 use crate::diagnostic::Location;
 use crate::lint::Outcome;
-use crate::runs::analysis::{RunAnalysis, TaskSites};
+use crate::run_analysis::{RunAnalysis, TaskSites};
 use crate::runs::summary::summarize;
 use crate::runs::time::human_duration;
 use crate::runs::timeline::{timeline, BreakpointEntry, TimelineOptions};

@@ -9,7 +9,7 @@ use super::{at, cell};
 use crate::facts::Facts;
 use crate::lint::Outcome;
 use crate::rules::{self, Area};
-use crate::runs::analysis::{RunAnalysis, TaskSites};
+use crate::run_analysis::{RunAnalysis, TaskSites};
 use crate::runs::summary::summarize;
 use crate::runs::timeline::{EffectEntry, Outcome as Resolved, Timeline};
 

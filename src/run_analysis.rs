@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::convergence::{convergence, LoopTrajectory};
-use super::fingerprint::fingerprint;
-use super::journal::Run;
 use crate::diagnostic::Location;
 use crate::project::{self, Project, RepeatInfo};
+use crate::runs::convergence::{convergence, LoopTrajectory};
+use crate::runs::fingerprint::fingerprint;
+use crate::runs::journal::{self, Run};
 use crate::source::{Pos, Span};
 
 /// A place in a checked module.
@@ -155,7 +155,7 @@ pub fn file_location(path: &str, line: Option<u32>) -> Location {
 }
 
 fn line_span(path: &Path, line: u32) -> Option<Span> {
-    let text = super::journal::read_text(path).ok()?;
+    let text = journal::read_text(path).ok()?;
     let start = if line == 1 {
         0
     } else {
