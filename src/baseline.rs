@@ -101,7 +101,7 @@ impl Baseline {
 
     /// Writes the entries as stable, sorted JSON, one entry per line.
     pub fn write(&self, path: &Path, entries: &[Entry]) -> std::io::Result<()> {
-        crate::commands::write_atomic(path, render(entries).as_bytes())
+        crate::output::write_atomic(path, render(entries).as_bytes())
     }
 
     pub fn read(&self, path: &Path) -> Result<Vec<Entry>, String> {
@@ -209,22 +209,6 @@ pub struct Options {
     /// `--baseline FILE`, else `baseline` in proclint.toml (unless
     /// `--no-baseline`).
     pub read: Option<PathBuf>,
-}
-
-impl Options {
-    pub fn new(args: &crate::cli::CheckArgs, config: &Config) -> Options {
-        let from_config = || {
-            config
-                .baseline
-                .as_ref()
-                .filter(|_| !args.no_baseline)
-                .map(|b| config.root.join(b))
-        };
-        Options {
-            write: args.write_baseline.clone(),
-            read: args.baseline.clone().or_else(from_config),
-        }
-    }
 }
 
 /// Applies the baseline options to a finished run. `--write-baseline` wins

@@ -10,7 +10,7 @@ use crate::report::Format;
 #[derive(Debug, Parser)]
 #[command(
     name = "proclint",
-    version = crate::version_line(),
+    version = version_line(),
     about = "A fast, precise linter for babysitter agent processes, SKILL.md files and SDK pins",
     propagate_version = true
 )]
@@ -244,4 +244,16 @@ mod tests {
         assert!(parse_duration_ms("5 minutes").is_err());
         assert!(parse_duration_ms("m").is_err());
     }
+}
+
+/// `proclint 0.1.0 (7 rules)`.
+pub fn version_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| {
+        format!(
+            "{} ({} rules)",
+            env!("CARGO_PKG_VERSION"),
+            crate::rules::all().len()
+        )
+    })
 }

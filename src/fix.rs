@@ -159,7 +159,7 @@ pub fn diff(plan: &Plan) -> String {
 /// Writes every planned file (atomically, one by one).
 pub fn write(plan: &Plan) -> Result<(), (String, std::io::Error)> {
     for f in &plan.files {
-        crate::commands::write_atomic(&f.path, f.fixed.as_bytes())
+        crate::output::write_atomic(&f.path, f.fixed.as_bytes())
             .map_err(|e| (f.display.clone(), e))?;
     }
     Ok(())

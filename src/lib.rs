@@ -20,6 +20,7 @@ pub mod lint;
 pub mod manifest;
 pub mod manual;
 pub mod markdown;
+pub mod output;
 pub mod project;
 pub mod report;
 pub mod result_uses;
@@ -28,15 +29,3 @@ pub mod run_analysis;
 pub mod runs;
 pub mod source;
 pub mod suppress;
-
-/// `proclint 0.1.0 (7 rules)`.
-pub fn version_line() -> &'static str {
-    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    LINE.get_or_init(|| {
-        format!(
-            "{} ({} rules)",
-            env!("CARGO_PKG_VERSION"),
-            rules::all().len()
-        )
-    })
-}

@@ -6,7 +6,7 @@ use std::io::Write;
 use clap::CommandFactory;
 
 use crate::cli::Cli;
-use crate::commands::{EXIT_ERROR, EXIT_OK};
+use crate::output::{EXIT_ERROR, EXIT_OK};
 
 /// Prints a completion script for `shell` to stdout.
 pub fn completions(shell: clap_complete::Shell) -> i32 {

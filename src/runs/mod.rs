@@ -4,7 +4,6 @@
 //! retrospectives report. Everything here is pure data; nothing panics on
 //! malformed input — problems surface as [`IntegrityIssue`] values.
 
-pub mod command;
 pub mod convergence;
 pub mod event;
 pub mod fingerprint;

@@ -9,12 +9,11 @@ use crate::config::{Config, RuleLevel};
 use crate::diagnostic::Severity;
 use crate::fix;
 use crate::lint::{self, Stage};
+use crate::output::{write_atomic_with, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use crate::report::{self, Format};
 use crate::rules::{self, RuleSwitches};
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FINDINGS: i32 = 1;
-pub const EXIT_ERROR: i32 = 2;
+mod runs;
 
 /// Runs a command and gives the exit code. The command line's entry point:
 /// the process is expected to exit after it (a check's results are not
@@ -24,7 +23,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Check(args) => check(args),
         Command::Rules(args) => list_rules(&args),
         Command::Explain { rule } => explain(&rule),
-        Command::Runs(args) => crate::runs::command::run(&args),
+        Command::Runs(args) => runs::run(&args),
         Command::Completions { shell } => crate::manual::completions(shell),
         Command::Man => crate::manual::man(),
     }
@@ -222,7 +221,7 @@ fn check(args: CheckArgs) -> i32 {
         );
     }
     if stage == Stage::Full {
-        let options = crate::baseline::Options::new(&args, &config);
+        let options = baseline_options(&args, &config);
         match crate::baseline::run(&mut outcome, &config, &options) {
             Ok(Some(note)) if !args.quiet => eprintln!("{note}"),
             Ok(_) => {}
@@ -317,55 +316,6 @@ fn statistics(outcome: &lint::Outcome) -> String {
         out.push_str(&format!("{n:>5}  {rule}\n"));
     }
     out
-}
-
-/// Writes through a temporary file in the same directory and renames it, so
-/// an interrupted run never leaves a truncated report.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_with(path, |out| out.write_all(bytes))
-}
-
-/// [`write_atomic`] of what `emit` writes, as it writes it.
-pub fn write_atomic_with(
-    path: &Path,
-    emit: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    // A device or FIFO (`--output /dev/null`, `/dev/stdout`, a named pipe)
-    // is written into: renaming a temporary file over it would replace it
-    // with a regular file (as root, `/dev/null` itself).
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        let mut out = std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(path)?);
-        emit(&mut out)?;
-        return out.flush();
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let tmp = dir.join(format!(".{name}.proclint-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        if crate::inject::fails("write", &path.to_string_lossy()) {
-            // Simulates a full disk half-way through (testing hook).
-            let mut bytes = Vec::new();
-            emit(&mut bytes)?;
-            f.write_all(&bytes[..bytes.len() / 2])?;
-            return Err(std::io::Error::other("injected write failure"));
-        }
-        let mut out = std::io::BufWriter::new(f);
-        emit(&mut out)?;
-        let f = out.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 fn list_rules(args: &RulesArgs) -> i32 {
@@ -502,5 +452,21 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(20_422), (2025, 11, 30));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+}
+
+/// What `check` was asked to do with baselines: `--write-baseline`, and
+/// `--baseline`, else `baseline` in proclint.toml unless `--no-baseline`.
+fn baseline_options(args: &CheckArgs, config: &Config) -> crate::baseline::Options {
+    let from_config = || {
+        config
+            .baseline
+            .as_ref()
+            .filter(|_| !args.no_baseline)
+            .map(|b| config.root.join(b))
+    };
+    crate::baseline::Options {
+        write: args.write_baseline.clone(),
+        read: args.baseline.clone().or_else(from_config),
     }
 }

@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{discover_runs, load_run, render_json, render_table, summarize, Run};
 use crate::cli::{RunsArgs, RunsFormat};
-use crate::commands::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::runs::{discover_runs, load_run, render_json, render_table, summarize, Run};
 
 pub fn run(args: &RunsArgs) -> i32 {
     let root = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
