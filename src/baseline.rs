@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Location, Severity};
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 use crate::rules::RuleSwitches;
 use crate::source::{Pos, Span};
 

@@ -164,7 +164,7 @@ pub fn walk_dir(
 
 /// Walks `paths` and returns candidate files sorted by display path.
 /// Non-process JavaScript is filtered out later, when its bytes are read
-/// once for linting (see [`crate::lint`]), so nothing is read twice.
+/// once for linting (see [`crate::engine`]), so nothing is read twice.
 pub fn discover(paths: &[PathBuf], config: &Config) -> (Vec<Candidate>, Vec<WalkError>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::diagnostic::{Diagnostic, Edit};
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 
 /// The planned edits of one file.
 #[derive(Debug)]
@@ -94,10 +94,10 @@ pub fn plan(outcome: &Outcome) -> Plan {
             Ok(Err(changed)) => plan.changed.push(changed),
             Err(p) => {
                 let file = crate::source::SourceFile::new(display, String::new());
-                plan.failed.push(crate::lint::internal(
+                plan.failed.push(crate::engine::internal(
                     &file,
                     "fix",
-                    crate::lint::panic_message(&p),
+                    crate::engine::panic_message(&p),
                 ));
             }
         }
@@ -108,7 +108,7 @@ pub fn plan(outcome: &Outcome) -> Plan {
 /// The fixed text of one file; `Err(display)` when it changed on disk.
 fn plan_file(
     display: &str,
-    file: &crate::lint::FileOutcome,
+    file: &crate::engine::FileOutcome,
     diags: &[&Diagnostic],
 ) -> Result<Option<FilePlan>, String> {
     {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::*;
 use proclint::config::Config;
 use proclint::discover::{Candidate, FileKind};
-use proclint::lint::{self, Stage};
+use proclint::engine::{self, Stage};
 
 /// Runs proclint with a deadline: a hang fails the test instead of the suite.
 fn run_with_deadline(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Output {
@@ -150,7 +150,7 @@ fn hundred_thousand_deep_nesting() {
         .spawn({
             let text = format!("{HEAD}{text}");
             let name = name.to_string();
-            move || lint::lint_text(&name, FileKind::Process, text, &Config::default())
+            move || engine::lint_text(&name, FileKind::Process, text, &Config::default())
         })
         .unwrap_or_else(|e| panic!("{e}"))
         .join()
@@ -453,7 +453,7 @@ fn fifos_do_not_hang() {
         kind: FileKind::Process,
         explicit: true,
     };
-    let out = lint::lint_candidate(&c, &Config::default(), Stage::Full, true);
+    let out = engine::lint_candidate(&c, &Config::default(), Stage::Full, true);
     let diags = out.map(|o| o.diagnostics).unwrap_or_default();
     assert!(
         diags
@@ -474,7 +474,7 @@ fn file_removed_between_discovery_and_read() {
         kind: FileKind::Process,
         explicit: false,
     };
-    let out = lint::lint_candidate(&c, &Config::default(), Stage::Full, true);
+    let out = engine::lint_candidate(&c, &Config::default(), Stage::Full, true);
     let diags = out.map(|o| o.diagnostics).unwrap_or_default();
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(diags[0].rule, "io-error");
@@ -509,7 +509,7 @@ fn unreadable_or_vanished_directory() {
         }
     }
     let gone = d.join("vanished");
-    let outcome = lint::run(&[gone, d.join("bad.js")], &Config::default(), Stage::Full);
+    let outcome = engine::run(&[gone, d.join("bad.js")], &Config::default(), Stage::Full);
     let rules: Vec<(&str, &str)> = outcome
         .diagnostics
         .iter()

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, RngSeed, TestCaseError, TestRunner};
 
 use proclint::config::Config;
-use proclint::lint::{self, Stage};
+use proclint::engine::{self, Stage};
 use proclint::report::{self, Format};
 use proclint::source::LineIndex;
 
@@ -150,7 +150,7 @@ fn runner() -> TestRunner {
 /// properties. Returns the JSON report.
 fn lint_dir(dir: &Path, texts: &[(PathBuf, Vec<u8>)]) -> Result<String, TestCaseError> {
     let config = Config::default();
-    let outcome = lint::run(&[dir.to_path_buf()], &config, Stage::Full);
+    let outcome = engine::run(&[dir.to_path_buf()], &config, Stage::Full);
     let options = report::Options {
         color: false,
         quiet: false,

@@ -3,7 +3,7 @@
 
 use proclint::config::Config;
 use proclint::discover::FileKind;
-use proclint::lint::lint_text;
+use proclint::engine::lint_text;
 use proclint::rules;
 
 /// The first fenced block after a `## heading`: (language, code).

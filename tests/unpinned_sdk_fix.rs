@@ -9,7 +9,7 @@ use std::path::Path;
 use proclint::config::Config;
 use proclint::diagnostic::{Diagnostic, Edit};
 use proclint::discover::FileKind;
-use proclint::lint::lint_text;
+use proclint::engine::lint_text;
 
 fn manifests(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

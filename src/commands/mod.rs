@@ -7,8 +7,8 @@ use crate::cache::Cache;
 use crate::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesFormat};
 use crate::config::{Config, RuleLevel};
 use crate::diagnostic::Severity;
+use crate::engine::{self, Stage};
 use crate::fix;
-use crate::lint::{self, Stage};
 use crate::output::{write_atomic_with, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use crate::report::{self, Format};
 use crate::rules::{self, RuleSwitches};
@@ -120,8 +120,8 @@ fn check(args: CheckArgs) -> i32 {
     // `--run` no journal is read and `check` stays static.
     let selected = match &args.run {
         Some(value) => {
-            let selector = crate::runs::select::RunSelector::parse(value.as_deref());
-            match crate::runs::select::select(&selector, &paths) {
+            let selector = crate::engine::run_select::RunSelector::parse(value.as_deref());
+            match crate::engine::run_select::select(&selector, &paths) {
                 Ok(s) => Some(s),
                 Err(message) => {
                     eprintln!("error: {message}");
@@ -142,7 +142,7 @@ fn check(args: CheckArgs) -> i32 {
         .then(|| Cache::new(config.cache_dir(), &Cache::build_id(), &config));
     let lint_once = || {
         let recorded = selected.as_ref().map(|s| s.run.clone());
-        lint::run_cached(
+        engine::run_cached(
             &paths,
             stdin.clone(),
             &config,
@@ -292,7 +292,7 @@ fn report_unfixable(plan: &fix::Plan) {
     }
 }
 
-pub fn exit_code(outcome: &lint::Outcome, fail_on: Severity, exit_zero: bool) -> i32 {
+pub fn exit_code(outcome: &engine::Outcome, fail_on: Severity, exit_zero: bool) -> i32 {
     if outcome
         .diagnostics
         .iter()
@@ -306,7 +306,7 @@ pub fn exit_code(outcome: &lint::Outcome, fail_on: Severity, exit_zero: bool) ->
     EXIT_OK
 }
 
-fn statistics(outcome: &lint::Outcome) -> String {
+fn statistics(outcome: &engine::Outcome) -> String {
     let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
     for d in &outcome.diagnostics {
         *counts.entry(d.rule).or_default() += 1;

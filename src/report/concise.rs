@@ -1,7 +1,7 @@
 //! `path:line:col: severity[rule] message` — one line per finding.
 
 use super::Options;
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 
 /// `path:line:col: severity[rule] message` with a trailing newline.
 pub fn line(d: &crate::diagnostic::Diagnostic) -> String {

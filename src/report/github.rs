@@ -1,7 +1,7 @@
 //! GitHub Actions workflow commands (`::error file=…::message`).
 
 use crate::diagnostic::Severity;
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 
 /// Message escaping: `%` first, then CR and LF — nothing else, or GitHub
 /// shows the escapes literally.

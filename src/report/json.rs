@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -87,7 +87,7 @@ pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result
         out.write_all(b"]")?;
     } else {
         for (b, batch) in all.chunks(BATCH).enumerate() {
-            let parts: Vec<Vec<u8>> = crate::lint::on_pool(|| {
+            let parts: Vec<Vec<u8>> = crate::engine::on_pool(|| {
                 use rayon::prelude::*;
                 batch
                     .par_chunks(CHUNK)

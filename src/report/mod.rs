@@ -3,7 +3,7 @@
 //! held whole in memory, and `--output` writes it atomically through a
 //! temporary file. [`render`] collects the same bytes into a string.
 
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 
 pub mod concise;
 pub mod github;

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::{Options, Snippet};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 use crate::source::Span;
 
 /// Findings rendered in parallel per batch, then written in order: miette's
@@ -56,7 +56,7 @@ pub fn write(
                 .map(|(_, t)| t.clone())
                 .unwrap_or_else(|| Snippet::new(Arc::from("")))
         };
-        let rendered: Vec<String> = crate::lint::on_pool(|| {
+        let rendered: Vec<String> = crate::engine::on_pool(|| {
             batch
                 .par_iter()
                 .map(|d| render_one(&handler, d, text_of(&d.location.path)))

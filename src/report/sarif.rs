@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 use crate::rules;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";

@@ -243,7 +243,7 @@ mod tests {
     use crate::config::Config;
     use crate::diagnostic::Diagnostic;
     use crate::discover::FileKind;
-    use crate::lint::lint_text;
+    use crate::engine::lint_text;
 
     /// Applies a fix's edits (non-overlapping) to `text`, last first.
     fn apply(text: &str, d: &Diagnostic) -> String {

@@ -226,7 +226,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::discover::FileKind;
-    use crate::lint::lint_text;
+    use crate::engine::lint_text;
 
     #[test]
     fn classifies_destinations() {

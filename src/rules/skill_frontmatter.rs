@@ -465,7 +465,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::discover::FileKind;
-    use crate::lint::lint_text;
+    use crate::engine::lint_text;
 
     fn config(spec: &str) -> Config {
         let text = format!("[rules.skill-frontmatter]\nskill-spec = \"{spec}\"\n");

@@ -249,7 +249,7 @@ mod tests {
     use crate::config::Config;
     use crate::diagnostic::Diagnostic;
     use crate::discover::FileKind;
-    use crate::lint::lint_text;
+    use crate::engine::lint_text;
 
     fn apply(text: &str, fix: &Fix) -> String {
         let mut out = text.to_string();

@@ -10,7 +10,6 @@ pub mod fingerprint;
 pub mod integrity;
 pub mod journal;
 pub mod jsjson;
-pub mod select;
 pub mod summary;
 pub mod time;
 pub mod timeline;

@@ -4,8 +4,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use crate::diagnostic::Diagnostic;
 use crate::discover::FileKind;
+use crate::engine::Outcome;
 use crate::facts::{Facts, SdkPin, TaskFact};
-use crate::lint::Outcome;
 use crate::project::normalize;
 use crate::rules::Sites as Kind;
 

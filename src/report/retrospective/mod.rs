@@ -17,8 +17,8 @@ use groups::{Group, Sites as SiteCounts};
 
 use super::Options;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::engine::Outcome;
 use crate::facts::Facts;
-use crate::lint::Outcome;
 use crate::rules::{self, Area, Sites};
 
 /// Everything the document needs besides the outcome.

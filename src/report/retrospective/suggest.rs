@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use crate::diagnostic::{Diagnostic, Edit};
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 use crate::rules;
 
 /// Suggestions shown in full per section; the rest are summarised.

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use super::RetroInfo;
 use crate::diagnostic::Location;
-use crate::lint::Outcome;
+use crate::engine::Outcome;
 use crate::run_analysis::{RunAnalysis, TaskSites};
 use crate::runs::summary::summarize;
 use crate::runs::time::human_duration;

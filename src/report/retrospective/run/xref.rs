@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::{at, cell};
+use crate::engine::Outcome;
 use crate::facts::Facts;
-use crate::lint::Outcome;
 use crate::rules::{self, Area};
 use crate::run_analysis::{RunAnalysis, TaskSites};
 use crate::runs::summary::summarize;

@@ -7,9 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::journal::{discover_runs, load_run, Run, RunDir};
-use super::summary::{status_of, RunStatus};
-use super::time::parse_iso8601_ms;
+use crate::runs::journal::{discover_runs, load_run, Run, RunDir};
+use crate::runs::summary::{status_of, RunStatus};
+use crate::runs::time::parse_iso8601_ms;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunSelector {
@@ -138,14 +138,14 @@ fn candidates(paths: &[PathBuf]) -> (Vec<RunDir>, Vec<PathBuf>) {
             if p.is_dir() {
                 p.clone()
             } else {
-                crate::lint::project_root(p).unwrap_or_else(|| PathBuf::from("."))
+                super::project_root(p).unwrap_or_else(|| PathBuf::from("."))
             }
         })
         .collect();
     roots.dedup();
     let mut dirs: Vec<RunDir> = roots.iter().flat_map(|r| discover_runs(r)).collect();
     if dirs.is_empty() {
-        if let Some(up) = paths.first().and_then(|p| crate::lint::project_root(p)) {
+        if let Some(up) = paths.first().and_then(|p| super::project_root(p)) {
             if !roots.contains(&up) {
                 dirs = discover_runs(&up);
                 roots.push(up);

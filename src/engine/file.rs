@@ -1,0 +1,348 @@
+//! One file's analysis, by kind: a process module is parsed, modelled,
+//! checked by the per-file rules, summarised for the cross-module pass and
+//! described for the retrospective; a package.json is parsed and checked;
+//! a SKILL.md is parsed and checked. Every stage runs under a panic guard.
+//! In: a [`SourceFile`] and its [`FileKind`]. Out: its [`FileOutcome`]
+//! (findings, suppression directives, summary, facts).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use super::guard::{internal, panic_message};
+use super::{FileOutcome, Stage, Summary};
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::discover::FileKind;
+use crate::facts::Facts;
+use crate::inject;
+use crate::js::{self, JsModel, ModelOptions};
+use crate::manifest::package_json::PackageJson;
+use crate::markdown::SkillMarkdown;
+use crate::project::ModuleSummary;
+use crate::rules::{self, JsContext, ManifestContext, RuleSwitches, Sink, SkillContext};
+use crate::source::{SourceFile, Span};
+use crate::suppress;
+
+/// The per-file pass over one file's text. Never panics: a panic outside
+/// the per-stage guards becomes an `internal-error` on the file.
+pub fn analyse(
+    file: &SourceFile,
+    kind: FileKind,
+    config: &Config,
+    stage: Stage,
+    key: PathBuf,
+    report: bool,
+) -> FileOutcome {
+    match catch_unwind(AssertUnwindSafe(|| {
+        analyse_inner(file, kind, config, stage, key, report)
+    })) {
+        Ok(o) => o,
+        Err(p) => FileOutcome {
+            display: file.path.clone(),
+            path: PathBuf::from(&*file.path),
+            kind,
+            lines: 0,
+            report,
+            diagnostics: vec![internal(file, "engine", panic_message(&p))],
+            directives: Vec::new(),
+            summary: None,
+            facts: None,
+            hash: None,
+            cache_key: None,
+        },
+    }
+}
+
+fn analyse_inner(
+    file: &SourceFile,
+    kind: FileKind,
+    config: &Config,
+    stage: Stage,
+    key: PathBuf,
+    report: bool,
+) -> FileOutcome {
+    let (mut diagnostics, summary, facts) = match kind {
+        FileKind::Process => lint_js(file, config, stage, key, report),
+        FileKind::Skill => (lint_skill(file, config, stage), None, Some(Facts::Skill)),
+        FileKind::Manifest => {
+            let (d, f) = lint_manifest(file, config, stage, &key);
+            (d, None, f)
+        }
+    };
+    // Process modules were stamped with their function scopes in lint_js;
+    // this covers the notes and the other kinds.
+    crate::fingerprint::stamp(file, &[], &mut diagnostics);
+    // Kept until the cross-module pass: no spare capacity.
+    diagnostics.shrink_to_fit();
+    let directives = if stage == Stage::Full {
+        suppress::parse(file)
+    } else {
+        Vec::new()
+    };
+    FileOutcome {
+        display: file.path.clone(),
+        path: PathBuf::from(&*file.path),
+        kind,
+        lines: file.lines.line_count(&file.text),
+        report,
+        diagnostics,
+        directives,
+        summary: summary.map(Summary::Built),
+        facts,
+        hash: None,
+        cache_key: None,
+    }
+}
+
+fn lint_js(
+    file: &SourceFile,
+    config: &Config,
+    stage: Stage,
+    key: PathBuf,
+    report: bool,
+) -> (Vec<Diagnostic>, Option<ModuleSummary>, Option<Facts>) {
+    let mut out = Vec::new();
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        inject::point("parser", &file.path);
+        js::parse::parse(&file.text)
+    }));
+    let tree = match parsed {
+        Ok(Some(tree)) => tree,
+        Ok(None) => {
+            out.push(internal(
+                file,
+                "parser",
+                "tree-sitter returned no tree".into(),
+            ));
+            return (out, None, None);
+        }
+        Err(p) => {
+            out.push(internal(file, "parser", panic_message(&p)));
+            return (out, None, None);
+        }
+    };
+    if stage == Stage::ParseOnly {
+        return (out, None, None);
+    }
+    let options = ModelOptions {
+        context_names: config.context_names.clone(),
+    };
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        inject::point("model", &file.path);
+        JsModel::build(file, &tree, &options)
+    }));
+    let model = match built {
+        Ok(m) => m,
+        Err(p) => {
+            out.push(internal(file, "model", panic_message(&p)));
+            return (out, None, None);
+        }
+    };
+    if let Some(first) = model.syntax_errors.first() {
+        let more = model.syntax_errors.len() - 1;
+        let suffix = if more > 0 {
+            format!(" (and {more} more)")
+        } else {
+            String::new()
+        };
+        out.push(
+            Diagnostic::new(
+                "parse-error",
+                config.severity_of("parse-error").unwrap_or(Severity::Info),
+                file.location(*first),
+                format!("syntax error{suffix}; the rest of the file was still linted"),
+            )
+            .with_help("fix the syntax so every rule sees the whole file"),
+        );
+    }
+    if let Some(span) = model.depth_limited {
+        out.push(Diagnostic::new(
+            "depth-limit",
+            config.severity_of("depth-limit").unwrap_or(Severity::Info),
+            file.location(Span::new(span.start, span.start)),
+            format!(
+                "nesting deeper than {} levels; code below this point was not analysed",
+                js::model::MAX_DEPTH
+            ),
+        ));
+    }
+    let cx = JsContext {
+        model: &model,
+        file,
+        config,
+    };
+    if report {
+        out.append(&mut run_rules(file, config, |rule, sink| {
+            rule.check_js(&cx, sink)
+        }));
+    }
+    crate::fingerprint::stamp(file, &crate::fingerprint::js_scopes(&model), &mut out);
+    let summary = match catch_unwind(AssertUnwindSafe(|| {
+        inject::point("summary", &file.path);
+        let mut s = js::summary::summarize(&model, key, report);
+        let literals = rules::literals::filter(config);
+        s.compact(|text| literals.keep(text));
+        s
+    })) {
+        Ok(s) => Some(s),
+        Err(p) => {
+            out.push(internal(file, "summary", panic_message(&p)));
+            None
+        }
+    };
+    let facts = if report {
+        match catch_unwind(AssertUnwindSafe(|| {
+            inject::point("facts", &file.path);
+            Facts::Process(Box::new(crate::facts::process_facts(&model)))
+        })) {
+            Ok(f) => Some(f),
+            Err(p) => {
+                out.push(internal(file, "facts", panic_message(&p)));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    (out, summary, facts)
+}
+
+/// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs
+/// (npm cannot read it either, so nothing else about it can be trusted).
+fn lint_manifest(
+    file: &SourceFile,
+    config: &Config,
+    stage: Stage,
+    path: &Path,
+) -> (Vec<Diagnostic>, Option<Facts>) {
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        inject::point("manifest-parser", &file.path);
+        PackageJson::parse(&file.text)
+    }));
+    let manifest = match parsed {
+        Err(p) => {
+            return (
+                vec![internal(file, "manifest-parser", panic_message(&p))],
+                None,
+            )
+        }
+        Ok(Ok(m)) => m,
+        Ok(Err(e)) => {
+            let at = e.offset.min(file.text.len());
+            let end = file.text[at..]
+                .chars()
+                .next()
+                .map_or(at, |c| at + c.len_utf8());
+            return (
+                vec![Diagnostic::new(
+                    "parse-error",
+                    config.severity_of("parse-error").unwrap_or(Severity::Info),
+                    file.location(Span::new(at, end)),
+                    format!("package.json is not valid JSON: {}", e.message),
+                )
+                .with_help(
+                    "npm cannot read this file either; fix the JSON syntax at this position",
+                )],
+                None,
+            );
+        }
+    };
+    if stage == Stage::ParseOnly {
+        return (Vec::new(), None);
+    }
+    let cx = ManifestContext {
+        manifest: &manifest,
+        file,
+        config,
+    };
+    let mut out = run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink));
+    let facts = match catch_unwind(AssertUnwindSafe(|| {
+        inject::point("facts", &file.path);
+        crate::facts::manifest_facts(
+            &manifest,
+            file,
+            path,
+            &crate::rules::unpinned_sdk::sdk_packages(config),
+        )
+    })) {
+        Ok(f) => Some(Facts::Manifest(f)),
+        Err(p) => {
+            out.push(internal(file, "facts", panic_message(&p)));
+            None
+        }
+    };
+    (out, facts)
+}
+
+fn lint_skill(file: &SourceFile, config: &Config, stage: Stage) -> Vec<Diagnostic> {
+    if stage == Stage::ParseOnly {
+        let parsed = catch_unwind(AssertUnwindSafe(|| {
+            inject::point("markdown-parser", &file.path);
+            SkillMarkdown::parse(&file.text)
+        }));
+        return match parsed {
+            Ok(_) => Vec::new(),
+            Err(p) => vec![internal(file, "markdown-parser", panic_message(&p))],
+        };
+    }
+    lint_skill_where(file, config, |_| true)
+}
+
+/// Parses a skill and runs the enabled skill rules `select` accepts.
+pub(super) fn lint_skill_where(
+    file: &SourceFile,
+    config: &Config,
+    select: impl Fn(&str) -> bool,
+) -> Vec<Diagnostic> {
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        inject::point("markdown-parser", &file.path);
+        SkillMarkdown::parse(&file.text)
+    }));
+    let skill = match parsed {
+        Ok(s) => s,
+        Err(p) => return vec![internal(file, "markdown-parser", panic_message(&p))],
+    };
+    let cx = SkillContext {
+        skill: &skill,
+        file,
+        config,
+    };
+    run_rules_where(file, config, select, |rule, sink| {
+        rule.check_skill(&cx, sink)
+    })
+}
+
+/// Runs every enabled rule through `check`, turning a panicking rule into an
+/// `internal-error` on this file instead of a crash.
+fn run_rules(
+    file: &SourceFile,
+    config: &Config,
+    check: impl Fn(&dyn rules::Rule, &mut Sink),
+) -> Vec<Diagnostic> {
+    run_rules_where(file, config, |_| true, check)
+}
+
+/// [`run_rules`] over the rules `select` accepts.
+fn run_rules_where(
+    file: &SourceFile,
+    config: &Config,
+    select: impl Fn(&str) -> bool,
+    check: impl Fn(&dyn rules::Rule, &mut Sink),
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for rule in rules::all() {
+        let meta = rule.meta();
+        if meta.builtin || !config.is_enabled(meta.id) || !select(meta.id) {
+            continue;
+        }
+        let mut sink = Sink::new(meta, config, file);
+        match catch_unwind(AssertUnwindSafe(|| {
+            inject::point(meta.id, &file.path);
+            check(*rule, &mut sink)
+        })) {
+            Ok(()) => out.append(&mut sink.out),
+            Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
+        }
+    }
+    out
+}
