@@ -230,6 +230,18 @@ pub fn parse_duration_ms(s: &str) -> Result<i64, String> {
         .ok_or_else(|| "duration too large".to_string())
 }
 
+/// `proclint 0.1.0 (7 rules)`.
+pub fn version_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| {
+        format!(
+            "{} ({} rules)",
+            env!("CARGO_PKG_VERSION"),
+            crate::rules::all().len()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_duration_ms;
@@ -244,16 +256,4 @@ mod tests {
         assert!(parse_duration_ms("5 minutes").is_err());
         assert!(parse_duration_ms("m").is_err());
     }
-}
-
-/// `proclint 0.1.0 (7 rules)`.
-pub fn version_line() -> &'static str {
-    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    LINE.get_or_init(|| {
-        format!(
-            "{} ({} rules)",
-            env!("CARGO_PKG_VERSION"),
-            crate::rules::all().len()
-        )
-    })
 }

@@ -443,18 +443,6 @@ fn command_line() -> String {
     parts.join(" ")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::civil_from_days;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-    }
-}
-
 /// What `check` was asked to do with baselines: `--write-baseline`, and
 /// `--baseline`, else `baseline` in proclint.toml unless `--no-baseline`.
 fn baseline_options(args: &CheckArgs, config: &Config) -> crate::baseline::Options {
@@ -468,5 +456,17 @@ fn baseline_options(args: &CheckArgs, config: &Config) -> crate::baseline::Optio
     crate::baseline::Options {
         write: args.write_baseline.clone(),
         read: args.baseline.clone().or_else(from_config),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 }
