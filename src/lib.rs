@@ -1,8 +1,11 @@
 //! proclint: a static linter for babysitter agent processes.
 //!
-//! Pipeline: [`discover`] → per file in parallel ([`lint`]): parse
+//! Pipeline: [`discover`] → per file in parallel ([`engine`]): parse
 //! ([`js::parse`]), build the process model ([`js::model`]), run every rule
 //! ([`rules`]), apply suppressions ([`suppress`]) → sort → [`report`].
+//!
+//! The modules form layers, each importing only from itself and below (see
+//! docs/development.md, "Architecture"; `tests/architecture.rs` enforces it).
 
 pub mod baseline;
 pub mod cache;

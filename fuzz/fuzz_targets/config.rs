@@ -13,7 +13,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    match Config::parse(text, Path::new("proclint.toml"), PathBuf::from(".")) {
+    match Config::parse(
+        text,
+        Path::new("proclint.toml"),
+        PathBuf::from("."),
+        &proclint::rules::Registry,
+    ) {
         Err(e) => {
             // Rendering the error (line and column) must not panic either.
             let _ = e.one_line();
@@ -21,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok(config) => {
             let _ = config.fingerprint();
-            let out = proclint::lint::lint_texts(
+            let out = proclint::engine::lint_texts(
                 vec![(
                     "p.js".into(),
                     FileKind::Process,

@@ -10,7 +10,7 @@ use proclint::discover::FileKind;
 
 fuzz_target!(|data: &[u8]| {
     let (text, _) = proclint::source::decode(data.to_vec());
-    let out = proclint::lint::lint_texts(
+    let out = proclint::engine::lint_texts(
         vec![("p.js".into(), FileKind::Process, text)],
         &Config::default(),
     );

@@ -2,12 +2,12 @@
 //! with a range: the first byte picks yarn.lock, pnpm-lock.yaml or
 //! package-lock.json, the rest is its text. Lockfiles are read from disk
 //! by the manifest rules, so this goes through a temporary directory and
-//! the real walk (`lint::run`).
+//! the real walk (`engine::run`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use proclint::config::Config;
-use proclint::lint::{self, Stage};
+use proclint::engine::{self, Stage};
 
 const MANIFEST: &str =
     "{ \"name\": \"x\", \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.3.1\" } }\n";
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     {
         return;
     }
-    let out = lint::run(&[dir.path().to_path_buf()], &Config::default(), Stage::Full);
+    let out = engine::run(&[dir.path().to_path_buf()], &Config::default(), Stage::Full);
     assert!(
         out.diagnostics.iter().all(|d| d.rule != "internal-error"),
         "{:?}",

@@ -8,7 +8,7 @@ use proclint::discover::FileKind;
 
 fuzz_target!(|data: &[u8]| {
     let (text, _) = proclint::source::decode(data.to_vec());
-    let out = proclint::lint::lint_texts(
+    let out = proclint::engine::lint_texts(
         vec![("package.json".into(), FileKind::Manifest, text)],
         &Config::default(),
     );
