@@ -5,12 +5,12 @@
 //! recorded [`Run`] and a result [`Cache`]. Out: an [`Outcome`]: the files
 //! reported on and every diagnostic, in output order.
 //!
-//! By stage: [`schedule`] walks and batches the files over the worker pool
-//! and loads context modules; [`read`] reads one candidate (or answers it
-//! from the cache, [`cached`]); [`file`] is one file's analysis (parse,
-//! model, per-file rules, summary, facts); [`project_pass`] is the
-//! cross-module pass, run rules ([`runs`]), suppressions and ordering;
-//! [`guard`] turns a panic in any stage into an `internal-error` finding.
+//! By stage: `schedule` walks and batches the files over the worker pool
+//! and loads context modules; `read` reads one candidate (or answers it
+//! from the cache, `cached`); `file` is one file's analysis (parse,
+//! model, per-file rules, summary, facts); `project_pass` is the
+//! cross-module pass, run rules (`runs`), suppressions and ordering;
+//! `guard` turns a panic in any stage into an `internal-error` finding.
 //! [`run_select`] picks the recorded run `check --run` reads.
 
 use std::path::{Path, PathBuf};
@@ -153,7 +153,7 @@ pub fn run_input(
 }
 
 /// The worker pool every run uses. Model building and rule walks are
-/// depth-bounded ([`js::model::MAX_DEPTH`]), but the bound is sized for a
+/// depth-bounded ([`crate::js::model::MAX_DEPTH`]), but the bound is sized for a
 /// generous stack: library callers (tests run on 2 MiB threads) get the
 /// same 64 MiB worker stacks as the CLI. `RAYON_NUM_THREADS` is honoured.
 pub fn pool() -> Option<&'static rayon::ThreadPool> {

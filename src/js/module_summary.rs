@@ -9,8 +9,23 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use super::results::{PendingKind, Seg};
 use crate::source::Location;
+
+/// A layer around the tracked value: it sits in field `k` of an object, or
+/// is an element of an array.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Seg {
+    Field(String),
+    Elem,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PendingKind {
+    /// Passed as the n-th argument of an imported function.
+    Param(usize),
+    /// Returned from this module's export of that name.
+    ReturnOf,
+}
 
 /// A string literal an agent may be told, with where it is written.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -5,8 +5,6 @@
 //! for the cross-module pass; what leaves for good (a task's args, the
 //! process output, an unknown function) is recorded as a [`Forward`].
 
-use serde::{Deserialize, Serialize};
-
 use tree_sitter::Node;
 
 use super::ids::IdSet;
@@ -20,15 +18,8 @@ pub const MAX_PATH: usize = 3;
 const MAX_STEPS: usize = 4000;
 const MAX_DEPTH: usize = 24;
 
-/// A layer around the tracked value: it sits in field `k` of an object, or
-/// is an element of an array.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Seg {
-    Field(String),
-    Elem,
-}
-
-pub use super::module_summary::ForwardKind;
+// The summary vocabulary these flows are recorded in, named here too.
+pub use super::module_summary::{ForwardKind, PendingKind, Seg};
 
 #[derive(Debug, Clone)]
 pub struct Forward<'t> {
@@ -39,14 +30,6 @@ pub struct Forward<'t> {
     /// a field of it does. Kept so a caller that passed its result inside a
     /// wrapper can tell which.
     pub acc: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum PendingKind {
-    /// Passed as the n-th argument of an imported function.
-    Param(usize),
-    /// Returned from this module's export of that name.
-    ReturnOf,
 }
 
 /// A flow that leaves the module: resolved over summaries later.

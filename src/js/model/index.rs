@@ -130,7 +130,7 @@ impl<'t> NodeIndex<'t> {
     }
 }
 
-/// See [`JsModel::named_children`]. A node whose children the index does
+/// See [`super::JsModel::named_children`]. A node whose children the index does
 /// not link (a string literal's, or any past `u32::MAX` nodes) falls back
 /// to a cursor.
 #[derive(Clone)]

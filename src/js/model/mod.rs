@@ -2,9 +2,9 @@
 //! tree and then queried by every rule.
 //!
 //! This file holds the model's types and the queries rules use; building it
-//! is [`walk`] (the one walk: scopes, functions, calls, loops, imports,
-//! exports) then [`passes`] (task definitions, contexts, effects, call
-//! sites, over what the walk found), on the node links of [`index`].
+//! is `walk` (the one walk: scopes, functions, calls, loops, imports,
+//! exports) then `passes` (task definitions, contexts, effects, call
+//! sites, over what the walk found), on the node links of `index`.
 
 use tree_sitter::{Node, Tree};
 
