@@ -8,6 +8,7 @@ pub mod context_api;
 pub mod effects;
 pub mod exports;
 pub mod flow;
+pub mod globals;
 pub mod ids;
 pub mod isolation;
 pub mod loops;

@@ -31,6 +31,7 @@ pub mod non_convergent_loop;
 pub mod nondeterministic_process;
 pub mod parallel_thunk;
 pub mod parallel_without_isolation;
+pub mod promise_combinator_effect;
 pub mod retry_without_history;
 pub mod side_effect_outside_task;
 pub mod skill_broken_link;
@@ -40,6 +41,7 @@ pub mod unbounded_loop;
 pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
 pub mod undeclared_output_field;
+pub mod undefined_reference;
 pub mod unknown_context_method;
 pub mod unpinned_sdk;
 pub mod unused_output_field;
@@ -396,6 +398,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &parallel_thunk::ParallelThunk,
         &parallel_without_isolation::ParallelWithoutIsolation,
         &builtin::ParseError,
+        &promise_combinator_effect::PromiseCombinatorEffect,
         &retry_without_history::RetryWithoutHistory,
         &side_effect_outside_task::SideEffectOutsideTask,
         &skill_broken_link::SkillBrokenLink,
@@ -406,6 +409,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
         &undeclared_output_field::UndeclaredOutputField,
+        &undefined_reference::UndefinedReference,
         &unknown_context_method::UnknownContextMethod,
         &unpinned_sdk::UnpinnedSdk,
         &unused_output_field::UnusedOutputField,

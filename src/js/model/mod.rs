@@ -203,6 +203,9 @@ pub struct JsModel<'t> {
     pub task_context_calls: Vec<CallId>,
     /// First syntax error, if any.
     pub syntax_errors: Vec<Span>,
+    /// Identifiers read (or written) where no enclosing scope of this module
+    /// binds the name, in source order: globals, or `ReferenceError`s.
+    pub unresolved: Vec<Node<'t>>,
     /// Set when nesting exceeded [`MAX_DEPTH`].
     pub depth_limited: Option<Span>,
     /// Every `new …` expression, in source order.
@@ -234,6 +237,7 @@ impl<'t> JsModel<'t> {
             imports: Vec::new(),
             exports: Vec::new(),
             refs: Vec::new(),
+            unresolved: Vec::new(),
             fn_stack: Vec::new(),
             loop_stack: Vec::new(),
             depth_limited: None,
@@ -272,6 +276,7 @@ impl<'t> JsModel<'t> {
             task_contexts: IdSet::default(),
             task_context_calls: Vec::new(),
             syntax_errors,
+            unresolved: std::mem::take(&mut b.unresolved),
             depth_limited: b.depth_limited,
             fn_by_node: b.fn_by_node,
             call_by_node,

@@ -46,6 +46,7 @@ pub(super) struct Builder<'s, 't> {
     pub(super) imports: Vec<Import>,
     pub(super) exports: Vec<Export<'t>>,
     pub(super) refs: Vec<Ref<'t>>,
+    pub(super) unresolved: Vec<Node<'t>>,
     pub(super) fn_stack: Vec<FnId>,
     pub(super) loop_stack: Vec<LoopId>,
     pub(super) depth_limited: Option<Span>,
@@ -751,6 +752,7 @@ impl<'t> Builder<'_, 't> {
         for r in std::mem::take(&mut self.refs) {
             let name = text(r.node, self.src);
             let Some(b) = self.scopes.lookup(r.scope, name) else {
+                self.unresolved.push(r.node);
                 continue;
             };
             self.scopes.resolved.insert(r.node.id(), b);

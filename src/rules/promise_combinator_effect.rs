@@ -1,0 +1,308 @@
+//! `promise-combinator-effect`: `Promise.all` / `allSettled` / `race` /
+//! `any` over promises that dispatch effects. The SDK's batching lives in
+//! `ctx.parallel.*`; a bare combinator emits effects with colliding journal
+//! sequence numbers (babysitter #879).
+
+use tree_sitter::Node;
+
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::diagnostic::{Edit, Fix, Severity};
+use crate::js::effects::Reach;
+use crate::js::syntax::{span, unparen, NodeExt};
+use crate::js::JsModel;
+
+pub struct PromiseCombinatorEffect;
+
+static META: RuleMeta = RuleMeta {
+    id: "promise-combinator-effect",
+    summary: "`Promise.all`/`allSettled`/`race`/`any` over effects instead of `ctx.parallel`.",
+    severity: Severity::Error,
+    area: Area::RuntimeCorrectness,
+    doc: include_str!("../../rules/promise-combinator-effect.md"),
+    builtin: false,
+    options: &[],
+};
+
+const COMBINATORS: &[&str] = &["all", "allSettled", "race", "any"];
+
+/// Where the effects in the combinator's argument come from.
+enum Source<'t> {
+    /// `[ctx.task(a), ctx.task(b)]`: the elements that dispatch.
+    Literal(Node<'t>),
+    /// `items.map(cb)`: the receiver and the callback.
+    Map {
+        receiver: Node<'t>,
+        callback: Node<'t>,
+    },
+    /// An array variable filled with `.push(…)` or built by `.map(…)`.
+    Variable(Node<'t>),
+    Other,
+}
+
+impl Rule for PromiseCombinatorEffect {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ProcessModules,
+            praise: "Effects are batched with `ctx.parallel`, never with a bare `Promise` combinator",
+            sdk_hint: "A process can hand effect promises to `Promise.all` without any error at dispatch time. Detecting concurrent, unbatched effect requests in the runtime (and failing with a pointer to `ctx.parallel.all`) would turn silent journal corruption into a clear error.",
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        if m.effects.is_empty() {
+            return;
+        }
+        let reach = Reach::new(m);
+        for call in &m.calls {
+            let callee = m.text(call.callee);
+            let Some(method) = callee.strip_prefix("Promise.") else {
+                continue;
+            };
+            if !COMBINATORS.contains(&method) {
+                continue;
+            }
+            let Some(&arg) = call.args.first() else {
+                continue;
+            };
+            let arg = unparen(arg);
+            let source = source_of(m, &reach, arg);
+            let dispatching = match &source {
+                Source::Literal(array) => m
+                    .named_children(*array)
+                    .filter(|e| e.kind_str() != "await_expression" && !is_function(*e))
+                    .find_map(|e| reach.in_node(e).map(|_| e)),
+                Source::Map { callback, .. } => reach.in_node(*callback).map(|_| *callback),
+                Source::Variable(site) => Some(*site),
+                Source::Other => None,
+            };
+            let Some(at) = dispatching else {
+                continue;
+            };
+            let what = effect_name(m, &reach, at);
+            let mut d = sink
+                .diag(
+                    span(call.callee),
+                    format!(
+                        "`{callee}` over {what}: the SDK batches effects only through \
+                         `ctx.parallel`; a bare `{callee}` requests them as unrelated effects whose \
+                         journal sequence numbers collide, so the run can stall or record ghost effects"
+                    ),
+                )
+                .with_help(help(method))
+                .with_related(sink.location(span(at)), "dispatches an effect");
+            if method == "all" {
+                if let Some(fix) = rewrite(m, call.callee, &source, &reach) {
+                    d = d.with_fix(fix);
+                }
+            }
+            sink.push(d);
+        }
+    }
+}
+
+fn help(method: &str) -> String {
+    match method {
+        "all" => "dispatch them with `ctx.parallel.all([() => ctx.task(…), …])` (thunks) or \
+                  `ctx.parallel.map(items, (item) => ctx.task(…))`"
+            .to_string(),
+        "allSettled" => "use `ctx.parallel.all` with thunks that catch their own errors \
+                         (`() => ctx.task(…).catch((error) => ({ error }))`) to get every outcome"
+            .to_string(),
+        _ => format!(
+            "the SDK has no `{method}` over effects: dispatch them with `ctx.parallel.all` and \
+             decide on the results, or dispatch them one after the other"
+        ),
+    }
+}
+
+fn is_function(node: Node) -> bool {
+    matches!(
+        node.kind_str(),
+        "arrow_function" | "function_expression" | "function"
+    )
+}
+
+fn source_of<'t>(m: &JsModel<'t>, reach: &Reach, arg: Node<'t>) -> Source<'t> {
+    match arg.kind_str() {
+        "array" => Source::Literal(arg),
+        "call_expression" => match map_call(m, arg) {
+            Some((receiver, callback)) => Source::Map { receiver, callback },
+            None => Source::Other,
+        },
+        "identifier" => array_variable(m, reach, arg).map_or(Source::Other, Source::Variable),
+        _ => Source::Other,
+    }
+}
+
+/// `receiver.map(callback)`.
+fn map_call<'t>(m: &JsModel<'t>, call: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+    let f = call.field("function")?;
+    if f.kind_str() != "member_expression" {
+        return None;
+    }
+    let prop = f.field("property")?;
+    if !matches!(m.text(prop), "map" | "flatMap") {
+        return None;
+    }
+    let receiver = f.field("object")?;
+    let callback = call.field("arguments")?.named_child(0)?;
+    Some((receiver, callback))
+}
+
+/// For an array variable: where an effect is put into it (`pending.push(
+/// ctx.task(…))`, or its initializer `items.map((i) => ctx.task(…))`).
+fn array_variable<'t>(m: &JsModel<'t>, reach: &Reach, ident: Node<'t>) -> Option<Node<'t>> {
+    let b = m.scopes.binding_of(ident)?;
+    let binding = m.scopes.get(b);
+    if let Some(init) = binding.init.map(unparen) {
+        match init.kind_str() {
+            "call_expression" => {
+                if let Some((_, cb)) = map_call(m, init) {
+                    if reach.in_node(cb).is_some() {
+                        return Some(cb);
+                    }
+                }
+            }
+            "array" => {
+                if let Some(e) = m
+                    .named_children(init)
+                    .filter(|e| e.kind_str() != "await_expression" && !is_function(*e))
+                    .find(|e| reach.in_node(*e).is_some())
+                {
+                    return Some(e);
+                }
+            }
+            _ => {}
+        }
+    }
+    for read in &binding.reads {
+        // `pending.push(ctx.task(…))`
+        let Some(member) = m
+            .parent(*read)
+            .filter(|p| p.kind_str() == "member_expression")
+        else {
+            continue;
+        };
+        if member.field("property").map(|p| m.text(p)) != Some("push") {
+            continue;
+        }
+        let Some(call) = m
+            .parent(member)
+            .filter(|p| p.kind_str() == "call_expression")
+        else {
+            continue;
+        };
+        let Some(args) = call.field("arguments") else {
+            continue;
+        };
+        if let Some(e) = m
+            .named_children(args)
+            .filter(|e| e.kind_str() != "await_expression" && !is_function(*e))
+            .find(|e| reach.in_node(*e).is_some())
+        {
+            return Some(e);
+        }
+    }
+    None
+}
+
+/// "`ctx.task` calls", "`ctx.breakpoint` calls", or "calls that dispatch
+/// effects" for a helper.
+fn effect_name(m: &JsModel, reach: &Reach, at: Node) -> String {
+    let probe = if is_function(at) {
+        at.field("body").map_or(at, unparen)
+    } else {
+        unparen(at)
+    };
+    let direct = m
+        .call_of_node(probe)
+        .and_then(|c| m.effect_of_call(c))
+        .map(|e| e.method.clone());
+    match direct {
+        Some(method) => format!("`ctx.{method}` calls"),
+        None => match reach.in_node(at) {
+            Some(_) => "calls that dispatch effects".to_string(),
+            None => "effects".to_string(),
+        },
+    }
+}
+
+/// `Promise.all([ctx.task(a), ctx.task(b)])` →
+/// `ctx.parallel.all([() => ctx.task(a), () => ctx.task(b)])`, and
+/// `Promise.all(xs.map(cb))` → `ctx.parallel.map(xs, cb)`, when every element
+/// is a direct effect call on the same context. Not applied by `--fix`:
+/// error handling differs in edge cases, so it is offered, not forced.
+fn rewrite(m: &JsModel, callee: Node, source: &Source, reach: &Reach) -> Option<Fix> {
+    match source {
+        Source::Literal(array) => {
+            let elements: Vec<Node> = m.named_children(*array).collect();
+            let mut ctx_name: Option<&str> = None;
+            let mut edits = Vec::new();
+            for e in &elements {
+                let c = m.call_of_node(*e)?;
+                let effect = m.effect_of_call(c)?;
+                if !effect.kind.dispatches() {
+                    return None;
+                }
+                let root = m.text(m.calls[c].callee).split('.').next()?;
+                if ctx_name.is_some_and(|n| n != root) {
+                    return None;
+                }
+                ctx_name = Some(root);
+                let s = span(*e);
+                edits.push(Edit {
+                    span: crate::source::Span::new(s.start, s.start),
+                    replacement: "() => ".to_string(),
+                });
+            }
+            let ctx_name = ctx_name?;
+            edits.insert(
+                0,
+                Edit {
+                    span: span(callee),
+                    replacement: format!("{ctx_name}.parallel.all"),
+                },
+            );
+            Some(Fix {
+                description: format!("dispatch them with `{ctx_name}.parallel.all` and thunks"),
+                edits,
+                safe: false,
+            })
+        }
+        Source::Map { receiver, callback } => {
+            let c = m.call_of_node(*callback).or_else(|| {
+                // `(x) => ctx.task(…)`: the arrow's body.
+                callback.field("body").and_then(|b| m.call_of_node(b))
+            })?;
+            let effect = m.effect_of_call(c)?;
+            if !effect.kind.dispatches() || reach.in_node(*callback).is_none() {
+                return None;
+            }
+            let ctx_name = m.text(m.calls[c].callee).split('.').next()?;
+            let call = m.parent(m.parent(unparen(*receiver))?)?;
+            // Replace `Promise.all(receiver.map(callback))` with
+            // `ctx.parallel.map(receiver, callback)`.
+            let outer_args = m.parent(call).filter(|a| a.kind_str() == "arguments")?;
+            let outer = m.parent(outer_args)?;
+            let text = format!(
+                "{ctx_name}.parallel.map({}, {})",
+                m.text(*receiver),
+                m.text(*callback)
+            );
+            Some(Fix {
+                description: format!("dispatch them with `{ctx_name}.parallel.map`"),
+                edits: vec![Edit {
+                    span: span(outer),
+                    replacement: text,
+                }],
+                safe: false,
+            })
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,314 @@
+//! `undefined-reference`: a name no scope of the module binds and that is
+//! not a JavaScript or Node.js global. Reading it throws a `ReferenceError`
+//! when the line runs; inside a template literal that is usually a shell
+//! variable (`${i}`) that JavaScript interpolated (babysitter #83).
+
+use std::collections::{BTreeMap, HashSet};
+
+use tree_sitter::Node;
+
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::config::Config;
+use crate::diagnostic::{Edit, Fix, Severity};
+use crate::js::context_api::edit_distance;
+use crate::js::globals::is_known_global;
+use crate::js::syntax::{span, NodeExt};
+use crate::js::JsModel;
+use crate::source::Span;
+
+pub struct UndefinedReference;
+
+const ID: &str = "undefined-reference";
+
+/// `[rules.undefined-reference] globals = ["myGlobal"]` for names a harness
+/// injects.
+const GLOBALS: &str = "globals";
+
+static META: RuleMeta = RuleMeta {
+    id: ID,
+    summary:
+        "A name that no scope binds and that is not a global: reading it throws a ReferenceError.",
+    severity: Severity::Error,
+    area: Area::RuntimeCorrectness,
+    doc: include_str!("../../rules/undefined-reference.md"),
+    builtin: false,
+    options: &[GLOBALS],
+};
+
+impl Rule for UndefinedReference {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ProcessModules,
+            praise: "Every name the modules read is defined",
+            sdk_hint: "A process that throws a ReferenceError fails only when the run reaches the line. Validating a process module (e.g. `node --check` plus an undefined-name pass) at `run:create` would stop it before any effect runs.",
+        }
+    }
+
+    fn validate_options(&self, options: &toml::Table) -> Result<(), String> {
+        match options.get(GLOBALS) {
+            None => Ok(()),
+            Some(toml::Value::Array(items)) if items.iter().all(|v| v.as_str().is_some()) => Ok(()),
+            Some(_) => Err(format!(
+                "`{GLOBALS}` must be an array of names, e.g. [\"myGlobal\"]"
+            )),
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        // A module that does not parse is reported by `parse-error`; names
+        // inside the broken part are noise.
+        if !m.syntax_errors.is_empty() || m.unresolved.is_empty() {
+            return;
+        }
+        let extra = configured_globals(cx.config);
+        let guarded = typeof_names(m);
+        let written = written_names(m);
+        let esm = !is_commonjs(m);
+        // One finding per name, at its first use.
+        let mut uses: BTreeMap<&str, Vec<Node>> = BTreeMap::new();
+        for &node in &m.unresolved {
+            let name = m.text(node);
+            if is_known_global(name)
+                || matches!(name, "arguments" | "undefined")
+                || extra.contains(name)
+                || guarded.contains(name)
+                || in_typeof(m, node)
+            {
+                continue;
+            }
+            // Sloppy-mode CommonJS creates a global on assignment.
+            if !esm && written.contains(name) {
+                continue;
+            }
+            uses.entry(name).or_default().push(node);
+        }
+        let mut found: Vec<(&str, Vec<Node>)> = uses.into_iter().collect();
+        found.sort_by_key(|(_, nodes)| nodes.iter().map(|n| n.start_byte()).min());
+        for (name, mut nodes) in found {
+            nodes.sort_by_key(|n| n.start_byte());
+            let first = nodes[0];
+            let more = nodes.len() - 1;
+            let also = match more {
+                0 => String::new(),
+                1 => " (and 1 more use)".to_string(),
+                n => format!(" (and {n} more uses)"),
+            };
+            let template = enclosing_template(m, first);
+            let shell = template.filter(|t| looks_like_shell(m, *t));
+            if let (Some(t), Some(subst)) = (shell, m.parent(first)) {
+                let d = sink
+                    .diag(
+                        span(subst),
+                        format!(
+                            "`${{{name}}}` in this template literal is JavaScript interpolation, not a \
+                             shell variable: `{name}` is not defined, so building the string throws a \
+                             ReferenceError{also}"
+                        ),
+                    )
+                    .with_help(format!(
+                        "escape it so the shell sees it: `\\${{{name}}}`{}",
+                        if in_command(m, t) { "" } else { " (or pass the value in as an argument)" }
+                    ));
+                let fix = escape_fix(m, &nodes, t);
+                sink.push(match fix {
+                    Some(f) => d.with_fix(f),
+                    None => d,
+                });
+                continue;
+            }
+            let hint = match suggestion(m, name) {
+                Some(s) => format!("did you mean `{s}`? Otherwise declare or import `{name}`"),
+                None => format!("declare or import `{name}`, or pass it in as an argument"),
+            };
+            let place = if template.is_some() {
+                " inside a template literal"
+            } else {
+                ""
+            };
+            sink.push(
+                sink.diag(
+                    span(first),
+                    format!(
+                        "`{name}` is not defined in this module or as a JavaScript or Node.js \
+                         global: reading it{place} throws a ReferenceError when the line runs{also}"
+                    ),
+                )
+                .with_help(hint),
+            );
+        }
+    }
+}
+
+fn configured_globals(config: &Config) -> HashSet<String> {
+    config
+        .rule_options
+        .get(ID)
+        .and_then(|t| t.get(GLOBALS))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `node` is the operand of `typeof` (which never throws).
+fn in_typeof(m: &JsModel, node: Node) -> bool {
+    let mut cur = node;
+    while let Some(p) = m.parent(cur) {
+        match p.kind_str() {
+            "parenthesized_expression" => cur = p,
+            "unary_expression" => {
+                return p.field("operator").is_some_and(|o| m.text(o) == "typeof");
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Names tested with `typeof` anywhere in the module: the author knows they
+/// may be missing and guards them.
+fn typeof_names<'t>(m: &JsModel<'t>) -> HashSet<&'t str> {
+    m.unresolved
+        .iter()
+        .filter(|n| in_typeof(m, **n))
+        .map(|n| m.text(*n))
+        .collect()
+}
+
+/// Unresolved names that are assigned somewhere (`x = 1` without a
+/// declaration).
+fn written_names<'t>(m: &JsModel<'t>) -> HashSet<&'t str> {
+    m.unresolved
+        .iter()
+        .filter(|n| {
+            m.parent(**n).is_some_and(|p| {
+                matches!(
+                    p.kind_str(),
+                    "assignment_expression" | "augmented_assignment_expression"
+                ) && p.field("left").is_some_and(|l| l.id() == n.id())
+            })
+        })
+        .map(|n| m.text(*n))
+        .collect()
+}
+
+/// A module that uses `module.exports`/`exports.x`/`require` is CommonJS.
+fn is_commonjs(m: &JsModel) -> bool {
+    m.unresolved
+        .iter()
+        .any(|n| matches!(m.text(*n), "module" | "exports" | "require"))
+}
+
+/// The template literal whose `${…}` holds `node` directly (the
+/// substitution's expression is the identifier itself).
+fn enclosing_template<'t>(m: &JsModel<'t>, node: Node<'t>) -> Option<Node<'t>> {
+    let subst = m.parent(node)?;
+    if subst.kind_str() != "template_substitution" {
+        return None;
+    }
+    m.parent(subst)
+        .filter(|t| t.kind_str() == "template_string")
+}
+
+/// Whether a template literal reads as a shell script: a `for … in …; do` /
+/// `done` / `$(…)` / `then … fi` in its text, or it is a shell task's
+/// `command`.
+fn looks_like_shell(m: &JsModel, template: Node) -> bool {
+    if in_command(m, template) {
+        return true;
+    }
+    let text = m.text(template);
+    let words = [
+        "; do", ";do", "\ndo\n", " do\n", "done", "$(", "; then", "\nfi", " fi;", "esac", "$((",
+    ];
+    words.iter().any(|w| text.contains(w)) || text.contains("$(") || shell_env_style(text)
+}
+
+/// `"$OUT_DIR/…"`: a `$NAME` written without braces nearby says the text is
+/// shell.
+fn shell_env_style(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.windows(2).enumerate().any(|(i, w)| {
+        w[0] == b'$'
+            && w[1].is_ascii_uppercase()
+            && (i == 0 || b[i - 1] != b'\\')
+            && b.get(i + 2)
+                .is_some_and(|c| c.is_ascii_uppercase() || *c == b'_')
+    })
+}
+
+/// Whether the template is the value of a `command:` property (a shell
+/// task's command) or is passed to `execSync`/`exec`/`spawn`.
+fn in_command(m: &JsModel, template: Node) -> bool {
+    let Some(p) = m.parent(template) else {
+        return false;
+    };
+    match p.kind_str() {
+        "pair" => p.field("key").is_some_and(|k| {
+            matches!(
+                m.text(k).trim_matches(['"', '\'']),
+                "command" | "script" | "cmd"
+            )
+        }),
+        "arguments" => m
+            .parent(p)
+            .and_then(|c| c.field("function"))
+            .is_some_and(|f| {
+                let t = m.text(f);
+                let last = t.rsplit('.').next().unwrap_or(t);
+                matches!(
+                    last,
+                    "execSync" | "exec" | "spawnSync" | "spawn" | "execa" | "$"
+                )
+            }),
+        _ => false,
+    }
+}
+
+/// Escaping every use of the name in the template (`${f}` → `\${f}`) is
+/// what the shell author meant; safe because the string could not be built
+/// before.
+fn escape_fix(m: &JsModel, nodes: &[Node], template: Node) -> Option<Fix> {
+    let mut edits = Vec::new();
+    for n in nodes {
+        let subst = m.parent(*n)?;
+        if m.parent(subst).map(|t| t.id()) != Some(template.id()) {
+            continue;
+        }
+        let s = span(subst);
+        edits.push(Edit {
+            span: Span::new(s.start, s.start),
+            replacement: "\\".to_string(),
+        });
+    }
+    (!edits.is_empty()).then(|| Fix {
+        description: "escape the shell variable (`\\${…}`)".to_string(),
+        edits,
+        safe: true,
+    })
+}
+
+/// A binding in the module with a name close to `name` (a typo).
+fn suggestion(m: &JsModel, name: &str) -> Option<String> {
+    let limit = (name.chars().count() / 3).clamp(1, 2);
+    let mut best: Option<(usize, &str)> = None;
+    for b in &m.scopes.bindings {
+        if b.name == name || b.name.len() < 2 {
+            continue;
+        }
+        let d = edit_distance(name, &b.name);
+        if d <= limit && best.is_none_or(|(bd, bn)| d < bd || d == bd && *b.name < *bn) {
+            best = Some((d, &b.name));
+        }
+    }
+    best.map(|(_, n)| n.to_string())
+}
