@@ -33,6 +33,7 @@ pub mod parallel_thunk;
 pub mod parallel_without_isolation;
 pub mod promise_combinator_effect;
 pub mod retry_without_history;
+pub mod shadowed_process_global;
 pub mod side_effect_outside_task;
 pub mod skill_broken_link;
 pub mod skill_frontmatter;
@@ -400,6 +401,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &builtin::ParseError,
         &promise_combinator_effect::PromiseCombinatorEffect,
         &retry_without_history::RetryWithoutHistory,
+        &shadowed_process_global::ShadowedProcessGlobal,
         &side_effect_outside_task::SideEffectOutsideTask,
         &skill_broken_link::SkillBrokenLink,
         &skill_frontmatter::SkillFrontmatter,

@@ -138,8 +138,11 @@ impl Rule for NondeterministicProcess {
                 found.push((node, Source::Clock, "new Date()".into()));
             }
         }
+        // `process.env` under the module's own `function process` is
+        // `shadowed-process-global`'s finding (a TypeError, not an env read).
+        let shadow = super::shadowed_process_global::module_process_binding(m);
         for &node in &m.env_members {
-            if is_env_read(m, node) {
+            if is_env_read(m, node) && !rooted_at(m, node, shadow) {
                 // `process.env.CI` reads better than `process.env`.
                 let shown = m
                     .parent(node)
@@ -235,4 +238,19 @@ fn is_env_read(m: &JsModel, node: Node) -> bool {
         }
     }
     true
+}
+
+/// Whether a member chain's root identifier is the binding `b`.
+fn rooted_at(m: &JsModel, node: Node, b: Option<crate::js::scope::BindingId>) -> bool {
+    let Some(b) = b else {
+        return false;
+    };
+    let mut n = node;
+    while matches!(n.kind_str(), "member_expression" | "subscript_expression") {
+        match n.field("object") {
+            Some(o) => n = crate::js::syntax::unparen(o),
+            None => return false,
+        }
+    }
+    n.kind_str() == "identifier" && m.scopes.binding_of(n) == Some(b)
 }

@@ -88,9 +88,10 @@ impl Rule for PromiseCombinatorEffect {
                 .diag(
                     span(call.callee),
                     format!(
-                        "`{callee}` over {what}: the SDK batches effects only through \
-                         `ctx.parallel`; a bare `{callee}` requests them as unrelated effects whose \
-                         journal sequence numbers collide, so the run can stall or record ghost effects"
+                        "`{callee}` over {what}: each effect signals on its own, so the iteration \
+                         reports only the first as pending and the others reach the journal after \
+                         the iteration has returned: effects are picked up late, missed or \
+                         duplicated (babysitter #879). Only `ctx.parallel` batches effects"
                     ),
                 )
                 .with_help(help(method))
