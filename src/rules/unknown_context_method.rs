@@ -8,7 +8,7 @@ use crate::js::context_api::{
     closest_method, CONTEXT_METHODS, CONTEXT_PROPERTIES, EFFECT_METHODS_NOT_ON_TASK_CONTEXT,
 };
 use crate::js::effects::method_path;
-use crate::js::syntax::span;
+use crate::js::syntax::{span, NodeExt};
 use crate::js::EffectKind;
 
 pub struct UnknownContextMethod;
@@ -129,6 +129,7 @@ impl Rule for UnknownContextMethod {
                 .with_help(help),
             );
         }
+        check_properties(cx, &known_refs, sink);
         for &c in &m.task_context_calls {
             let call = &m.calls[c];
             let Some((root, method)) = method_path(m, call.callee) else {
@@ -158,6 +159,118 @@ impl Rule for UnknownContextMethod {
             ));
         }
     }
+}
+
+/// Members every object has; reading them from the context is deliberate.
+const OBJECT_MEMBERS: &[&str] = &["constructor", "toString", "hasOwnProperty", "valueOf"];
+
+/// `ctx.workspaceDir`, `ctx.cwd`, …: a read of a member the process context
+/// does not have (calls are reported as unknown methods above).
+fn check_properties(cx: &JsContext, known: &[&str], sink: &mut Sink) {
+    let m = cx.model;
+    // Only bindings the module really uses as the process context (an
+    // effect is dispatched through them): a helper's `ctx => ctx.effectId`
+    // may well receive the task-build context.
+    let mut contexts: Vec<_> = m
+        .effects
+        .iter()
+        .filter_map(|e| method_path(m, m.calls[e.call].callee))
+        .filter_map(|(root, _)| m.scopes.binding_of(root))
+        .filter(|b| m.contexts.contains(b))
+        .collect();
+    contexts.sort_unstable();
+    contexts.dedup();
+    let written = assigned_members(m, &contexts);
+    for b in contexts {
+        let binding = m.scopes.get(b);
+        for &read in &binding.reads {
+            let Some(member) = m
+                .parent(read)
+                .filter(|p| p.kind_str() == "member_expression")
+                .filter(|p| p.field("object").map(|o| o.id()) == Some(read.id()))
+            else {
+                continue;
+            };
+            let Some(prop) = member.field("property") else {
+                continue;
+            };
+            let name = m.text(prop);
+            let is_known = known.iter().any(|k| k.split('.').next() == Some(name))
+                || CONTEXT_PROPERTIES.contains(&name)
+                || OBJECT_MEMBERS.contains(&name)
+                || written.contains(name);
+            if is_known {
+                continue;
+            }
+            let parent = m.parent(member);
+            let called = parent.is_some_and(|p| {
+                p.kind_str() == "call_expression"
+                    && p.field("function").map(|f| f.id()) == Some(member.id())
+            });
+            if called {
+                continue;
+            }
+            let root = m.text(read);
+            let help = match name {
+                "workspaceDir" | "cwd" | "workspace" | "workingDir" | "workDir" | "projectDir" => {
+                    format!(
+                        "the context does not carry a working directory: take it from the process \
+                         inputs (e.g. `inputs.{name}`), and write run files under `{root}.runDir` or \
+                         `{root}.artifactsDir`"
+                    )
+                }
+                _ => {
+                    let members: Vec<&str> = CONTEXT_PROPERTIES.to_vec();
+                    match closest_method(name, &members) {
+                        Some(s) => format!("did you mean `{root}.{s}`?"),
+                        None => format!(
+                            "the context's properties are {}; inputs arrive as the process \
+                             function's first parameter",
+                            list(CONTEXT_PROPERTIES)
+                        ),
+                    }
+                }
+            };
+            sink.push(
+                sink.diag(
+                    span(member),
+                    format!(
+                        "the process context has no `{name}`: `{root}.{name}` is always undefined"
+                    ),
+                )
+                .with_help(help),
+            );
+        }
+    }
+}
+
+/// Members the process assigns on its context itself (`ctx.cache = …`):
+/// reading them back is fine.
+fn assigned_members<'t>(
+    m: &crate::js::JsModel<'t>,
+    contexts: &[crate::js::scope::BindingId],
+) -> std::collections::HashSet<&'t str> {
+    let mut out = std::collections::HashSet::new();
+    for &b in contexts {
+        for &read in &m.scopes.get(b).reads {
+            let Some(member) = m
+                .parent(read)
+                .filter(|p| p.kind_str() == "member_expression")
+            else {
+                continue;
+            };
+            let assigned = m.parent(member).is_some_and(|p| {
+                matches!(
+                    p.kind_str(),
+                    "assignment_expression" | "augmented_assignment_expression"
+                ) && p.field("left").map(|l| l.id()) == Some(member.id())
+            });
+            if let (true, Some(prop)) = (assigned, member.field("property")) {
+                out.insert(m.text(prop));
+            }
+        }
+    }
+    out
 }
 
 fn list(names: &[&str]) -> String {
