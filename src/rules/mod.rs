@@ -32,6 +32,7 @@ pub mod nondeterministic_process;
 pub mod parallel_thunk;
 pub mod parallel_without_isolation;
 pub mod promise_combinator_effect;
+pub mod rejection_feedback_dropped;
 pub mod retry_without_history;
 pub mod shadowed_process_global;
 pub mod side_effect_outside_task;
@@ -400,6 +401,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &parallel_without_isolation::ParallelWithoutIsolation,
         &builtin::ParseError,
         &promise_combinator_effect::PromiseCombinatorEffect,
+        &rejection_feedback_dropped::RejectionFeedbackDropped,
         &retry_without_history::RetryWithoutHistory,
         &shadowed_process_global::ShadowedProcessGlobal,
         &side_effect_outside_task::SideEffectOutsideTask,
