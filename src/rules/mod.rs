@@ -46,6 +46,7 @@ pub mod undeclared_output_field;
 pub mod undefined_reference;
 pub mod unknown_context_method;
 pub mod unpinned_sdk;
+pub mod unresolved_placeholder;
 pub mod unused_output_field;
 
 /// The process-quality criteria a retrospective grades.
@@ -416,6 +417,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &undefined_reference::UndefinedReference,
         &unknown_context_method::UnknownContextMethod,
         &unpinned_sdk::UnpinnedSdk,
+        &unresolved_placeholder::UnresolvedPlaceholder,
         &unused_output_field::UnusedOutputField,
         &builtin::UnusedSuppression,
     ];

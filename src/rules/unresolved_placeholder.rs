@@ -1,0 +1,307 @@
+//! `unresolved-placeholder`: template placeholders left in text an agent or
+//! a human reads: `{{name}}` in prompts, titles and SKILL.md, and `${name}`
+//! in a quoted JavaScript string, which is never interpolated.
+
+use tree_sitter::Node;
+
+use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
+use crate::diagnostic::Severity;
+use crate::js::syntax::NodeExt;
+use crate::js::JsModel;
+use crate::source::Span;
+
+pub struct UnresolvedPlaceholder;
+
+static META: RuleMeta = RuleMeta {
+    id: "unresolved-placeholder",
+    summary: "A `{{placeholder}}` or a `${…}` in a quoted string that nothing fills in.",
+    severity: Severity::Warning,
+    area: Area::RuntimeCorrectness,
+    doc: include_str!("../../rules/unresolved-placeholder.md"),
+    builtin: false,
+    options: &[],
+};
+
+/// Properties whose text an agent or a human reads.
+const PROSE_KEYS: &[&str] = &[
+    "task",
+    "role",
+    "goal",
+    "instructions",
+    "context",
+    "title",
+    "description",
+    "question",
+    "prompt",
+    "outputFormat",
+    "message",
+    "summary",
+    "content",
+    "system",
+    "user",
+];
+
+/// Roots of GitHub Actions expressions (`{{ github.sha }}` in a workflow a
+/// prompt quotes) and similar tool syntax that is not a placeholder.
+const TOOL_ROOTS: &[&str] = &[
+    "github", "secrets", "matrix", "env", "steps", "needs", "vars", "runner", "job", "inputs",
+    "strategy",
+];
+
+/// Code that fills `{{…}}` templates itself: a module that does this builds
+/// templates on purpose.
+const TEMPLATE_ENGINES: &[&str] = &[
+    ".replace(",
+    ".replaceAll(",
+    "Handlebars",
+    "handlebars",
+    "Mustache",
+    "mustache",
+    "nunjucks",
+    "render(",
+];
+
+impl Rule for UnresolvedPlaceholder {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn report(&self) -> ReportMeta {
+        ReportMeta {
+            sites: Sites::ProcessModules,
+            praise: "No prompt or skill carries an unfilled placeholder",
+            sdk_hint: "Nothing in the SDK fills `{{…}}` in prompts. Rejecting (or warning on) unfilled placeholders at `run:create`, as genty's validator does for generated processes, would catch them for every author.",
+        }
+    }
+
+    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        let m = cx.model;
+        let src = m.src();
+        let templating = TEMPLATE_ENGINES.iter().any(|t| src.contains(t));
+        let root = m.tree.root_node();
+        let mut seen: Vec<usize> = Vec::new();
+        if !templating {
+            for at in memchr::memmem::find_iter(src.as_bytes(), b"{{") {
+                let Some(lit) = string_at(root, at) else {
+                    continue;
+                };
+                if seen.contains(&lit.id()) || !prose_value(m, lit) {
+                    continue;
+                }
+                seen.push(lit.id());
+                let names = mustaches(m.text(lit));
+                let Some((offset, first)) = names.first() else {
+                    continue;
+                };
+                let start = lit.start_byte() + offset;
+                sink.push(
+                    sink.diag(
+                        Span::new(start, start + first.len()),
+                        format!(
+                            "`{first}` is never filled in: nothing in the SDK expands `{{{{…}}}}`, so \
+                             the agent (or reviewer) reads the placeholder itself{}",
+                            more(names.len())
+                        ),
+                    )
+                    .with_help(
+                        "write the value in with a template literal (`${args.goal}`), or pass it \
+                         in the prompt's `context` and refer to it by name",
+                    ),
+                );
+            }
+        }
+        for at in memchr::memmem::find_iter(src.as_bytes(), b"${") {
+            let Some(lit) = string_at(root, at) else {
+                continue;
+            };
+            if lit.kind_str() != "string" || seen.contains(&lit.id()) {
+                continue;
+            }
+            let offset = at - lit.start_byte();
+            let Some(expr) = interpolation(&m.text(lit)[offset..]) else {
+                continue;
+            };
+            let head = expr.split(['.', '[', '?']).next().unwrap_or(expr);
+            if !bound_in_module(m, head) {
+                continue;
+            }
+            seen.push(lit.id());
+            let quote = m.text(lit).chars().next().unwrap_or('\'');
+            sink.push(
+                sink.diag(
+                    Span::new(at, at + expr.len() + 3),
+                    format!(
+                        "`${{{expr}}}` is inside a {} string, which JavaScript never interpolates: \
+                         the text keeps `${{{expr}}}` literally",
+                        if quote == '"' { "double-quoted" } else { "single-quoted" }
+                    ),
+                )
+                .with_help("use a template literal: quote the string with backticks"),
+            );
+        }
+    }
+
+    fn check_skill(&self, cx: &SkillContext, sink: &mut Sink) {
+        if !cx.is_skill_file() {
+            return;
+        }
+        let text = &cx.file.text;
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+        if let crate::markdown::Frontmatter::Present(fm) = &cx.skill.frontmatter {
+            ranges.push(fm.yaml_span.clone());
+        }
+        ranges.extend(cx.skill.doc.blocks.iter().map(|b| b.span.clone()));
+        for r in ranges {
+            let Some(slice) = text.get(r.clone()) else {
+                continue;
+            };
+            for (offset, name) in outside_inline_code(slice) {
+                let start = r.start + offset;
+                sink.push(
+                    sink.diag(
+                        Span::new(start, start + name.len()),
+                        format!(
+                            "`{name}` is never filled in: a SKILL.md is read as written, so the \
+                             agent sees the placeholder itself"
+                        ),
+                    )
+                    .with_help(
+                        "write the actual value, or describe what goes there in words (`the \
+                         project's name`); put template text in a code block if it is meant to be \
+                         copied",
+                    ),
+                );
+                break;
+            }
+        }
+    }
+}
+
+fn more(n: usize) -> String {
+    match n {
+        0 | 1 => String::new(),
+        2 => " (and 1 more placeholder in this text)".to_string(),
+        n => format!(" (and {} more placeholders in this text)", n - 1),
+    }
+}
+
+/// The string or template literal around byte `at`. String fragments are
+/// not in the model's node index, so this climbs with tree-sitter's own
+/// parent links (only at a `{{` or `${`, which are rare).
+fn string_at<'t>(root: Node<'t>, at: usize) -> Option<Node<'t>> {
+    let mut n = root.descendant_for_byte_range(at, at + 2)?;
+    loop {
+        match n.kind_str() {
+            "string" | "template_string" => return Some(n),
+            "string_fragment" | "escape_sequence" => n = n.parent()?,
+            _ => return None,
+        }
+    }
+}
+
+/// Whether a literal is read as prose: the value of a prompt-like property,
+/// directly, in an array, or joined/concatenated there.
+fn prose_value(m: &JsModel, lit: Node) -> bool {
+    let mut n = lit;
+    for _ in 0..6 {
+        let Some(p) = m.parent(n) else {
+            return false;
+        };
+        match p.kind_str() {
+            "pair" => {
+                return p.field("key").is_some_and(|k| {
+                    let key = m.text(k).trim_matches(['"', '\'']);
+                    PROSE_KEYS.contains(&key)
+                })
+            }
+            "array"
+            | "binary_expression"
+            | "parenthesized_expression"
+            | "arguments"
+            | "member_expression"
+            | "call_expression" => n = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// `{{name}}` placeholders (genty's pattern), with their byte offsets; not
+/// `${{ … }}` (GitHub Actions) nor tool expressions (`{{ github.sha }}`).
+fn mustaches(text: &str) -> Vec<(usize, &str)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(pos) = memchr::memmem::find(&b[i..], b"{{") {
+        let start = i + pos;
+        i = start + 2;
+        if start > 0 && b[start - 1] == b'$' {
+            continue;
+        }
+        let Some(len) = memchr::memmem::find(&b[start + 2..], b"}}") else {
+            break;
+        };
+        let inner = text[start + 2..start + 2 + len].trim();
+        let valid = !inner.is_empty()
+            && inner
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+            && inner
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'));
+        let root = inner.split('.').next().unwrap_or(inner);
+        if valid && !TOOL_ROOTS.contains(&root) {
+            out.push((start, &text[start..start + len + 4]));
+        }
+        i = start + 2 + len + 2;
+    }
+    out
+}
+
+/// `{{name}}` outside inline code (`` `{{name}}` `` is quoted on purpose).
+fn outside_inline_code(slice: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    let mut seg_start = 0;
+    for (i, c) in slice
+        .char_indices()
+        .chain(std::iter::once((slice.len(), '`')))
+    {
+        if c != '`' {
+            continue;
+        }
+        if !in_code {
+            let seg = &slice[seg_start..i];
+            out.extend(mustaches(seg).into_iter().map(|(o, n)| (seg_start + o, n)));
+        }
+        in_code = !in_code;
+        seg_start = i + 1;
+    }
+    out
+}
+
+/// `${name}` / `${a.b}` at the start of `text`: the expression.
+fn interpolation(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("${")?;
+    let end = rest.find('}')?;
+    let expr = &rest[..end];
+    let ok = expr
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && expr
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '?'));
+    // `${HOME}`: a shell variable written for the shell.
+    let env_style = expr
+        .chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    (ok && !env_style).then_some(expr)
+}
+
+/// Whether some scope of the module binds `name` (the author meant the
+/// JavaScript value).
+fn bound_in_module(m: &JsModel, name: &str) -> bool {
+    m.scopes.bindings.iter().any(|b| b.name == name)
+}
