@@ -244,12 +244,10 @@ fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
         TaskId::Literal(s) | TaskId::Const(s) if s.trim().is_empty() => {
             "the task id is an empty string: the SDK rejects it".to_string()
         }
-        TaskId::Literal(_) | TaskId::Const(_) => return,
-        TaskId::Computed => format!(
-            "the task id {} is not a string literal: ids name tasks in the journal and \
-             the registry, so they must be fixed strings",
-            code(&short(m.text(td.id_node)))
-        ),
+        TaskId::Literal(s) | TaskId::Const(s) => return check_repeated(m, td, s.trim(), sink),
+        // A task factory (`(id) => defineTask(id, …)`) registers whatever
+        // id it is given: valid as long as each is unique.
+        TaskId::Computed => return,
         TaskId::Missing => {
             // `defineTask()` is reported by the shape check.
             if m.calls[td.call].args.is_empty() {
@@ -261,6 +259,62 @@ fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
     sink.push(sink.diag(span(td.id_node), message).with_help(
         "use a non-empty string literal that is unique in the project, e.g. `'delivery.spec-review'`",
     ));
+}
+
+/// `defineTask('fixed-id', …)` that runs more than once in one Node
+/// process: the SDK's task registry is global and throws
+/// `DuplicateTaskIdError` on the second registration of an id.
+fn check_repeated(m: &JsModel, td: &TaskDef, id: &str, sink: &mut Sink) {
+    let call = &m.calls[td.call];
+    let Some(f) = call.func else {
+        return;
+    };
+    let in_process = |f: usize| m.exports_of_fn(f).any(|e| m.is_process_export(&e.name));
+    let error = |why: String| {
+        sink.diag_at(
+            Severity::Error,
+            span(td.id_node),
+            format!(
+                "{why}: the SDK's task registry is global to the Node process, so the second \
+                 registration throws `DuplicateTaskIdError` (Task id \"{id}\" is already registered)"
+            ),
+        )
+        .with_help("define the task once, at module top level, and dispatch it as often as needed")
+    };
+    if !call.loops.is_empty() {
+        sink.push(error(format!(
+            "`defineTask('{id}', …)` runs on every pass of the enclosing loop"
+        )));
+        return;
+    }
+    let sites = m.call_sites_of(f).len();
+    if sites >= 2 {
+        let name = m.functions[f]
+            .name
+            .as_deref()
+            .unwrap_or("the enclosing function");
+        sink.push(error(format!(
+            "`defineTask('{id}', …)` runs each time `{name}` is called ({sites} call sites)"
+        )));
+        return;
+    }
+    if in_process(f) {
+        sink.push(
+            sink.diag_at(
+                Severity::Warning,
+                span(td.id_node),
+                format!(
+                    "`defineTask('{id}', …)` runs on every iteration of the process function: \
+                     that works only where each iteration is a fresh Node process (the CLI); hosts \
+                     that iterate in-process (the MCP server, the testing harness) throw \
+                     `DuplicateTaskIdError` on the second iteration"
+                ),
+            )
+            .with_help(
+                "define the task once, at module top level, and dispatch it from the process",
+            ),
+        );
+    }
 }
 
 /// A factory whose returned definition has no `kind` on any path.
@@ -304,15 +358,6 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
         "return `kind` from the factory: `(args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } })` \
          (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)",
     ));
-}
-
-/// Inline code, unless the snippet brings its own backticks (a template).
-fn code(s: &str) -> String {
-    if s.contains('`') {
-        s.to_string()
-    } else {
-        format!("`{s}`")
-    }
 }
 
 /// The first line of a snippet, cut to a readable length.
