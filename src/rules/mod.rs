@@ -31,6 +31,7 @@ pub mod non_convergent_loop;
 pub mod nondeterministic_process;
 pub mod parallel_thunk;
 pub mod parallel_without_isolation;
+pub mod parallelizable_tasks;
 pub mod promise_combinator_effect;
 pub mod rejection_feedback_dropped;
 pub mod retry_without_history;
@@ -400,6 +401,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &nondeterministic_process::NondeterministicProcess,
         &parallel_thunk::ParallelThunk,
         &parallel_without_isolation::ParallelWithoutIsolation,
+        &parallelizable_tasks::ParallelizableTasks,
         &builtin::ParseError,
         &promise_combinator_effect::PromiseCombinatorEffect,
         &rejection_feedback_dropped::RejectionFeedbackDropped,
