@@ -101,11 +101,15 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_config: bool,
 
-    /// Run only these rules (comma-separated; overrides config).
+    /// Run only these rules: ids, categories (correctness, suspicious, pedantic, run) or `all` (comma-separated; overrides config)
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub select: Vec<String>,
 
-    /// Turn these rules off (comma-separated; overrides config).
+    /// Also run these rules or categories besides the default set, with their notes (e.g. `pedantic`)
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub extend_select: Vec<String>,
+
+    /// Turn these rules or categories off (comma-separated; overrides config)
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 

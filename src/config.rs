@@ -31,6 +31,8 @@ pub trait KnownRules {
     fn options(&self, id: &str) -> Option<&'static [&'static str]>;
     /// The rule's own check of its option table.
     fn validate_options(&self, id: &str, options: &toml::Table) -> Result<(), String>;
+    /// Whether a name selects a group of rules (a category, or `all`).
+    fn is_group(&self, name: &str) -> bool;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,8 +54,12 @@ pub struct Config {
     include: Option<GlobSet>,
     pub context_names: Vec<String>,
     pub max_file_size: u64,
-    /// `--select`: only these rules run (built-in notes always do).
+    /// `--select`: only these rules (ids, categories or `all`) run
+    /// (built-in notes always do).
     pub select: Option<Vec<String>>,
+    /// `extend-select` / `--extend-select`: rules or categories turned on
+    /// besides the default set.
+    pub extend_select: Vec<String>,
     /// `baseline = "…"`: a baseline file, relative to the config's directory.
     pub baseline: Option<PathBuf>,
     /// `--only-process-code`: named JavaScript files get the same byte scan
@@ -75,6 +81,7 @@ impl Default for Config {
             context_names: vec!["ctx".into(), "context".into()],
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             select: None,
+            extend_select: Vec::new(),
             baseline: None,
             scan_named_files: false,
             cache_dir: None,
@@ -92,6 +99,7 @@ struct RawConfig {
     baseline: Option<String>,
     cache_dir: Option<Spanned<String>>,
     rules: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+    extend_select: Option<Vec<Spanned<String>>>,
 }
 
 /// A configuration error with its place in the file.
@@ -224,6 +232,23 @@ impl Config {
         if let Some(globs) = raw.include {
             config.include = Some(build_globs(&globs).map_err(|(s, m)| err(Some(s), m))?);
         }
+        for name in raw.extend_select.unwrap_or_default() {
+            let span = name.span();
+            let name = name.into_inner();
+            if known.options(&name).is_none() && !known.is_group(&name) {
+                let hint = closest_rule(&name, known)
+                    .map(|c| format!(" (did you mean `{c}`?)"))
+                    .unwrap_or_default();
+                return Err(err(
+                    Some(span),
+                    format!(
+                        "unknown rule or category `{name}` in `extend-select`{hint} \
+                         (categories: correctness, suspicious, pedantic, run, tooling, all)"
+                    ),
+                ));
+            }
+            config.extend_select.push(name);
+        }
         for (id, value) in raw.rules.unwrap_or_default() {
             let id_span = id.span();
             let id = id.into_inner();
@@ -281,8 +306,8 @@ impl Config {
     /// decide which files are linted, which happens before the cache.
     pub fn fingerprint(&self) -> String {
         format!(
-            "rules={:?};options={:?};context={:?};select={:?}",
-            self.rules, self.rule_options, self.context_names, self.select
+            "rules={:?};options={:?};context={:?};select={:?};extend={:?}",
+            self.rules, self.rule_options, self.context_names, self.select, self.extend_select
         )
     }
 
@@ -312,6 +337,17 @@ impl Config {
             }
         }
         !matches!(self.rules.get(id), Some(RuleLevel::Off))
+    }
+
+    /// Whether `[rules]` or `--ignore` turned the rule off.
+    pub fn is_off(&self, id: &str) -> bool {
+        matches!(self.rules.get(id), Some(RuleLevel::Off))
+    }
+
+    /// Whether `[rules]` names the rule with a level other than `off`
+    /// (which turns on a rule outside the default set).
+    pub fn is_configured(&self, id: &str) -> bool {
+        matches!(self.rules.get(id), Some(RuleLevel::On(_)))
     }
 
     pub fn severity_override(&self, id: &str) -> Option<Severity> {

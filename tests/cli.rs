@@ -267,3 +267,100 @@ fn explicit_files_are_linted_even_without_markers_and_hidden_dirs_are_walked() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
     assert_eq!(v["summary"]["files"], 1);
 }
+
+/// The rules a JSON report names, sorted and deduplicated.
+fn rules_in(o: &std::process::Output) -> Vec<String> {
+    let v = report_json(o);
+    let mut ids: Vec<String> = v["diagnostics"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| d["rule"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// Categories: pedantic rules and notes are off by default and one flag or
+/// config line away; `--ignore` takes a category; unknown names are errors.
+#[test]
+fn categories_select_the_rule_set() {
+    let dir = tempdir();
+    // Two anonymous breakpoints (pedantic) and a discarded one (correctness).
+    write(
+        dir.path(),
+        "p.js",
+        "export async function process(inputs, ctx) {\n  const a = await ctx.breakpoint({ question: 'A?' });\n  if (!a.approved) return { a: a.feedback };\n  await ctx.breakpoint({ question: 'B?' });\n  return {};\n}\n",
+    );
+    let json = |args: &[&str]| {
+        let mut all = vec!["check", "p.js", "--format", "json", "--no-cache"];
+        all.extend_from_slice(args);
+        rules_in(&proclint_in(dir.path(), &all))
+    };
+    assert_eq!(json(&[]), ["unchecked-breakpoint"]);
+    assert_eq!(
+        json(&["--extend-select", "pedantic"]),
+        ["anonymous-breakpoint", "unchecked-breakpoint"]
+    );
+    assert_eq!(json(&["--select", "pedantic"]), ["anonymous-breakpoint"]);
+    assert_eq!(
+        json(&["--select", "all"]),
+        ["anonymous-breakpoint", "unchecked-breakpoint"]
+    );
+    assert!(json(&["--ignore", "correctness"]).is_empty());
+    // The same from proclint.toml.
+    write(
+        dir.path(),
+        "proclint.toml",
+        "extend-select = [\"anonymous-breakpoint\"]\n",
+    );
+    assert_eq!(json(&[]), ["anonymous-breakpoint", "unchecked-breakpoint"]);
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules]\nanonymous-breakpoint = \"warning\"\n",
+    );
+    assert_eq!(json(&[]), ["anonymous-breakpoint", "unchecked-breakpoint"]);
+    write(
+        dir.path(),
+        "proclint.toml",
+        "extend-select = [\"pedantc\"]\n",
+    );
+    let o = proclint_in(dir.path(), &["check", "p.js"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("pedantc"), "{}", stderr(&o));
+    std::fs::remove_file(dir.path().join("proclint.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let o = proclint_in(dir.path(), &["check", "p.js", "--select", "nosuch"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("unknown rule or category"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A note (info) from a default rule is not reported unless asked for, so it
+/// never crowds the default output.
+#[test]
+fn notes_of_default_rules_are_opt_in() {
+    let dir = tempdir();
+    // `process.env.HOME` read only into a log: a nondeterministic-process note.
+    write(
+        dir.path(),
+        "helper.js",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport function home(ctx) {\n  ctx.log(process.env.HOME);\n}\n",
+    );
+    let run = |args: &[&str]| {
+        let mut all = vec!["check", "helper.js", "--format", "json", "--no-cache"];
+        all.extend_from_slice(args);
+        rules_in(&proclint_in(dir.path(), &all))
+    };
+    assert!(run(&[]).is_empty());
+    assert_eq!(
+        run(&["--extend-select", "nondeterministic-process"]),
+        ["nondeterministic-process"]
+    );
+}

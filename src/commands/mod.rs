@@ -62,21 +62,40 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
             };
         }
     }
-    for id in args.select.iter().chain(&args.ignore) {
-        if rules::meta(id).is_none() {
+    for id in args
+        .select
+        .iter()
+        .chain(&args.extend_select)
+        .chain(&args.ignore)
+    {
+        if rules::meta(id).is_none() && !rules::is_group(id) {
             let hint = crate::rules::closest_rule(id)
                 .map(|c| format!(" (did you mean `{c}`?)"))
                 .unwrap_or_default();
-            eprintln!("error: unknown rule `{id}`{hint}");
+            eprintln!(
+                "error: unknown rule or category `{id}`{hint}; categories: correctness, \
+                 suspicious, pedantic, run, all"
+            );
             return Err(EXIT_ERROR);
         }
     }
     if !args.select.is_empty() {
         config.select = Some(args.select.clone());
     }
+    config
+        .extend_select
+        .extend(args.extend_select.iter().cloned());
     config.scan_named_files = args.only_process_code;
-    for id in &args.ignore {
-        config.set_level(id, RuleLevel::Off);
+    for name in &args.ignore {
+        for r in rules::all() {
+            let m = r.meta();
+            let named = name == m.id;
+            let grouped = name == "all" || rules::Category::parse(name) == Some(m.category);
+            // A group never turns off proclint's own notes; naming one does.
+            if named || (grouped && !m.builtin) {
+                config.set_level(m.id, RuleLevel::Off);
+            }
+        }
     }
     Ok(config)
 }
@@ -329,6 +348,8 @@ fn list_rules(args: &RulesArgs) -> i32 {
                     serde_json::json!({
                         "id": m.id,
                         "area": m.area.name(),
+                        "category": m.category.name(),
+                        "default": m.builtin || m.category.on_by_default(),
                         "severity": m.severity.as_str(),
                         "summary": m.summary,
                         "builtin": m.builtin,
@@ -348,14 +369,22 @@ fn list_rules(args: &RulesArgs) -> i32 {
                 .max()
                 .unwrap_or(4);
             println!(
-                "{:<w_id$}  {:<w_area$}  {:<8}  SUMMARY",
-                "RULE", "AREA", "DEFAULT"
+                "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  SUMMARY",
+                "RULE", "CATEGORY", "AREA", "SEVERITY"
             );
             for r in all {
                 let m = r.meta();
+                // Off-by-default rules are marked, so the default set reads
+                // off the table.
+                let category = if m.builtin || m.category.on_by_default() {
+                    m.category.name().to_string()
+                } else {
+                    format!("{} (off)", m.category.name())
+                };
                 println!(
-                    "{:<w_id$}  {:<w_area$}  {:<8}  {}",
+                    "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  {}",
                     m.id,
+                    category,
                     m.area.name(),
                     m.severity.as_str(),
                     m.summary

@@ -145,14 +145,40 @@ fn lint_js(
         } else {
             String::new()
         };
+        let (message, help) = match js::parse::describe_syntax_error(&tree, &file.text, first.start)
+        {
+            js::parse::SyntaxErrorKind::TemplateBacktick { template_line } => {
+                let from = if template_line > 0 {
+                    format!(" that starts on line {template_line}")
+                } else {
+                    String::new()
+                };
+                (
+                    format!(
+                        "syntax error{suffix}: a backtick ends the template literal{from} early \
+                         (Markdown code in a prompt?), so Node cannot load this module and the \
+                         process fails before its first effect"
+                    ),
+                    "escape backticks inside the template literal as \\` (or build that text with \
+                     single quotes)",
+                )
+            }
+            js::parse::SyntaxErrorKind::Plain => (
+                format!(
+                    "syntax error{suffix}: Node cannot load this module, so the process fails \
+                     before its first effect; proclint linted what parsed"
+                ),
+                "fix the syntax (`node --check FILE` shows Node's own message)",
+            ),
+        };
         out.push(
             Diagnostic::new(
                 "parse-error",
-                config.severity_of("parse-error").unwrap_or(Severity::Info),
+                config.severity_of("parse-error").unwrap_or(Severity::Error),
                 file.location(*first),
-                format!("syntax error{suffix}; the rest of the file was still linted"),
+                message,
             )
-            .with_help("fix the syntax so every rule sees the whole file"),
+            .with_help(help),
         );
     }
     if let Some(span) = model.depth_limited {

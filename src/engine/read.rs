@@ -155,9 +155,12 @@ fn lint_candidate_inner(
     if let Some(at) = invalid_at {
         outcome.diagnostics.push(Diagnostic::new(
             "parse-error",
-            config.severity_of("parse-error").unwrap_or(Severity::Info),
+            config
+                .severity_override("parse-error")
+                .unwrap_or(Severity::Warning),
             file.location(Span::new(at, at + 1)),
-            "invalid UTF-8; the bad bytes were read as `?` for analysis",
+            "invalid UTF-8: Node reads the bad bytes as U+FFFD (`\u{fffd}`), so strings there \
+             are not what the file says; proclint read them as `?`",
         ));
     }
     if let Some((cache, k)) = &cached {

@@ -24,10 +24,11 @@ impl<'t> NodeExt<'t> for Node<'t> {
     #[inline]
     fn kind_str(&self) -> &'static str {
         // Every kind id the grammar produces is in the table.
+        // ERROR nodes carry the sentinel id u16::MAX, outside the table.
         grammar()
             .kinds
             .get(usize::from(self.kind_id()))
-            .map_or("", |k| k)
+            .map_or(if self.is_error() { "ERROR" } else { "" }, |k| k)
     }
 
     #[inline]

@@ -4,7 +4,7 @@
 use regex::Regex;
 
 use super::git_in_agent_task::{find_instruction, reported_agent_tasks, task_strings, NEGATION};
-use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::{Project, StringLit};
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     summary: "An agent task is asked to run tests, type-check, lint or build: deterministic checks belong in shell tasks.",
     severity: Severity::Info,
     area: Area::Determinism,
+    category: Category::Pedantic,
     doc: include_str!("../../rules/agent-verification.md"),
     builtin: false,
     options: &[],

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::objects;
 use crate::js::syntax::{span, string_value, unparen, NodeExt};
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A breakpoint has no breakpointId or label, so it gets the default identity and cannot be targeted.",
     severity: Severity::Info,
     area: Area::BreakpointDiscipline,
+    category: Category::Pedantic,
     doc: include_str!("../../rules/anonymous-breakpoint.md"),
     builtin: false,
     options: &[],

@@ -1,18 +1,22 @@
 //! Notes the engine itself produces; registered so they can be configured,
 //! documented and explained like any rule.
 
-use super::{Area, Rule, RuleMeta};
+use super::{Area, Category, Rule, RuleMeta};
 use crate::diagnostic::Severity;
 
 macro_rules! builtin {
     ($ty:ident, $id:literal, $sev:expr, $summary:literal) => {
+        builtin!($ty, $id, $sev, $summary, Area::Tooling, Category::Tooling);
+    };
+    ($ty:ident, $id:literal, $sev:expr, $summary:literal, $area:expr, $category:expr) => {
         pub struct $ty;
         impl $ty {
             pub const META: RuleMeta = RuleMeta {
                 id: $id,
                 summary: $summary,
                 severity: $sev,
-                area: Area::Tooling,
+                area: $area,
+                category: $category,
                 doc: include_str!(concat!("../../rules/", $id, ".md")),
                 builtin: true,
                 options: &[],
@@ -30,8 +34,10 @@ macro_rules! builtin {
 builtin!(
     ParseError,
     "parse-error",
-    Severity::Info,
-    "The file has a syntax error; proclint lints what parsed."
+    Severity::Error,
+    "The file has a syntax error: it cannot be loaded (proclint lints what parsed).",
+    Area::RuntimeCorrectness,
+    Category::Correctness
 );
 builtin!(
     IoError,

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use super::convergence::{call_name, excerpt, loop_header};
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::{LoopId, LoopKind};
@@ -22,6 +22,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A bounded retry loop's \"out of attempts\" ending is indistinguishable from success.",
     severity: Severity::Warning,
     area: Area::ErrorSurfacing,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/exhausted-retry-unhandled.md"),
     builtin: false,
     options: &[],

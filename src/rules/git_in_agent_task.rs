@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use regex::Regex;
 
-use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::Location;
 use crate::diagnostic::Severity;
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     summary: "An agent task's prompt tells the agent to commit, push or otherwise write to git.",
     severity: Severity::Warning,
     area: Area::Idempotency,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/git-in-agent-task.md"),
     builtin: false,
     options: &["phrases"],

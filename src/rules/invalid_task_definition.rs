@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::model::TaskDef;
@@ -22,6 +22,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A defineTask call the SDK rejects, or whose definition has no kind.",
     severity: Severity::Error,
     area: Area::RuntimeCorrectness,
+    category: Category::Correctness,
     doc: include_str!("../../rules/invalid-task-definition.md"),
     builtin: false,
     options: &[],

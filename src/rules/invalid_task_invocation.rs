@@ -1,7 +1,7 @@
 //! `invalid-task-invocation`: `ctx.task(X, …)` where `X` is provably not a
 //! task definition.
 
-use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::context_api::edit_distance;
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     summary: "ctx.task is called with something that is not a task definition.",
     severity: Severity::Error,
     area: Area::RuntimeCorrectness,
+    category: Category::Correctness,
     doc: include_str!("../../rules/invalid-task-invocation.md"),
     builtin: false,
     options: &[],

@@ -3,7 +3,7 @@
 //! event, a resolution without its request, an event after the end, a
 //! missing task file). Reported from the run pass of `check --run`.
 
-use super::{Area, ProjectSink, Rule, RuleMeta, RunContext};
+use super::{Area, Category, ProjectSink, Rule, RuleMeta, RunContext};
 use crate::diagnostic::Severity;
 use crate::run_analysis::file_location;
 
@@ -15,6 +15,7 @@ static META: RuleMeta = RuleMeta {
         "The run journal does not verify: an event was edited, lost, truncated or is out of order.",
     severity: Severity::Error,
     area: Area::Run,
+    category: Category::Run,
     doc: include_str!("../../rules/journal-integrity.md"),
     builtin: false,
     options: &[],

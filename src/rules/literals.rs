@@ -104,7 +104,10 @@ mod tests {
 
     #[test]
     fn keeps_what_phrase_rules_match() {
-        let f = LiteralFilter::new(&Config::default());
+        // Every phrase rule on (agent-verification is pedantic, off by default).
+        let mut all = Config::default();
+        all.select = Some(vec!["all".into()]);
+        let f = LiteralFilter::new(&all);
         assert!(f.keep("Run npm test and report"));
         assert!(f.keep("Then git commit the fix."));
         assert!(f.keep("Repeat until approved."));

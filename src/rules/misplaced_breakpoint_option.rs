@@ -1,7 +1,7 @@
 //! `misplaced-breakpoint-option`: routing options written in a breakpoint's
 //! payload, where the SDK does not read them.
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::objects::{self, properties};
 use crate::js::syntax::{contains, span};
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     summary: "Breakpoint routing options are written in the payload, where the SDK ignores them.",
     severity: Severity::Warning,
     area: Area::BreakpointDiscipline,
+    category: Category::Correctness,
     doc: include_str!("../../rules/misplaced-breakpoint-option.md"),
     builtin: false,
     options: &[],

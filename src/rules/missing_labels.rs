@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::objects;
 use crate::js::syntax::{span, string_value, unparen, NodeExt};
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A task definition has no labels, so dashboards and queries cannot find it.",
     severity: Severity::Warning,
     area: Area::Labels,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/missing-labels.md"),
     builtin: false,
     options: &[],

@@ -1,7 +1,7 @@
 //! `missing-output-schema`: an agent task without a usable output schema
 //! whose result is read by field.
 
-use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::project::{Project, SchemaState};
@@ -13,6 +13,7 @@ static META: RuleMeta = RuleMeta {
     summary: "An agent task has no output schema, yet code reads fields of its result.",
     severity: Severity::Warning,
     area: Area::EffectGranularity,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/missing-output-schema.md"),
     builtin: false,
     options: &[],

@@ -1,7 +1,7 @@
 //! `missing-stable-key`: a repeated `ctx.task` call without an explicit key
 //! (or with a constant one).
 
-use super::{Area, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::Fix;
 use crate::diagnostic::Severity;
@@ -19,6 +19,7 @@ static META: RuleMeta = RuleMeta {
         "A task dispatched repeatedly has no explicit key, so replay matches it by call order.",
     severity: Severity::Warning,
     area: Area::Idempotency,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/missing-stable-key.md"),
     builtin: false,
     options: &[],

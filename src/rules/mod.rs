@@ -109,6 +109,62 @@ impl fmt::Display for Area {
     }
 }
 
+/// What kind of problem a rule finds, which decides whether it runs by
+/// default (oxlint's categories, zizmor's personas). The default set is what
+/// is worth acting on; the rest is one `--select`/`extend-select` away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    /// The process will not load, will throw, or does the wrong thing. On.
+    Correctness,
+    /// Very likely wrong or fragile; worth a look. On.
+    Suspicious,
+    /// Opinionated or lower-precision checks for a review. Off by default.
+    Pedantic,
+    /// Findings about a recorded run (`check --run`). On (silent without a run).
+    Run,
+    /// proclint's own notes (parse errors, suppressions). Always on.
+    Tooling,
+}
+
+impl Category {
+    pub const ALL: [Category; 5] = [
+        Category::Correctness,
+        Category::Suspicious,
+        Category::Pedantic,
+        Category::Run,
+        Category::Tooling,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Correctness => "correctness",
+            Category::Suspicious => "suspicious",
+            Category::Pedantic => "pedantic",
+            Category::Run => "run",
+            Category::Tooling => "tooling",
+        }
+    }
+
+    pub fn on_by_default(self) -> bool {
+        !matches!(self, Category::Pedantic)
+    }
+
+    pub fn parse(name: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// `all` and the category names, accepted by `--select`, `--extend-select`,
+/// `--ignore` and `extend-select` besides rule ids.
+pub fn is_group(name: &str) -> bool {
+    name == "all" || Category::parse(name).is_some()
+}
+
+/// Whether a selector (a rule id, a category name or `all`) names a rule.
+fn selects(selector: &str, m: &RuleMeta) -> bool {
+    selector == "all" || selector == m.id || Category::parse(selector) == Some(m.category)
+}
+
 /// Static description of a rule.
 #[derive(Debug)]
 pub struct RuleMeta {
@@ -118,6 +174,7 @@ pub struct RuleMeta {
     pub summary: &'static str,
     pub severity: Severity,
     pub area: Area,
+    pub category: Category,
     /// The Markdown doc, compiled in from `rules/<id>.md`.
     pub doc: &'static str,
     /// Built-in notes produced by the engine rather than a check.
@@ -177,6 +234,9 @@ fn pick(overridden: bool, configured: Severity, chosen: Severity) -> Severity {
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
+    /// Whether this rule's notes (info findings) are wanted: see
+    /// [`RuleSwitches::wants_notes`].
+    notes: bool,
     severity: Severity,
     /// Set when the config overrides the rule's severity: the override then
     /// also replaces severities the rule picks per finding.
@@ -190,6 +250,7 @@ impl<'a> Sink<'a> {
         let over = config.severity_override(meta.id);
         Sink {
             meta,
+            notes: config.wants_notes(meta.id),
             severity: over.unwrap_or(meta.severity),
             overridden: over.is_some(),
             file,
@@ -222,8 +283,12 @@ impl<'a> Sink<'a> {
         self.file.location(span)
     }
 
+    /// Keeps a finding; a note (info) only when notes are wanted, so the
+    /// default output holds what is worth acting on.
     pub fn push(&mut self, d: Diagnostic) {
-        self.out.push(d);
+        if d.severity != Severity::Info || self.notes {
+            self.out.push(d);
+        }
     }
 }
 
@@ -343,6 +408,7 @@ pub trait Rule: Sync + Send {
 /// Collects one rule's cross-module diagnostics.
 pub struct ProjectSink {
     meta: &'static RuleMeta,
+    notes: bool,
     severity: Severity,
     overridden: bool,
     pub out: Vec<Diagnostic>,
@@ -353,6 +419,7 @@ impl ProjectSink {
         let over = config.severity_override(meta.id);
         ProjectSink {
             meta,
+            notes: config.wants_notes(meta.id),
             severity: over.unwrap_or(meta.severity),
             overridden: over.is_some(),
             out: Vec::new(),
@@ -374,7 +441,9 @@ impl ProjectSink {
     }
 
     pub fn push(&mut self, d: Diagnostic) {
-        self.out.push(d);
+        if d.severity != Severity::Info || self.notes {
+            self.out.push(d);
+        }
     }
 }
 
@@ -450,6 +519,10 @@ impl KnownRules for Registry {
     fn validate_options(&self, id: &str, options: &toml::Table) -> Result<(), String> {
         find(id).map_or(Ok(()), |rule| rule.validate_options(options))
     }
+
+    fn is_group(&self, name: &str) -> bool {
+        is_group(name)
+    }
 }
 
 /// The answers of a configuration that need the registry: whether a rule
@@ -459,16 +532,51 @@ pub trait RuleSwitches {
     fn is_enabled(&self, id: &str) -> bool;
     /// Effective severity of a rule's default findings.
     fn severity_of(&self, id: &str) -> Option<Severity>;
+    /// Whether a rule's notes (info findings) are reported: for pedantic
+    /// and built-in rules always, for the others only when asked for
+    /// (`--select`/`extend-select` naming the rule, `pedantic` or `all`, or
+    /// a severity set for it in `[rules]`).
+    fn wants_notes(&self, id: &str) -> bool;
 }
 
 impl RuleSwitches for Config {
     fn is_enabled(&self, id: &str) -> bool {
-        self.allows(id, || meta(id).is_some_and(|m| m.builtin))
+        let Some(m) = meta(id) else {
+            return self.allows(id, || false);
+        };
+        if self.is_off(id) {
+            return false;
+        }
+        if m.builtin {
+            return true;
+        }
+        if let Some(select) = &self.select {
+            return select.iter().any(|s| selects(s, m));
+        }
+        m.category.on_by_default()
+            || self.extend_select.iter().any(|s| selects(s, m))
+            || self.is_configured(id)
     }
 
     fn severity_of(&self, id: &str) -> Option<Severity> {
         self.severity_override(id)
             .or_else(|| meta(id).map(|m| m.severity))
+    }
+
+    fn wants_notes(&self, id: &str) -> bool {
+        let Some(m) = meta(id) else {
+            return true;
+        };
+        // A severity set in `[rules]` is an explicit request too.
+        if m.builtin || m.category == Category::Pedantic || self.severity_override(id).is_some() {
+            return true;
+        }
+        let asks = |s: &String| s == "all" || s == "pedantic" || s == m.id;
+        self.select
+            .iter()
+            .flatten()
+            .chain(&self.extend_select)
+            .any(asks)
     }
 }
 

@@ -1,6 +1,6 @@
 //! `node-task-kind`: `kind: 'node'` task definitions.
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::objects;
 use crate::js::syntax::{span, string_value};
@@ -12,6 +12,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A task uses `kind: 'node'`, which runs an inline script outside the agent orchestration model.",
     severity: Severity::Warning,
     area: Area::Idempotency,
+    category: Category::Correctness,
     doc: include_str!("../../rules/node-task-kind.md"),
     builtin: false,
     options: &[],

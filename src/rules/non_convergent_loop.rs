@@ -3,7 +3,7 @@
 //! `check --run`, at the `ctx.task` call inside the loop when the checked
 //! source has it, else at the task's `defineTask`, else at the journal.
 
-use super::{Area, ProjectSink, Rule, RuleMeta, RunContext};
+use super::{Area, Category, ProjectSink, Rule, RuleMeta, RunContext};
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::run_analysis::loop_name;
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A review/fix loop in the recorded run did not converge: it oscillated, stalled, grew, or ended still failing.",
     severity: Severity::Warning,
     area: Area::Run,
+    category: Category::Run,
     doc: include_str!("../../rules/non-convergent-loop.md"),
     builtin: false,
     options: &["stall-rounds"],

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::effects::effect_of_call;
 use crate::js::replay::{origin, Origin, Replay};
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     summary: "Process code that re-runs on replay reads the clock, randomness or the environment.",
     severity: Severity::Warning,
     area: Area::Determinism,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/nondeterministic-process.md"),
     builtin: false,
     options: &[],

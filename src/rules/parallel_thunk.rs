@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::scope::BindingKind;
 use crate::js::syntax::{span, unparen, NodeExt};
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     summary: "ctx.parallel.all is given started calls instead of thunks.",
     severity: Severity::Warning,
     area: Area::RuntimeCorrectness,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/parallel-thunk.md"),
     builtin: false,
     options: &[],

@@ -1,7 +1,7 @@
 //! `parallel-without-isolation`: a batch whose peers can fail with no
 //! per-peer error capture, so one failure loses every sibling's result.
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::isolation::{peers, uncaptured_dispatches};
 use crate::js::syntax::{span, NodeExt};
@@ -15,6 +15,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A parallel batch's peers can fail without per-peer error capture, so one failure loses every sibling result.",
     severity: Severity::Warning,
     area: Area::ErrorSurfacing,
+    category: Category::Pedantic,
     doc: include_str!("../../rules/parallel-without-isolation.md"),
     builtin: false,
     options: &[],

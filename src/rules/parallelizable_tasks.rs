@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::scope::BindingId;
 use crate::js::syntax::{contains, span, unparen, NodeExt};
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     summary: "Consecutive independent `ctx.task` calls that could be dispatched as one batch.",
     severity: Severity::Info,
     area: Area::EffectGranularity,
+    category: Category::Pedantic,
     doc: include_str!("../../rules/parallelizable-tasks.md"),
     builtin: false,
     options: &[],

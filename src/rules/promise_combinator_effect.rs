@@ -5,7 +5,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::effects::Reach;
 use crate::js::syntax::{span, unparen, NodeExt};
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     summary: "`Promise.all`/`allSettled`/`race`/`any` over effects instead of `ctx.parallel`.",
     severity: Severity::Error,
     area: Area::RuntimeCorrectness,
+    category: Category::Correctness,
     doc: include_str!("../../rules/promise-combinator-effect.md"),
     builtin: false,
     options: &[],

@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::scope::BindingId;
 use crate::js::syntax::{holds_statements, is_function, span, unparen, NodeExt};
@@ -17,6 +17,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A rejected breakpoint ends the process without reading the human's feedback.",
     severity: Severity::Warning,
     area: Area::BreakpointDiscipline,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/rejection-feedback-dropped.md"),
     builtin: false,
     options: &[],

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use tree_sitter::Node;
 
 use super::convergence::{call_name, loop_header};
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::loops::{mentions, walk, Bound, LoopAnalysis};
 use crate::js::model::{CallId, LoopKind};
@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A fixer in a review/fix loop receives only the latest check result, no history.",
     severity: Severity::Info,
     area: Area::EffectGranularity,
+    category: Category::Pedantic,
     doc: include_str!("../../rules/retry-without-history.md"),
     builtin: false,
     options: &[],

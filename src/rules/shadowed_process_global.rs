@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::scope::{BindingKind, ScopeKind};
 use crate::js::syntax::{span, unparen, NodeExt};
@@ -17,6 +17,7 @@ static META: RuleMeta = RuleMeta {
     summary: "Node's `process` read in a module whose own `process` function hides it.",
     severity: Severity::Error,
     area: Area::RuntimeCorrectness,
+    category: Category::Correctness,
     doc: include_str!("../../rules/shadowed-process-global.md"),
     builtin: false,
     options: &[],

@@ -1,7 +1,7 @@
 //! `side-effect-outside-task`: file writes, child processes, network calls
 //! and `process.exit` in code that re-runs on every replay.
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::replay::{origin, Origin, Replay};
 use crate::js::syntax::span;
@@ -13,6 +13,7 @@ static META: RuleMeta = RuleMeta {
     summary: "Process code that re-runs on replay writes files, runs commands or calls the network outside a task.",
     severity: Severity::Warning,
     area: Area::Idempotency,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/side-effect-outside-task.md"),
     builtin: false,
     options: &[],

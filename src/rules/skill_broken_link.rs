@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{Area, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
+use super::{Area, Category, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
 use crate::markdown::{Link, LinkKind, MarkdownDoc, SkillMarkdown};
 use crate::source::Span;
@@ -15,6 +15,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A SKILL.md links to a file or heading that does not exist.",
     severity: Severity::Warning,
     area: Area::SkillHygiene,
+    category: Category::Correctness,
     doc: include_str!("../../rules/skill-broken-link.md"),
     builtin: false,
     options: &[],

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::{Area, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
+use super::{Area, Category, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
 use crate::markdown::yaml::{YamlError, YamlNode, YamlValue};
 use crate::markdown::Frontmatter;
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A SKILL.md frontmatter is missing, invalid, or breaks the Agent Skills format.",
     severity: Severity::Error,
     area: Area::SkillHygiene,
+    category: Category::Correctness,
     doc: include_str!("../../rules/skill-frontmatter.md"),
     builtin: false,
     options: &["skill-spec"],

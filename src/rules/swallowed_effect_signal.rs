@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::catch::{self, Verdict};
 use crate::js::effects::{effect_of_call, Reach, Reached};
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A catch around an effect does not rethrow the SDK's pending-effect signal.",
     severity: Severity::Error,
     area: Area::RuntimeCorrectness,
+    category: Category::Correctness,
     doc: include_str!("../../rules/swallowed-effect-signal.md"),
     builtin: false,
     options: &[],

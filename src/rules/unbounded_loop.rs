@@ -2,7 +2,7 @@
 //! nothing bounding how many times it runs.
 
 use super::convergence::{call_name, excerpt, loop_header};
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::loops::{Bound, LoopAnalysis, Unbounded};
 use crate::js::syntax::span;
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A loop that dispatches effects has nothing bounding its number of iterations.",
     severity: Severity::Error,
     area: Area::ErrorSurfacing,
+    category: Category::Correctness,
     doc: include_str!("../../rules/unbounded-loop.md"),
     builtin: false,
     options: &[],

@@ -1,6 +1,6 @@
 //! `unchecked-breakpoint`: a breakpoint whose decision is never looked at.
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::flow::{uses_of, Use};
 use crate::js::objects;
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A breakpoint's result is never checked for the human's decision.",
     severity: Severity::Error,
     area: Area::BreakpointDiscipline,
+    category: Category::Correctness,
     doc: include_str!("../../rules/unchecked-breakpoint.md"),
     builtin: false,
     options: &[],

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::Project;
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     summary: "Code reads a field of a task result that the task's output schema does not declare.",
     severity: Severity::Warning,
     area: Area::EffectGranularity,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/undeclared-output-field.md"),
     builtin: false,
     options: &[],

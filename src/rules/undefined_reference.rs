@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::context_api::edit_distance;
@@ -30,6 +30,7 @@ static META: RuleMeta = RuleMeta {
         "A name that no scope binds and that is not a global: reading it throws a ReferenceError.",
     severity: Severity::Error,
     area: Area::RuntimeCorrectness,
+    category: Category::Correctness,
     doc: include_str!("../../rules/undefined-reference.md"),
     builtin: false,
     options: &[GLOBALS],

@@ -1,7 +1,7 @@
 //! `unknown-context-method`: a method the process context does not have,
 //! or an effect method called on the task-build context.
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::context_api::{
@@ -24,6 +24,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A call to a method the process context does not have.",
     severity: Severity::Error,
     area: Area::RuntimeCorrectness,
+    category: Category::Correctness,
     doc: include_str!("../../rules/unknown-context-method.md"),
     builtin: false,
     options: &[EXTRA_METHODS],

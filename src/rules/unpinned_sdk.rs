@@ -4,7 +4,7 @@ use std::path::Path;
 
 use nodejs_semver::{Range, Version};
 
-use super::{Area, ManifestContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, ManifestContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::manifest::lockfile::{self, Resolution};
 use crate::manifest::package_json::{DependencyEntry, DEFAULT_SDK_PACKAGES};
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     summary: "The SDK is not pinned to one exact version, so installs can move processes to an untested SDK.",
     severity: Severity::Warning,
     area: Area::Dependencies,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/unpinned-sdk.md"),
     builtin: false,
     options: &["packages", "minimum-version"],

@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use super::{Area, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
+use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
 use crate::js::syntax::NodeExt;
 use crate::js::JsModel;
@@ -17,6 +17,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A `{{placeholder}}` or a `${…}` in a quoted string that nothing fills in.",
     severity: Severity::Warning,
     area: Area::RuntimeCorrectness,
+    category: Category::Correctness,
     doc: include_str!("../../rules/unresolved-placeholder.md"),
     builtin: false,
     options: &[],
@@ -78,66 +79,60 @@ impl Rule for UnresolvedPlaceholder {
         let m = cx.model;
         let src = m.src();
         let templating = TEMPLATE_ENGINES.iter().any(|t| src.contains(t));
-        let root = m.tree.root_node();
         let mut seen: Vec<usize> = Vec::new();
-        if !templating {
-            for at in memchr::memmem::find_iter(src.as_bytes(), b"{{") {
-                let Some(lit) = string_at(root, at) else {
-                    continue;
-                };
-                if seen.contains(&lit.id()) || !prose_value(m, lit) {
-                    continue;
-                }
-                seen.push(lit.id());
-                let names = mustaches(m.text(lit));
-                let Some((offset, first)) = names.first() else {
-                    continue;
-                };
-                let start = lit.start_byte() + offset;
-                sink.push(
-                    sink.diag(
-                        Span::new(start, start + first.len()),
-                        format!(
-                            "`{first}` is never filled in: nothing in the SDK expands `{{{{…}}}}`, so \
-                             the agent (or reviewer) reads the placeholder itself{}",
-                            more(names.len())
+        for &lit in &m.placeholder_strings {
+            let text = m.text(lit);
+            if !templating && prose_value(m, lit) {
+                let names = mustaches(text);
+                if let Some((offset, first)) = names.first() {
+                    seen.push(lit.id());
+                    let start = lit.start_byte() + offset;
+                    sink.push(
+                        sink.diag(
+                            Span::new(start, start + first.len()),
+                            format!(
+                                "`{first}` is never filled in: nothing in the SDK expands `{{{{…}}}}`, \
+                                 so the agent (or reviewer) reads the placeholder itself{}",
+                                more(names.len())
+                            ),
+                        )
+                        .with_help(
+                            "write the value in with a template literal (`${args.goal}`), or pass \
+                             it in the prompt's `context` and refer to it by name",
                         ),
-                    )
-                    .with_help(
-                        "write the value in with a template literal (`${args.goal}`), or pass it \
-                         in the prompt's `context` and refer to it by name",
-                    ),
-                );
+                    );
+                }
             }
-        }
-        for at in memchr::memmem::find_iter(src.as_bytes(), b"${") {
-            let Some(lit) = string_at(root, at) else {
-                continue;
-            };
             if lit.kind_str() != "string" || seen.contains(&lit.id()) {
                 continue;
             }
-            let offset = at - lit.start_byte();
-            let Some(expr) = interpolation(&m.text(lit)[offset..]) else {
-                continue;
-            };
-            let head = expr.split(['.', '[', '?']).next().unwrap_or(expr);
-            if !bound_in_module(m, head) {
-                continue;
+            for offset in memchr::memmem::find_iter(text.as_bytes(), b"${") {
+                let Some(expr) = interpolation(&text[offset..]) else {
+                    continue;
+                };
+                let head = expr.split(['.', '[', '?']).next().unwrap_or(expr);
+                if !bound_in_module(m, head) {
+                    continue;
+                }
+                let at = lit.start_byte() + offset;
+                let quote = text.chars().next().unwrap_or('\'');
+                sink.push(
+                    sink.diag(
+                        Span::new(at, at + expr.len() + 3),
+                        format!(
+                            "`${{{expr}}}` is inside a {} string, which JavaScript never \
+                             interpolates: the text keeps `${{{expr}}}` literally",
+                            if quote == '"' {
+                                "double-quoted"
+                            } else {
+                                "single-quoted"
+                            }
+                        ),
+                    )
+                    .with_help("use a template literal: quote the string with backticks"),
+                );
+                break;
             }
-            seen.push(lit.id());
-            let quote = m.text(lit).chars().next().unwrap_or('\'');
-            sink.push(
-                sink.diag(
-                    Span::new(at, at + expr.len() + 3),
-                    format!(
-                        "`${{{expr}}}` is inside a {} string, which JavaScript never interpolates: \
-                         the text keeps `${{{expr}}}` literally",
-                        if quote == '"' { "double-quoted" } else { "single-quoted" }
-                    ),
-                )
-                .with_help("use a template literal: quote the string with backticks"),
-            );
         }
     }
 
@@ -155,7 +150,8 @@ impl Rule for UnresolvedPlaceholder {
             let Some(slice) = text.get(r.clone()) else {
                 continue;
             };
-            for (offset, name) in outside_inline_code(slice) {
+            // One finding per block: the first placeholder in it.
+            if let Some((offset, name)) = outside_inline_code(slice).into_iter().next() {
                 let start = r.start + offset;
                 sink.push(
                     sink.diag(
@@ -171,7 +167,6 @@ impl Rule for UnresolvedPlaceholder {
                          copied",
                     ),
                 );
-                break;
             }
         }
     }
@@ -182,20 +177,6 @@ fn more(n: usize) -> String {
         0 | 1 => String::new(),
         2 => " (and 1 more placeholder in this text)".to_string(),
         n => format!(" (and {} more placeholders in this text)", n - 1),
-    }
-}
-
-/// The string or template literal around byte `at`. String fragments are
-/// not in the model's node index, so this climbs with tree-sitter's own
-/// parent links (only at a `{{` or `${`, which are rare).
-fn string_at<'t>(root: Node<'t>, at: usize) -> Option<Node<'t>> {
-    let mut n = root.descendant_for_byte_range(at, at + 2)?;
-    loop {
-        match n.kind_str() {
-            "string" | "template_string" => return Some(n),
-            "string_fragment" | "escape_sequence" => n = n.parent()?,
-            _ => return None,
-        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! `unused-output-field`: output schema properties nothing reads.
 
-use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::{ForwardKind, Project};
@@ -13,6 +13,7 @@ static META: RuleMeta = RuleMeta {
     summary: "An agent task's output schema declares fields that nothing reads.",
     severity: Severity::Warning,
     area: Area::EffectGranularity,
+    category: Category::Suspicious,
     doc: include_str!("../../rules/unused-output-field.md"),
     builtin: false,
     options: &[],

@@ -25,6 +25,8 @@ pub struct NodeIndex<'t> {
     pub(super) next_sibling: Vec<u32>,
     pub(super) new_expressions: Vec<Node<'t>>,
     pub(super) env_members: Vec<Node<'t>>,
+    /// String and template literals whose text holds `{{` or `${`.
+    pub(super) placeholder_strings: Vec<Node<'t>>,
     /// Strings are indexed, their children are not.
     string_kind: u16,
 }
@@ -37,6 +39,7 @@ impl<'t> NodeIndex<'t> {
         let new_kind = root.language().id_for_node_kind("new_expression", true);
         let member_kind = root.language().id_for_node_kind("member_expression", true);
         let string_kind = root.language().id_for_node_kind("string", true);
+        let template_kind = root.language().id_for_node_kind("template_string", true);
         index.string_kind = string_kind;
         // Per open ancestor: its slot (NONE for an anonymous node) and the
         // slot of its last named child so far.
@@ -53,6 +56,11 @@ impl<'t> NodeIndex<'t> {
                     index.add(node, slot, ancestors.last_mut());
                 }
                 let kind = node.kind_id();
+                if (kind == string_kind || kind == template_kind)
+                    && holds_placeholder(text(node, src).as_bytes())
+                {
+                    index.placeholder_strings.push(node);
+                }
                 if kind == new_kind {
                     index.new_expressions.push(node);
                 } else if kind == member_kind
@@ -153,4 +161,10 @@ impl<'t> Iterator for NamedChildren<'_, 't> {
             NamedChildren::Collected(it) => it.next(),
         }
     }
+}
+
+/// `{{` or `${` in a literal's text (a template's `${` is its own
+/// substitution, kept so that rules see templates with `{{` too).
+fn holds_placeholder(text: &[u8]) -> bool {
+    memchr::memchr_iter(b'{', text).any(|i| i > 0 && matches!(text[i - 1], b'{' | b'$'))
 }

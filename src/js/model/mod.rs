@@ -213,6 +213,9 @@ pub struct JsModel<'t> {
     /// Every member expression whose property is `env` (`process.env`
     /// candidates), in source order.
     pub env_members: Vec<Node<'t>>,
+    /// String and template literals whose text holds `{{` or `${`, in
+    /// source order.
+    pub placeholder_strings: Vec<Node<'t>>,
     fn_by_node: IdMap<usize, FnId>,
     call_by_node: IdMap<usize, CallId>,
     /// Per function: the calls in this module whose callee is it.
@@ -284,6 +287,7 @@ impl<'t> JsModel<'t> {
             exported_as: Vec::new(),
             new_expressions: std::mem::take(&mut b.index.new_expressions),
             env_members: std::mem::take(&mut b.index.env_members),
+            placeholder_strings: std::mem::take(&mut b.index.placeholder_strings),
             index: b.index,
             context_names: options.context_names.clone(),
         };

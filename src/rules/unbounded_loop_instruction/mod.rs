@@ -7,7 +7,7 @@ pub mod phrases;
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use super::{Area, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
 use crate::project::{Project, StringLit};
@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     summary: "An instruction to loop until approval states no cap and nothing to do at the cap.",
     severity: Severity::Warning,
     area: Area::SkillHygiene,
+    category: Category::Suspicious,
     doc: include_str!("../../../rules/unbounded-loop-instruction.md"),
     builtin: false,
     options: &["phrases"],
