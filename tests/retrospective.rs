@@ -127,3 +127,38 @@ fn docs_page_is_in_sync() {
         }
     }
 }
+
+/// A module that reads an undefined name (or does not parse) cannot run: the
+/// runtime-correctness criterion fails whatever else the process gets right.
+#[test]
+fn load_failures_fail_runtime_correctness() {
+    for (name, text) in [
+        (
+            "undefined",
+            "export async function process(inputs, ctx) {\n  return { total: totl };\n}\n",
+        ),
+        (
+            "syntax",
+            "export async function process(inputs, ctx) {\n  return { total: 1 ;\n}\n",
+        ),
+    ] {
+        let dir = tempdir();
+        write(dir.path(), &format!("{name}/p.js"), text);
+        let o = proclint_in(
+            dir.path(),
+            &[
+                "check",
+                name,
+                "--format",
+                "retrospective",
+                "--date",
+                "2026-11-30",
+            ],
+        );
+        let out = stdout(&o);
+        assert!(
+            out.contains("| Runtime correctness | **Fails** | the process cannot run as written"),
+            "{name}:\n{out}"
+        );
+    }
+}

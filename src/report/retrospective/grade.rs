@@ -11,6 +11,7 @@
 //! | Partial | weighted findings ≤ ½ of the sites |
 //! | Weak | weighted findings < the number of sites |
 //! | Missing | weighted findings ≥ the number of sites |
+//! | Fails | (runtime correctness only) a module cannot load, or a line throws whenever it runs |
 
 use std::fmt;
 
@@ -21,16 +22,20 @@ pub enum Grade {
     Partial,
     Weak,
     Missing,
+    /// The process cannot run as written: a module does not parse, or
+    /// reads a name that is not defined.
+    Fails,
     NotAssessed,
 }
 
 impl Grade {
-    pub const ALL: [Grade; 6] = [
+    pub const ALL: [Grade; 7] = [
         Grade::Good,
         Grade::Mostly,
         Grade::Partial,
         Grade::Weak,
         Grade::Missing,
+        Grade::Fails,
         Grade::NotAssessed,
     ];
 
@@ -41,6 +46,7 @@ impl Grade {
             Grade::Partial => "Partial",
             Grade::Weak => "Weak",
             Grade::Missing => "Missing",
+            Grade::Fails => "Fails",
             Grade::NotAssessed => "Not assessed",
         }
     }

@@ -333,12 +333,21 @@ fn by_rule<'a>(diags: &[&'a Diagnostic]) -> Vec<(&'static str, Vec<&'a Diagnosti
     v
 }
 
+/// Findings that mean the process cannot run as written: a module that does
+/// not load, or a line that throws whenever it runs.
+const RUN_FAILURES: &[&str] = &[
+    "parse-error",
+    "undefined-reference",
+    "shadowed-process-global",
+];
+
 /// One graded row: (grade, reason).
 fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, String) {
+    // `parse-error` is a built-in note but a load failure: it counts here.
     let area_rules: Vec<&'static dyn rules::Rule> = rules::all()
         .iter()
         .copied()
-        .filter(|r| r.meta().area == area && !r.meta().builtin)
+        .filter(|r| r.meta().area == area && (!r.meta().builtin || r.meta().id == "parse-error"))
         .collect();
     if area_rules.is_empty() {
         return (
@@ -363,7 +372,15 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
     if n == 0 && found.is_empty() {
         return (Grade::NotAssessed, format!("no {} here", site_kind.noun()));
     }
-    let g = grade(e, w, i, n);
+    let fails: Vec<&&&Diagnostic> = found
+        .iter()
+        .filter(|d| d.severity == Severity::Error && RUN_FAILURES.contains(&d.rule))
+        .collect();
+    let g = if fails.is_empty() {
+        grade(e, w, i, n)
+    } else {
+        Grade::Fails
+    };
     let mut where_: Vec<String> = found
         .iter()
         .map(|d| format!("`{}:{}`", d.location.path, d.location.start.line))
@@ -390,6 +407,9 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
             }
         )
     };
+    if g == Grade::Fails {
+        return (g, format!("the process cannot run as written — {reason}"));
+    }
     (g, reason)
 }
 
