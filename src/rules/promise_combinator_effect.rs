@@ -91,8 +91,8 @@ impl Rule for PromiseCombinatorEffect {
                     format!(
                         "`{callee}` over {what}: each effect signals on its own, so the iteration \
                          reports only the first as pending and the others reach the journal after \
-                         the iteration has returned: effects are picked up late, missed or \
-                         duplicated (babysitter #879). Only `ctx.parallel` batches effects"
+                         the iteration has returned, so they are picked up late or missed \
+                         (babysitter #879). Only `ctx.parallel` batches effects"
                     ),
                 )
                 .with_help(help(method))

@@ -47,6 +47,12 @@ impl Rule for RejectionFeedbackDropped {
             let Some(b) = result_binding(m, call) else {
                 continue;
             };
+            // A confirmation gate ("Proceed?", "reject to cancel") ends the
+            // process on rejection by design; the reason matters when the
+            // gate asks for a revision.
+            if !invites_revision(m, &m.calls[e.call]) {
+                continue;
+            }
             let binding = m.scopes.get(b);
             // Anything but `.approved` read anywhere: the author uses what
             // the human said (the path analysis would add little).
@@ -71,8 +77,10 @@ impl Rule for RejectionFeedbackDropped {
                     sink.diag(
                         span(read),
                         format!(
-                            "when `{name}` is rejected the process {how} without reading \
-                             `{name}.feedback` or `{name}.response`: the reason the human gave is lost"
+                            "this gate asks for a revision, but when `{name}` is rejected the \
+                             process {how} without reading `{name}.feedback` or `{name}.response`: \
+                             the requested changes are neither made nor carried in the process's \
+                             outcome (they survive only in the run's journal)"
                         ),
                     )
                     .with_help(format!(
@@ -85,6 +93,39 @@ impl Rule for RejectionFeedbackDropped {
             }
         }
     }
+}
+
+/// Phrases in a breakpoint's question or title that ask the human for changes.
+const REVISION_WORDS: &[&str] = &[
+    "revis",
+    "feedback",
+    "request changes",
+    "requested changes",
+    "comment",
+    "suggest",
+    "what should change",
+    "what to change",
+    "what to fix",
+    "what to improve",
+    "reject with",
+];
+
+/// Whether the breakpoint's payload (its question, title or message) asks
+/// for a revision on rejection.
+fn invites_revision(m: &JsModel, call: &crate::js::model::Call) -> bool {
+    let Some(payload) = call.args.first() else {
+        return false;
+    };
+    let text = match m.object_of_expr(*payload) {
+        Some(obj) => ["question", "title", "message", "description"]
+            .iter()
+            .filter_map(|k| crate::js::objects::property(m, obj, k))
+            .map(|v| m.text(v).to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => m.text(*payload).to_ascii_lowercase(),
+    };
+    REVISION_WORDS.iter().any(|w| text.contains(w))
 }
 
 /// `const r = await ctx.breakpoint(…)` → `r`.

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::scope::{BindingKind, ScopeKind};
-use crate::js::syntax::{span, unparen, NodeExt};
+use crate::js::syntax::{is_function, span, unparen, NodeExt};
 use crate::js::JsModel;
 
 pub struct ShadowedProcessGlobal;
@@ -56,7 +56,18 @@ impl Rule for ShadowedProcessGlobal {
         };
         let binding = m.scopes.get(b);
         let declared = binding.node;
+        // Functions nested in a task factory's definition (`script: () => …`
+        // of a node task) are serialised with the definition, never called.
+        let factories: Vec<Node> = m
+            .task_defs
+            .iter()
+            .filter_map(|t| t.factory)
+            .map(|f| m.functions[f].node)
+            .collect();
         for &read in &binding.reads {
+            if in_nested_function_of(m, read, &factories) {
+                continue;
+            }
             let Some(member) = m
                 .parent(read)
                 .filter(|p| p.kind_str() == "member_expression")
@@ -88,6 +99,23 @@ impl Rule for ShadowedProcessGlobal {
             );
         }
     }
+}
+
+/// Whether `node` is inside a function that is itself inside one of
+/// `factories` (not the factory's own body, which runs at dispatch).
+fn in_nested_function_of(m: &JsModel, node: Node, factories: &[Node]) -> bool {
+    let mut nested = false;
+    let mut cur = node;
+    while let Some(p) = m.parent(cur) {
+        if factories.iter().any(|f| f.id() == p.id()) {
+            return nested;
+        }
+        if is_function(p) {
+            nested = true;
+        }
+        cur = p;
+    }
+    false
 }
 
 /// The module-scope function named `process`, when there is one (an

@@ -131,12 +131,21 @@ impl Rule for UndefinedReference {
             } else {
                 ""
             };
+            // `x = …` without a declaration: only ES modules get here (see
+            // `written` above), where strict mode makes it throw too.
+            let assigned = m.parent(first).is_some_and(|p| {
+                matches!(
+                    p.kind_str(),
+                    "assignment_expression" | "augmented_assignment_expression"
+                ) && p.field("left").is_some_and(|l| l.id() == first.id())
+            });
+            let verb = if assigned { "assigning to" } else { "reading" };
             sink.push(
                 sink.diag(
                     span(first),
                     format!(
                         "`{name}` is not defined in this module or as a JavaScript or Node.js \
-                         global: reading it{place} throws a ReferenceError when the line runs{also}"
+                         global: {verb} it{place} throws a ReferenceError when the line runs{also}"
                     ),
                 )
                 .with_help(hint),

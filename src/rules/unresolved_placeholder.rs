@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
-use crate::js::syntax::NodeExt;
+use crate::js::syntax::{is_function, NodeExt};
 use crate::js::JsModel;
 use crate::source::Span;
 
@@ -46,7 +46,7 @@ const PROSE_KEYS: &[&str] = &[
 /// prompt quotes) and similar tool syntax that is not a placeholder.
 const TOOL_ROOTS: &[&str] = &[
     "github", "secrets", "matrix", "env", "steps", "needs", "vars", "runner", "job", "inputs",
-    "strategy",
+    "strategy", "this", "config", "var", "loop", "item",
 ];
 
 /// Code that fills `{{…}}` templates itself: a module that does this builds
@@ -83,7 +83,10 @@ impl Rule for UnresolvedPlaceholder {
         for &lit in &m.placeholder_strings {
             let text = m.text(lit);
             if !templating && prose_value(m, lit) {
-                let names = mustaches(text);
+                let names: Vec<(usize, &str)> = mustaches(text)
+                    .into_iter()
+                    .filter(|(o, _)| !talks_about_templates(text, *o))
+                    .collect();
                 if let Some((offset, first)) = names.first() {
                     seen.push(lit.id());
                     let start = lit.start_byte() + offset;
@@ -111,7 +114,10 @@ impl Rule for UnresolvedPlaceholder {
                     continue;
                 };
                 let head = expr.split(['.', '[', '?']).next().unwrap_or(expr);
-                if !bound_in_module(m, head) {
+                // Only a name the string's own scope binds: then the author
+                // meant that value. A key of the prompt's `context` the agent
+                // resolves by name is not one.
+                if !bound_at(m, lit, head) {
                     continue;
                 }
                 let at = lit.start_byte() + offset;
@@ -151,7 +157,10 @@ impl Rule for UnresolvedPlaceholder {
                 continue;
             };
             // One finding per block: the first placeholder in it.
-            if let Some((offset, name)) = outside_inline_code(slice).into_iter().next() {
+            if let Some((offset, name)) = outside_inline_code(slice)
+                .into_iter()
+                .find(|(o, _)| !talks_about_templates(slice, *o))
+            {
                 let start = r.start + offset;
                 sink.push(
                     sink.diag(
@@ -281,8 +290,50 @@ fn interpolation(text: &str) -> Option<&str> {
     (ok && !env_style).then_some(expr)
 }
 
-/// Whether some scope of the module binds `name` (the author meant the
-/// JavaScript value).
-fn bound_in_module(m: &JsModel, name: &str) -> bool {
-    m.scopes.bindings.iter().any(|b| b.name == name)
+/// Whether `name` is bound where `node` is: looked up from the innermost
+/// enclosing function's scope (block-scoped names inside it are missed,
+/// which only costs recall).
+fn bound_at(m: &JsModel, node: Node, name: &str) -> bool {
+    let mut cur = node;
+    let scope = loop {
+        match m.parent(cur) {
+            Some(p) if is_function(p) => match m.function_of_node(p) {
+                Some(f) => break Some(m.functions[f].scope),
+                None => cur = p,
+            },
+            Some(p) => cur = p,
+            None => {
+                break m
+                    .scopes
+                    .scopes
+                    .iter()
+                    .position(|s| s.kind == crate::js::scope::ScopeKind::Program)
+            }
+        }
+    };
+    scope.is_some_and(|s| m.scopes.lookup(s, name).is_some())
+}
+
+/// Words around a `{{…}}` that say the text talks about template syntax
+/// rather than leaving a value unfilled ("keep the {{name}} placeholders").
+const META_WORDS: &[&str] = &[
+    "placeholder",
+    "template",
+    "variable",
+    "jinja",
+    "handlebars",
+    "mustache",
+    "syntax",
+    "interpolat",
+    "preserve",
+    "liquid",
+    "dbt",
+];
+
+/// Whether the line holding byte `at` of `text` talks about template syntax.
+fn talks_about_templates(text: &str, at: usize) -> bool {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = text[start..end].to_ascii_lowercase();
+    META_WORDS.iter().any(|w| line.contains(w))
 }
