@@ -320,7 +320,9 @@ fn check_repeated(m: &JsModel, td: &TaskDef, id: &str, sink: &mut Sink) {
 
 /// A factory whose returned definition has no `kind` on any path.
 fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
-    let Some(f) = td.factory else { return };
+    let Some(f) = td.factory else {
+        return check_object_kind(m, td, sink);
+    };
     let call = &m.calls[td.call];
     // `defineTask('x', f, { kind: 'agent' })`: a common misreading.
     let kind_in_options = call
@@ -359,6 +361,26 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
         "return `kind` from the factory: `(args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } })` \
          (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)",
     ));
+}
+
+/// The single-object form without `run`, `defineTask({ id, title, agent })`:
+/// its other fields are the static definition, so it needs a `kind` too.
+fn check_object_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
+    let call = &m.calls[td.call];
+    let Some(obj) = call.args.first().and_then(|a| m.object_of_expr(*a)) else {
+        return;
+    };
+    if objects::property(m, obj, "run").is_some() || !lacks_property(m, obj, "kind") {
+        return;
+    }
+    sink.push(
+        sink.diag(
+            span(obj),
+            "the task definition has no `kind`: dispatching it fails with the SDK's \
+             \"did not provide a kind\" error",
+        )
+        .with_help("add `kind: 'agent'` (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)"),
+    );
 }
 
 /// The first line of a snippet, cut to a readable length.
