@@ -486,7 +486,7 @@ fn manifests_are_not_cached_and_skill_links_are_rechecked() {
     write(
         d,
         "s/SKILL.md",
-        "---\nname: t\ndescription: d\n---\n[x](missing.md)\n",
+        "---\nname: T\ndescription: d\n---\n[x](missing.md)\n",
     );
     let (renamed, s) = check(d, &[]);
     assert_eq!(s, (0, 1, 1));
@@ -502,6 +502,12 @@ fn a_skill_named_without_its_folder_is_not_cached() {
     let d = dir.path();
     let s = write(d, "s/SKILL.md", "---\nname: t\ndescription: d\n---\nbody\n");
     let sub = s.parent().unwrap_or(d);
+    // The folder is compared with the name under the Agent Skills format.
+    write(
+        sub,
+        "proclint.toml",
+        "[rules.skill-frontmatter]\nskill-spec = \"agentskills\"\n",
+    );
     for _ in 0..2 {
         let o = run_env(
             sub,

@@ -198,10 +198,28 @@ pub(super) fn finish_cached(
     diagnostics.retain(|d| config.is_enabled(d.rule));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
+    merge_across_files(&mut diagnostics, config);
     Outcome {
         files,
         diagnostics,
         run: analysis,
+    }
+}
+
+/// Hands each rule that asks for it its findings of the whole run (see
+/// [`rules::Rule::merge_across_files`]); the list stays in output order.
+fn merge_across_files(diagnostics: &mut Vec<Diagnostic>, config: &Config) {
+    for rule in rules::all().iter().filter(|r| r.merges_across_files()) {
+        let id = rule.meta().id;
+        if !diagnostics.iter().any(|d| d.rule == id) {
+            continue;
+        }
+        let (own, rest): (Vec<Diagnostic>, Vec<Diagnostic>) = std::mem::take(diagnostics)
+            .into_iter()
+            .partition(|d| d.rule == id);
+        *diagnostics = rest;
+        diagnostics.extend(rule.merge_across_files(own, config));
+        diagnostic::sort(diagnostics);
     }
 }
 

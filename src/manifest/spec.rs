@@ -72,7 +72,7 @@ impl Spec {
             SpecKind::Url => "is a tarball URL whose content can change".to_string(),
             SpecKind::Tag(t) => format!("is the dist-tag `{t}`, which moves with every publish"),
             SpecKind::Range(r) if r.single_version => {
-                format!("admits {} today but states a range", r.admits)
+                format!("admits {}, though it reads as a range", r.admits)
             }
             SpecKind::Range(r) => format!("admits {}", r.admits),
             SpecKind::Invalid => "is not a version, range, tag or URL that npm understands".to_string(),
@@ -465,7 +465,7 @@ mod tests {
         assert!(r.single_version);
         assert_eq!(
             classify("^0.0.168").describe(),
-            "admits only 0.0.168 today but states a range"
+            "admits only 0.0.168, though it reads as a range"
         );
         assert_eq!(range("^0.3.1").admits, "any 0.3.x ≥ 0.3.1");
         assert_eq!(range("^1.2.0").admits, "any 1.x ≥ 1.2.0");

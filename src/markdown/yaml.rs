@@ -96,7 +96,12 @@ pub fn parse(text: &str, base_offset: usize) -> Result<YamlNode, YamlError> {
             span: base_offset..base_offset + text.len(),
         });
     }
-    let options = serde_saphyr::options! { duplicate_keys: DuplicateKeyPolicy::Error };
+    // YAML 1.2 core booleans only, as the reference validator and js-yaml read them:
+    // `name: yes` is the string "yes", not a boolean.
+    let options = serde_saphyr::options! {
+        duplicate_keys: DuplicateKeyPolicy::Error,
+        strict_booleans: true,
+    };
     match serde_saphyr::from_str_with_options::<Spanned<YamlValue>>(text, options) {
         Ok(spanned) => Ok(to_node(spanned, text, base_offset)),
         Err(e) => {
@@ -334,6 +339,18 @@ mod tests {
         assert_eq!(node.get("b").unwrap().value, YamlValue::Bool(true));
         assert_eq!(node.get("c").unwrap().value, YamlValue::Null);
         assert!(matches!(node.get("d").unwrap().value, YamlValue::Seq(ref v) if v.len() == 2));
+    }
+
+    #[test]
+    fn yes_and_no_are_strings_as_in_yaml_1_2() {
+        let node = parse("a: yes\nb: No\nc: on\nd: True\n", 0).unwrap();
+        assert_eq!(
+            node.get("a").unwrap().value,
+            YamlValue::String("yes".into())
+        );
+        assert_eq!(node.get("b").unwrap().value, YamlValue::String("No".into()));
+        assert_eq!(node.get("c").unwrap().value, YamlValue::String("on".into()));
+        assert_eq!(node.get("d").unwrap().value, YamlValue::Bool(true));
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 use tree_sitter::Node;
 
-use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{
+    misplaced_breakpoint_option, Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites,
+};
 use crate::diagnostic::Severity;
 use crate::js::objects;
 use crate::js::syntax::{span, string_value, unparen, NodeExt};
@@ -65,6 +67,7 @@ impl Rule for AnonymousBreakpoint {
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
+        // (call, whether its options carry `tags` or `expert`)
         let mut anonymous = Vec::new();
         for e in m.effects_of(EffectKind::Breakpoint) {
             let call = &m.calls[e.call];
@@ -76,71 +79,116 @@ impl Rule for AnonymousBreakpoint {
                 has(m, options, "label"),
                 has(m, payload, "label"),
             ];
-            // A `breakpointId` written in the payload is
-            // `misplaced-breakpoint-option`'s finding (its fix names the
-            // breakpoint): not reported twice.
-            let misplaced = has(m, payload, "breakpointId") == Has::Yes;
+            // A call with routing options in its payload is
+            // `misplaced-breakpoint-option`'s finding (its fix moves them,
+            // a `breakpointId` among them): not reported twice.
+            let misplaced = !misplaced_breakpoint_option::misplaced(m, call).1.is_empty();
             if !misplaced && routes.iter().all(|h| *h == Has::No) {
-                anonymous.push(e.call);
+                let targetable =
+                    has(m, options, "tags") == Has::Yes || has(m, options, "expert") == Has::Yes;
+                anonymous.push((e.call, targetable));
             }
         }
+        // One unnamed breakpoint whose options carry `tags` or `expert` can
+        // be selected by an approval rule, and has no sibling to be confused
+        // with: nothing to say.
+        if anonymous.is_empty() || (anonymous.len() == 1 && anonymous[0].1) {
+            return;
+        }
+        // One finding per module, at the first: naming them is one change.
         let process = process_name(m);
         let total = anonymous.len();
-        for (i, ci) in anonymous.into_iter().enumerate() {
-            let call = &m.calls[ci];
-            let payload = call.args.first().copied().and_then(|p| m.object_of_expr(p));
-            let field = |k: &str| {
-                payload
-                    .and_then(|o| objects::property(m, o, k))
-                    .and_then(|v| string_value(v, m.src()))
-            };
-            let title = field("title");
-            let gate = title
-                .as_deref()
-                .or(field("question").as_deref())
-                .map(|t| slug(t, 4))
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| format!("gate-{}", i + 1));
-            let callee = m.text(call.callee);
-            let named = match &title {
-                Some(t) => format!("`{callee}(…)` (\"{}\")", short(t)),
-                None => format!("`{callee}(…)`"),
-            };
-            let title_note = if title.is_some() {
-                " (its `title` does not name it)"
+        let untargetable = anonymous.iter().filter(|(_, t)| !t).count();
+        let (first, _) = anonymous[0];
+        let call = &m.calls[first];
+        let payload = call.args.first().copied().and_then(|p| m.object_of_expr(p));
+        let field = |k: &str| {
+            payload
+                .and_then(|o| objects::property(m, o, k))
+                .and_then(|v| string_value(v, m.src()))
+        };
+        let title = field("title");
+        // A string payload is often an id the author meant to give (`ctx.breakpoint('plan-review', {…})`).
+        let text_payload = call
+            .args
+            .first()
+            .filter(|p| unparen(**p).kind_str() == "string")
+            .and_then(|p| string_value(*p, m.src()));
+        let gate = title
+            .as_deref()
+            .or(text_payload.as_deref())
+            .or(field("question").as_deref())
+            .map(|t| slug(t, 4))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "gate-1".to_string());
+        let callee = m.text(call.callee);
+        let named = match &title {
+            Some(t) => format!("`{callee}(…)` (\"{}\")", short(t)),
+            None => format!("`{callee}(…)`"),
+        };
+        let title_note = if title.is_some() {
+            " (its `title` does not name it)"
+        } else {
+            ""
+        };
+        let message = if total == 1 {
+            let approval = if untargetable == 1 {
+                ": an approval rule, a pattern over breakpoint ids, can single it out only by that id, which every unnamed breakpoint of every process shares"
             } else {
                 ""
             };
-            let crowd = if total > 1 {
-                format!(
-                    "; the {total} anonymous breakpoints in this module are told apart only by call order"
-                )
-            } else {
-                String::new()
+            format!(
+                "{named} has no `breakpointId` or `label`, so the SDK gives it the id \"breakpoint\"{title_note}{approval}"
+            )
+        } else {
+            let approval = match untargetable {
+                0 => String::new(),
+                n if n == total => {
+                    ", and an approval rule cannot single one of them out".to_string()
+                }
+                n => format!(
+                    ", and an approval rule cannot single out the {n} without `tags` or `expert`"
+                ),
             };
-            let payload_text = call
-                .args
-                .first()
-                .map(|p| short(m.text(*p)))
-                .unwrap_or_else(|| "payload".into());
-            let payload_text = if payload_text.chars().count() > 30 {
-                "payload".to_string()
-            } else {
-                payload_text
-            };
-            sink.push(
-                sink.diag(
-                    span(call.node),
-                    format!(
-                        "{named} has no `breakpointId` or `label`, so the SDK names it \"breakpoint\"{title_note}: \
-                         approval rules and dashboards cannot target it{crowd}"
-                    ),
-                )
-                .with_help(format!(
-                    "name it: `{callee}({payload_text}, {{ breakpointId: '{process}.{gate}' }})`"
-                )),
+            format!(
+                "{named} and {} more breakpoint{} in this module have no `breakpointId` or `label`, so the SDK gives them all the id \"breakpoint\" and tells them apart by call order alone: \
+                 a call skipped or moved on a later iteration (an edit during a run, a branch on a value that differs between iterations) shifts which recorded answer each gets{approval}",
+                total - 1,
+                if total == 2 { "" } else { "s" }
+            )
+        };
+        let payload_text = call
+            .args
+            .first()
+            .map(|p| short(m.text(*p)))
+            .unwrap_or_else(|| "payload".into());
+        let payload_text = if payload_text.chars().count() > 30 {
+            "payload".to_string()
+        } else {
+            payload_text
+        };
+        let each = if total > 1 {
+            ", and each of the others likewise"
+        } else {
+            ""
+        };
+        let string_note = if text_payload.is_some() {
+            "a string first argument is the payload, not an id; "
+        } else {
+            ""
+        };
+        let mut d = sink
+            .diag(span(call.node), message)
+            .with_help(format!(
+                "{string_note}name it: `{callee}({payload_text}, {{ breakpointId: '{process}.{gate}' }})`{each}"
+            ));
+        for (other, _) in anonymous.iter().skip(1) {
+            d = d.with_related(
+                sink.location(span(m.calls[*other].node)),
+                "also given the id \"breakpoint\"",
             );
         }
+        sink.push(d);
     }
 }
 

@@ -69,17 +69,222 @@ pub(crate) fn phrase_pattern(config: &Config) -> String {
 
 /// The first git write a text instructs, if it is not negated.
 pub fn find_instruction<'a>(re: &Regex, neg: &Regex, text: &'a str) -> Option<&'a str> {
+    find_instruction_where(re, neg, text, |_, _, _| true).map(|(_, m)| m)
+}
+
+/// [`find_instruction`] with the phrase's byte offset in `text`, among the
+/// matches `accept(text, start, end)` takes.
+pub fn find_instruction_where<'a>(
+    re: &Regex,
+    neg: &Regex,
+    text: &'a str,
+    accept: impl Fn(&str, usize, usize) -> bool,
+) -> Option<(usize, &'a str)> {
     for m in re.find_iter(text) {
+        if !accept(text, m.start(), m.end()) {
+            continue;
+        }
         let before = &text[..m.start()];
         let sentence_start = before
             .rfind(['.', '!', '?', ';', '\n'])
             .map(|i| i + 1)
             .unwrap_or(0);
         if !neg.is_match(&before[sentence_start..]) {
-            return Some(m.as_str());
+            return Some((m.start(), m.as_str()));
         }
     }
     None
+}
+
+/// Verbs that make a git phrase after them an instruction to perform it
+/// ("create an atomic git commit", "run git push").
+const PERFORM: &[&str] = &[
+    "run", "execute", "perform", "do", "make", "create", "issue", "invoke", "generate", "produce",
+    "stage", "use",
+];
+
+/// Verbs that make it a topic instead ("scan git commit history",
+/// "simulate git commit", "define the git commit strategy").
+const TOPIC: &[&str] = &[
+    "simulate",
+    "describe",
+    "explain",
+    "document",
+    "mention",
+    "review",
+    "scan",
+    "read",
+    "check",
+    "analyze",
+    "analyse",
+    "inspect",
+    "parse",
+    "suggest",
+    "recommend",
+    "define",
+    "plan",
+    "design",
+    "configure",
+    "list",
+    "track",
+    "count",
+    "detect",
+    "monitor",
+    "validate",
+    "verify",
+    "show",
+    "display",
+    "summarize",
+    "summarise",
+    "report",
+    "include",
+    "note",
+    "consider",
+    "about",
+    "like",
+    "such",
+    "via",
+    "by",
+    "for",
+    "of",
+    "on",
+    "from",
+    "with",
+    "in",
+];
+
+/// Words a git phrase can follow in an instruction without changing it:
+/// modals, connectives, articles.
+const TRANSPARENT: &[&str] = &[
+    "should", "must", "will", "shall", "can", "please", "finally", "now", "next", "also", "and",
+    "to", "a", "an", "the", "each", "every", "one", "your", "then",
+];
+
+/// Nouns a git phrase can modify ("git commit history", "git merge
+/// specialist"): a noun phrase, not an instruction.
+const MODIFIED_NOUNS: &[&str] = &[
+    "history",
+    "strategy",
+    "strategies",
+    "message",
+    "messages",
+    "msg",
+    "convention",
+    "conventions",
+    "hash",
+    "hashes",
+    "hook",
+    "hooks",
+    "log",
+    "logs",
+    "specialist",
+    "workflow",
+    "workflows",
+    "trigger",
+    "triggers",
+    "event",
+    "events",
+    "access",
+    "permission",
+    "permissions",
+    "policy",
+    "policies",
+    "rule",
+    "rules",
+    "format",
+    "formats",
+    "conflict",
+    "conflicts",
+    "graph",
+    "signing",
+    "author",
+    "authors",
+    "metadata",
+    "template",
+    "templates",
+    "style",
+    "guideline",
+    "guidelines",
+    "frequency",
+    "granularity",
+    "boundary",
+    "boundaries",
+    "sha",
+    "id",
+    "ids",
+    "info",
+    "information",
+    "status",
+    "operation",
+    "operations",
+    "step",
+    "steps",
+    "stage",
+    "phase",
+    "count",
+];
+
+/// Whether the phrase at `at..end` of `text` tells the agent to perform the
+/// git write: written as a command (`git push -u origin`, `git commit -m`),
+/// or as an imperative verb phrase ("Commit the changes", "then git tag the
+/// release", "create an atomic git commit") — not a noun or a topic ("the
+/// git commit strategy", "scan git commit history", "simulate git commit",
+/// "triggers (git push, PR creation)").
+pub fn is_instruction(text: &str, at: usize, end: usize) -> bool {
+    let after = text.get(end..).unwrap_or("");
+    let next_word: String = after
+        .trim_start_matches([' ', '\t'])
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '-')
+        .collect::<String>()
+        .to_lowercase();
+    let command = after.starts_with([' ', '\t'])
+        && (after.trim_start().starts_with('-')
+            || matches!(next_word.as_str(), "origin" | "upstream" | "head"));
+    let before = text.get(..at).unwrap_or("");
+    let sentence = before
+        .rfind(['.', '!', '?', ';', '\n'])
+        .map_or(before, |i| &before[i + 1..]);
+    let clause = sentence
+        .rfind([',', ':', '(', '`', '\'', '"'])
+        .map_or(sentence, |i| &sentence[i + 1..]);
+    let words: Vec<String> = clause
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .collect();
+    // A verb before the phrase decides; unknown words (adjectives, nouns)
+    // are allowed only after a verb that performs it.
+    let mut unknown = 0;
+    let mut verdict = None;
+    for w in words.iter().rev() {
+        if TOPIC.contains(&w.as_str()) {
+            verdict = Some(false);
+            break;
+        }
+        if PERFORM.contains(&w.as_str()) {
+            verdict = Some(true);
+            break;
+        }
+        if TRANSPARENT.contains(&w.as_str()) {
+            continue;
+        }
+        unknown += 1;
+        if unknown > 3 {
+            verdict = Some(false);
+            break;
+        }
+    }
+    let verdict = verdict.unwrap_or(unknown == 0);
+    if command {
+        return !matches!(
+            words.iter().rev().find(|w| TOPIC.contains(&w.as_str()) || PERFORM.contains(&w.as_str())),
+            Some(w) if TOPIC.contains(&w.as_str())
+        );
+    }
+    let open = sentence.matches('(').count() > sentence.matches(')').count();
+    let noun = MODIFIED_NOUNS.contains(&next_word.as_str());
+    verdict && !open && !noun
 }
 
 /// Every string a task's string set (its prompt, its title) can evaluate
@@ -152,36 +357,86 @@ impl Rule for GitInAgentTask {
             let strings = task_strings(p, mi, ti, prompt);
             let id = task.id.as_deref().unwrap_or("task");
             let mut seen = BTreeSet::new();
+            // Every string of the prompt that instructs a git write; one
+            // finding per task, at the first, the others related.
+            let mut hits = Vec::new();
             for (lit, site) in strings {
-                let Some(phrase) = find_instruction(&re, &neg, &lit.text) else {
+                let Some((at, phrase)) =
+                    find_instruction_where(&re, &neg, &lit.text, is_instruction)
+                else {
                     continue;
                 };
                 let key = (lit.location.path.clone(), lit.location.span);
                 if !seen.insert(key) {
                     continue;
                 }
-                let mut d = sink
-                    .diag(
-                        lit.location.clone(),
-                        format!(
-                            "agent task `{id}` is told to \"{phrase}\": a replayed effect re-runs the agent, which writes to git again"
-                        ),
-                    )
-                    .with_help(
-                        "drop the git instruction from the prompt and do the git write in a dedicated `kind: 'shell'` task whose key encodes the expected tree",
-                    );
-                if !task.defines(&lit.location) {
-                    d = d.with_related(
-                        task.definition.clone(),
-                        format!("agent task `{id}` is defined here"),
-                    );
-                }
-                if let Some(site) = site {
-                    d = d.with_related(site, "the instruction is passed in the task's args here");
-                }
-                sink.push(d);
+                let location = phrase_location(&lit, at, phrase.len());
+                hits.push((location, phrase.to_string(), lit.location.clone(), site));
             }
+            let Some((location, phrase, lit_location, site)) = hits.first().cloned() else {
+                continue;
+            };
+            let mut d = sink
+                .diag(
+                    location,
+                    format!(
+                        "agent task `{id}` is told to \"{phrase}\": the git write happens inside the agent's effect, \
+                         so a retry of the task, or a resumed run whose effect was still pending, runs the agent and its write again"
+                    ),
+                )
+                .with_help(
+                    "drop the git instruction from the prompt and do the write in a `kind: 'shell'` task after the agent, \
+                     whose command is recorded and can be made idempotent (`git diff --cached --quiet || git commit -m …`)",
+                );
+            if !task.defines(&lit_location) {
+                d = d.with_related(
+                    task.definition.clone(),
+                    format!("agent task `{id}` is defined here"),
+                );
+            }
+            if let Some(site) = site {
+                d = d.with_related(site, "the instruction is passed in the task's args here");
+            }
+            for (other, phrase, _, _) in hits.iter().skip(1) {
+                d = d.with_related(other.clone(), format!("also told to \"{phrase}\" here"));
+            }
+            sink.push(d);
         }
+    }
+}
+
+/// Where the phrase at `at` (bytes, `len` long) of a literal's text is in
+/// the file, when the literal is written verbatim (its span is its text
+/// plus the two quotes); otherwise the whole literal.
+fn phrase_location(lit: &StringLit, at: usize, len: usize) -> Location {
+    let loc = &lit.location;
+    let (Some(head), Some(phrase)) = (lit.text.get(..at), lit.text.get(at..at + len)) else {
+        return loc.clone();
+    };
+    if loc.span.end.saturating_sub(loc.span.start) != lit.text.len() + 2 || phrase.contains('\n') {
+        return loc.clone();
+    }
+    let units = |t: &str| t.chars().map(char::len_utf16).sum::<usize>() as u32;
+    let start = match head.rfind('\n') {
+        None => crate::source::Pos {
+            line: loc.start.line,
+            column: loc.start.column + 1 + units(head),
+        },
+        Some(nl) => crate::source::Pos {
+            line: loc.start.line + head.matches('\n').count() as u32,
+            column: 1 + units(&head[nl + 1..]),
+        },
+    };
+    let end = crate::source::Pos {
+        line: start.line,
+        column: start.column + units(phrase),
+    };
+    let from = loc.span.start + 1 + at;
+    Location {
+        path: loc.path.clone(),
+        span: crate::source::Span::new(from, from + len),
+        start,
+        end,
     }
 }
 
@@ -216,5 +471,37 @@ mod tests {
             hit("Don't git commit. Then git push to origin."),
             Some("git push".into())
         );
+    }
+
+    #[test]
+    fn instructions_not_nouns() {
+        let (Some(re), Ok(neg)) = (phrase_regex(&Config::default()), Regex::new(NEGATION)) else {
+            panic!("regexes must compile");
+        };
+        let hit = |t: &str| {
+            find_instruction_where(&re, &neg, t, is_instruction).map(|(_, p)| p.to_string())
+        };
+        for yes in [
+            "Commit the changes with a descriptive message",
+            "Push branch to remote: git push -u origin main",
+            "Use the docs() convention: git commit -m \"docs: x\"",
+            "Create atomic git commit for test files",
+            "Bump the version, then git tag the release",
+            "When done, git commit your work.",
+            "Stage the files and git commit them.",
+        ] {
+            assert!(hit(yes).is_some(), "{yes}");
+        }
+        for no in [
+            "Scan git commit history (if enabled):",
+            "Define the git commit strategy (one commit per task)",
+            "git merge specialist",
+            "Configure scan triggers (git push, PR creation, scheduled)",
+            "Simulate git commit (document commit hash)",
+            "- Version bump and git tag",
+            "Read the git commit message conventions.",
+        ] {
+            assert_eq!(hit(no), None, "{no}");
+        }
     }
 }

@@ -3,11 +3,13 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
+use crate::js::model::Call;
 use crate::js::objects::{self, properties};
 use crate::js::syntax::{contains, span};
 use crate::js::tasks::lacks_property;
-use crate::js::EffectKind;
+use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
+use tree_sitter::Node;
 
 pub struct MisplacedBreakpointOption;
 
@@ -49,23 +51,7 @@ impl Rule for MisplacedBreakpointOption {
         let m = cx.model;
         for e in m.effects_of(EffectKind::Breakpoint) {
             let call = &m.calls[e.call];
-            let Some(payload) = call.args.first().and_then(|p| m.object_of_expr(*p)) else {
-                continue;
-            };
-            // The options object, when there is one this module resolves.
-            let options = match call.args.get(1) {
-                None => None,
-                Some(o) => match m.object_of_expr(*o) {
-                    Some(obj) => Some(obj),
-                    // An options value built elsewhere may hold them.
-                    None => continue,
-                },
-            };
-            let misplaced: Vec<(String, objects::Prop)> = properties(m, payload)
-                .into_iter()
-                .filter(|(name, _)| ROUTING_OPTIONS.contains(&name.as_str()))
-                .filter(|(name, _)| options.is_none_or(|o| lacks_property(m, o, name)))
-                .collect();
+            let (options, misplaced) = misplaced(m, call);
             let Some((_, first)) = misplaced.first() else {
                 continue;
             };
@@ -133,6 +119,33 @@ impl Rule for MisplacedBreakpointOption {
 }
 
 /// `key: value` of a property (the shorthand identifier for `{ tags }`).
+/// The routing options written in a breakpoint call's payload and missing
+/// from its options, with the options object: what this rule reports, and
+/// what `anonymous-breakpoint` leaves to it.
+pub(crate) fn misplaced<'t>(
+    m: &JsModel<'t>,
+    call: &Call<'t>,
+) -> (Option<Node<'t>>, Vec<(String, objects::Prop<'t>)>) {
+    let Some(payload) = call.args.first().and_then(|p| m.object_of_expr(*p)) else {
+        return (None, Vec::new());
+    };
+    // The options object, when there is one this module resolves.
+    let options = match call.args.get(1) {
+        None => None,
+        Some(o) => match m.object_of_expr(*o) {
+            Some(obj) => Some(obj),
+            // An options value built elsewhere may hold them.
+            None => return (None, Vec::new()),
+        },
+    };
+    let found = properties(m, payload)
+        .into_iter()
+        .filter(|(name, _)| ROUTING_OPTIONS.contains(&name.as_str()))
+        .filter(|(name, _)| options.is_none_or(|o| lacks_property(m, o, name)))
+        .collect();
+    (options, found)
+}
+
 fn prop_span(p: &objects::Prop) -> Span {
     let k = span(p.key);
     let v = span(p.value);

@@ -394,6 +394,21 @@ pub trait Rule: Sync + Send {
     /// after every file).
     fn check_project(&self, _project: &Project, _config: &Config, _sink: &mut ProjectSink) {}
 
+    /// Whether [`Rule::merge_across_files`] has anything to do: the engine
+    /// hands a rule its findings of the whole run only if it asks.
+    fn merges_across_files(&self) -> bool {
+        false
+    }
+
+    /// Rewrites the rule's findings of the whole run (after suppression, in
+    /// output order), for findings that are one fact about the project
+    /// rather than one per file: the same unknown frontmatter key in two
+    /// thousand skills is one decision for the user. It runs on every run,
+    /// after the result cache, so per-file cache entries keep every finding.
+    fn merge_across_files(&self, found: Vec<Diagnostic>, _config: &Config) -> Vec<Diagnostic> {
+        found
+    }
+
     /// Checks a recorded run against the project (runs once, only when
     /// `check --run` selected a run).
     fn check_run(&self, _cx: &RunContext, _sink: &mut ProjectSink) {}

@@ -3,12 +3,20 @@
 //! The checks follow the Agent Skills format as the reference validator (`skills-ref`)
 //! implements it, so that under `skill-spec = "agentskills"` an error here means exactly
 //! "`agentskills validate` rejects this skill". Findings the validator does not make
-//! (metadata shape, keys unknown to both specs under `claude-code`) are warnings.
+//! (metadata shape under `agentskills`, keys unknown to both specs under `claude-code`)
+//! are warnings.
+//!
+//! Under `claude-code` an unknown key is one decision for the project (declare it in
+//! `extra-keys`, or rename it), not one per file: the warnings for the same key are merged
+//! into the first file's after every file is checked ([`Rule::merge_across_files`]), so
+//! the per-file results the cache keeps stay complete.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::{Area, Category, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
-use crate::diagnostic::Severity;
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::markdown::yaml::{YamlError, YamlNode, YamlValue};
 use crate::markdown::Frontmatter;
 use crate::source::Span;
@@ -23,7 +31,7 @@ static META: RuleMeta = RuleMeta {
     category: Category::Correctness,
     doc: include_str!("../../rules/skill-frontmatter.md"),
     builtin: false,
-    options: &["skill-spec"],
+    options: &["skill-spec", "extra-keys"],
 };
 
 const MAX_NAME: usize = 64;
@@ -40,16 +48,32 @@ const AGENTSKILLS_FIELDS: &[&str] = &[
     "allowed-tools",
 ];
 
-/// Extra fields Claude Code reads from a skill's frontmatter.
+/// Extra fields Claude Code documents for a skill's frontmatter (its skills reference).
 const CLAUDE_CODE_FIELDS: &[&str] = &[
+    "when_to_use",
     "argument-hint",
+    "arguments",
     "disable-model-invocation",
     "user-invocable",
+    "disallowed-tools",
     "model",
+    "effort",
     "context",
     "agent",
     "hooks",
+    "paths",
+    "shell",
 ];
+
+/// Fields the babysitter SDK's own skill discovery reads besides `name` and `description`
+/// (`cli/commands/skill/discoveryLocal.ts`: `category`, falling back to `domain`).
+const BABYSITTER_FIELDS: &[&str] = &["category", "domain"];
+
+/// How an unknown-key warning starts under `claude-code`; the warnings for one key are
+/// merged across files by this text.
+const UNKNOWN_KEY: &str = "unknown frontmatter field `";
+const UNKNOWN_KEY_REST: &str =
+    "`: neither the Agent Skills format, Claude Code nor the babysitter SDK's skill discovery reads it";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SkillSpec {
@@ -57,6 +81,22 @@ enum SkillSpec {
     AgentSkills,
     /// Agent Skills plus the keys Claude Code understands.
     ClaudeCode,
+}
+
+/// `extra-keys`: frontmatter keys the project's own tooling reads.
+fn extra_keys(table: Option<&toml::Table>) -> Result<Vec<String>, String> {
+    let Some(v) = table.and_then(|t| t.get("extra-keys")) else {
+        return Ok(Vec::new());
+    };
+    let bad = || format!("`extra-keys` must be a list of key names, such as [\"graph\"], not {v}");
+    let items = v.as_array().ok_or_else(bad)?;
+    items
+        .iter()
+        .map(|item| match item.as_str() {
+            Some(k) if !k.trim().is_empty() => Ok(k.to_string()),
+            _ => Err(bad()),
+        })
+        .collect()
 }
 
 fn skill_spec(table: Option<&toml::Table>) -> Result<SkillSpec, String> {
@@ -86,14 +126,30 @@ impl Rule for SkillFrontmatter {
     }
 
     fn validate_options(&self, table: &toml::Table) -> Result<(), String> {
-        skill_spec(Some(table)).map(|_| ())
+        skill_spec(Some(table))?;
+        extra_keys(Some(table)).map(|_| ())
+    }
+
+    fn merges_across_files(&self) -> bool {
+        true
+    }
+
+    fn merge_across_files(&self, found: Vec<Diagnostic>, config: &Config) -> Vec<Diagnostic> {
+        let options = config.rule_options.get(META.id);
+        if skill_spec(options).unwrap_or(SkillSpec::ClaudeCode) != SkillSpec::ClaudeCode {
+            // Under `agentskills` the reference validator rejects each file.
+            return found;
+        }
+        merge_unknown_keys(found)
     }
 
     fn check_skill(&self, cx: &SkillContext, sink: &mut Sink) {
         if !cx.is_skill_file() {
             return;
         }
-        let spec = skill_spec(cx.config.rule_options.get(META.id)).unwrap_or(SkillSpec::ClaudeCode);
+        let options = cx.config.rule_options.get(META.id);
+        let spec = skill_spec(options).unwrap_or(SkillSpec::ClaudeCode);
+        let extra = extra_keys(options).unwrap_or_default();
         let text = &cx.file.text;
         let first_line = Span::new(0, text.find(['\n', '\r']).unwrap_or(text.len()));
         let block = match &cx.skill.frontmatter {
@@ -139,6 +195,7 @@ impl Rule for SkillFrontmatter {
             sink,
             text,
             spec,
+            extra: &extra,
             fence,
             path: Path::new(&*cx.file.path),
         };
@@ -173,6 +230,7 @@ struct Checker<'s, 'a, 'p> {
     sink: &'s mut Sink<'a>,
     text: &'p str,
     spec: SkillSpec,
+    extra: &'p [String],
     fence: Span,
     path: &'p Path,
 }
@@ -295,22 +353,36 @@ impl Checker<'_, '_, '_> {
                 }
             }
         }
-        if let Some((key, value)) = get("metadata") {
+        // The format asks for string values, but neither Claude Code nor the babysitter
+        // SDK reads `metadata`: only a project that targets the format is told.
+        if let Some((key, value)) = get("metadata").filter(|_| self.spec == SkillSpec::AgentSkills)
+        {
             self.metadata(key, value);
         }
     }
 
     fn unknown_fields(&mut self, entries: &[(YamlNode, YamlNode)]) {
+        let mut body_text_seen = false;
         for (key, _) in entries {
             let name = key.value.scalar_text().unwrap_or_default();
             if AGENTSKILLS_FIELDS.contains(&name.as_str()) {
                 continue;
             }
+            // Body lines left inside an unclosed-looking frontmatter read as one key each:
+            // one finding says it under `claude-code`.
+            let body_text = name.contains(char::is_whitespace);
+            if body_text && body_text_seen && self.spec == SkillSpec::ClaudeCode {
+                continue;
+            }
+            body_text_seen |= body_text;
             let claude = CLAUDE_CODE_FIELDS.contains(&name.as_str());
+            let babysitter = BABYSITTER_FIELDS.contains(&name.as_str());
             match self.spec {
                 SkillSpec::AgentSkills => {
                     let extra = if claude {
                         " (Claude Code reads it; set skill-spec = \"claude-code\" to allow its keys)"
+                    } else if babysitter {
+                        " (the babysitter SDK's skill discovery reads it; set skill-spec = \"claude-code\" to allow it)"
                     } else {
                         ""
                     };
@@ -320,11 +392,20 @@ impl Checker<'_, '_, '_> {
                         Some("move custom data under `metadata:`"),
                     );
                 }
-                SkillSpec::ClaudeCode if !claude => self.warning(
-                    span_of(key),
-                    format!("unknown frontmatter field `{name}`: neither the Agent Skills format nor Claude Code reads it"),
-                    Some("move custom data under `metadata:`, or fix the spelling of a known field"),
-                ),
+                SkillSpec::ClaudeCode if !claude && !babysitter && !self.extra.contains(&name) => {
+                    let help = if body_text {
+                        "a key with spaces is usually body text left inside the frontmatter: end the frontmatter with a `---` line before it".to_string()
+                    } else {
+                        format!(
+                            "if your own tooling reads it, declare it in proclint.toml:\n[rules.skill-frontmatter]\nextra-keys = [\"{name}\"]\notherwise move the data under `metadata:`, or fix the spelling of a known field"
+                        )
+                    };
+                    self.warning(
+                        span_of(key),
+                        format!("{UNKNOWN_KEY}{name}{UNKNOWN_KEY_REST}"),
+                        Some(&help),
+                    );
+                }
                 SkillSpec::ClaudeCode => {}
             }
         }
@@ -372,7 +453,13 @@ impl Checker<'_, '_, '_> {
                 Some("use lowercase letters, digits and single hyphens, e.g. `pdf-tools`"),
             );
         }
-        if let Some(folder) = folder_name(self.path) {
+        // Claude Code lists a skill by its `name` wherever it lives; only the Agent
+        // Skills format requires the folder to match.
+        let folder = match self.spec {
+            SkillSpec::AgentSkills => folder_name(self.path),
+            SkillSpec::ClaudeCode => None,
+        };
+        if let Some(folder) = folder {
             if folder != name {
                 self.error(
                     span,
@@ -441,6 +528,37 @@ impl Checker<'_, '_, '_> {
             }
         }
     }
+}
+
+/// One warning per unknown key under `claude-code`: the first file's (the list is in
+/// output order, so by path), saying how many other files have the key too.
+fn merge_unknown_keys(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    let mut others: Vec<usize> = Vec::new();
+    let mut out: Vec<Diagnostic> = Vec::with_capacity(found.len());
+    for d in found {
+        if d.message.starts_with(UNKNOWN_KEY) && d.message.ends_with(UNKNOWN_KEY_REST) {
+            if let Some(&at) = first.get(&d.message) {
+                others[at] += 1;
+                continue;
+            }
+            first.insert(d.message.clone(), out.len());
+        }
+        others.push(0);
+        out.push(d);
+    }
+    for (d, n) in out.iter_mut().zip(others) {
+        if n > 0 {
+            let files = if n == 1 { "file" } else { "files" };
+            if let Some(key) = d.message.strip_suffix(UNKNOWN_KEY_REST) {
+                d.message = format!(
+                    "{key}` (here and in {n} other SKILL.md {files}){}",
+                    &UNKNOWN_KEY_REST[1..]
+                );
+            }
+        }
+    }
+    out
 }
 
 /// The folder holding the SKILL.md, resolving `SKILL.md` given without a directory.
@@ -530,7 +648,14 @@ mod tests {
         assert!(msg("-pdf", "-pdf")[0].1.contains("hyphen"));
         assert!(msg("pdf--x", "pdf--x")[0].1.contains("`--`"));
         assert!(msg("pdf_x", "pdf_x")[0].1.contains("only letters"));
-        assert!(msg("pdf", "other")[0]
+        // Claude Code lists a skill by its name wherever it lives.
+        assert!(msg("pdf", "other").is_empty());
+        let mismatch = check(
+            "s/other/SKILL.md",
+            "---\nname: pdf\ndescription: d\n---\n",
+            &config("agentskills"),
+        );
+        assert!(mismatch[0]
             .1
             .contains("does not match the skill's folder `other`"));
         let long = "a".repeat(65);
@@ -538,6 +663,77 @@ mod tests {
             .1
             .contains("over the 64-character limit"));
         assert!(msg("\"\"", "x")[0].1.contains("empty"));
+    }
+
+    #[test]
+    fn metadata_shape_is_checked_for_the_agent_skills_format_only() {
+        let text = "---\nname: a\ndescription: d\nmetadata:\n  tools:\n    - x\n---\n";
+        assert!(check("s/a/SKILL.md", text, &Config::default()).is_empty());
+        let strict = check("s/a/SKILL.md", text, &config("agentskills"));
+        assert_eq!(strict.len(), 1, "{strict:?}");
+        assert_eq!(strict[0].0, Severity::Warning);
+    }
+
+    #[test]
+    fn yes_is_a_name_not_a_boolean() {
+        let text = "---\nname: yes\ndescription: d\n---\n";
+        assert!(check("s/yes/SKILL.md", text, &Config::default()).is_empty());
+        assert!(check("s/yes/SKILL.md", text, &config("agentskills")).is_empty());
+    }
+
+    #[test]
+    fn extra_keys_are_known_under_claude_code_only() {
+        let text = "[rules.skill-frontmatter]\nextra-keys = [\"graph\"]\n";
+        let cfg = Config::parse(
+            text,
+            Path::new("proclint.toml"),
+            ".".into(),
+            &crate::rules::Registry,
+        )
+        .unwrap();
+        let skill = "---\nname: a\ndescription: b\ngraph:\n  x: y\ncolour: red\n---\n";
+        let found = check("s/a/SKILL.md", skill, &cfg);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.contains("`colour`"));
+        for bad in [
+            "extra-keys = \"graph\"",
+            "extra-keys = [1]",
+            "extra-keys = [\"\"]",
+        ] {
+            let text = format!("[rules.skill-frontmatter]\n{bad}\n");
+            assert!(Config::parse(
+                &text,
+                Path::new("proclint.toml"),
+                ".".into(),
+                &crate::rules::Registry
+            )
+            .is_err());
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_is_reported_once_per_project() {
+        let skill = |name: &str| {
+            (
+                format!("s/{name}/SKILL.md"),
+                FileKind::Skill,
+                format!("---\nname: {name}\ndescription: d\ngraph: g\n---\n"),
+            )
+        };
+        let inputs = vec![skill("c"), skill("a"), skill("b")];
+        let found: Vec<_> = crate::engine::lint_texts(inputs.clone(), &Config::default())
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.rule == META.id)
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(&*found[0].location.path, "s/a/SKILL.md");
+        assert!(found[0]
+            .message
+            .contains("`graph` (here and in 2 other SKILL.md files)"));
+        // Each file fails the reference validator on its own.
+        let strict = crate::engine::lint_texts(inputs, &config("agentskills"));
+        assert_eq!(strict.diagnostics.len(), 3, "{:?}", strict.diagnostics);
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub struct SwallowedEffectSignal;
 
 static META: RuleMeta = RuleMeta {
     id: "swallowed-effect-signal",
-    summary: "A catch around an effect does not rethrow the SDK's pending-effect signal.",
+    summary: "A catch around an effect does not rethrow the SDK's effect signal.",
     severity: Severity::Error,
     area: Area::RuntimeCorrectness,
     category: Category::Correctness,
@@ -32,7 +32,7 @@ impl Rule for SwallowedEffectSignal {
     fn report(&self) -> ReportMeta {
         ReportMeta {
             sites: Sites::Invocations,
-            praise: "No catch swallows the SDK's pending-effect signal",
+            praise: "No catch swallows the SDK's effect signal",
             sdk_hint: "The SDK signals an unresolved effect by throwing, so any catch-all in process code can swallow it. An SDK-exported `rethrowIfIntrinsic(e)` helper, or signalling that ordinary `catch` does not intercept, would remove the trap.",
         }
     }
@@ -132,7 +132,7 @@ fn callee_text<'a>(m: &JsModel<'a>, call: usize) -> &'a str {
     m.text(m.calls[call].callee)
 }
 
-/// "the SDK's pending-effect signal thrown by `ctx.task(…)` (reached
+/// "the SDK's effect signal thrown by `ctx.task(…)` (reached
 /// through `runReview`): …consequence".
 fn describe(m: &JsModel, r: &Reached) -> String {
     let mut effect = format!("`{}(…)`", callee_text(m, r.effect));
@@ -143,9 +143,12 @@ fn describe(m: &JsModel, r: &Reached) -> String {
     if halt {
         format!("the SDK's halt signal thrown by {effect}: the run carries on after it was halted")
     } else {
+        // sdk-facts §6: the effect is journaled before the signal is thrown, so a first
+        // pass still waits; a swallowed EffectPendingError skips the stray-effect check.
         format!(
-            "the SDK's pending-effect signal thrown by {effect}: a pending effect turns into \
-             a failure or a silent `undefined`"
+            "the SDK's effect signal thrown by {effect}: the catch branch runs on every first pass \
+             of the effect, and while the effect is still pending on a later iteration the run can \
+             complete with what the catch produced instead of waiting for the result"
         )
     }
 }
@@ -167,7 +170,7 @@ fn related(
     }
     d.with_related(
         sink.location(span(m.calls[r.effect].node)),
-        "throws the SDK's signal while the effect is pending",
+        "throws the SDK's signal until its effect is resolved",
     )
 }
 

@@ -172,13 +172,26 @@ fn report_unpinned(
     spec: &Spec,
     resolved: &Result<Option<Resolution>, lockfile::LockfileError>,
 ) {
-    let message = format!(
-        "`{}` in {} is not pinned: `{}` {}",
-        entry.package,
-        entry.field.as_str(),
-        entry.spec,
-        spec.describe()
-    );
+    // A range that admits one version (`^0.0.168`: npm's caret on 0.0.x) pins as surely
+    // as the bare version: installs cannot move, so it is a note about how it reads.
+    let single = matches!(&spec.kind, SpecKind::Range(r) if r.single_version);
+    let message = if single {
+        format!(
+            "`{}` in {} is effectively pinned: `{}` {}",
+            entry.package,
+            entry.field.as_str(),
+            entry.spec,
+            spec.describe()
+        )
+    } else {
+        format!(
+            "`{}` in {} is not pinned: `{}` {}",
+            entry.package,
+            entry.field.as_str(),
+            entry.spec,
+            spec.describe()
+        )
+    };
     let lower = match &spec.kind {
         SpecKind::Range(r) => r.lower_bound.clone(),
         _ => None,
@@ -206,7 +219,20 @@ fn report_unpinned(
         Err(e) => help.push_str(&format!("; the lockfile could not be read ({e})")),
         _ => {}
     }
-    let mut d = sink.diag(spec_span(entry), message).with_help(help);
+    if let (true, Some(v)) = (single, &target) {
+        help = format!(
+            "write the one version it admits, \"{}\", so it reads as the pin it is",
+            replacement(spec, v)
+        );
+    }
+    let severity = if single {
+        Severity::Info
+    } else {
+        META.severity
+    };
+    let mut d = sink
+        .diag_at(severity, spec_span(entry), message)
+        .with_help(help);
     if let Some(v) = target {
         let text = replacement(spec, &v);
         d = d.with_fix(Fix {
@@ -282,19 +308,22 @@ mod tests {
             r#"{"lockfileVersion": 3, "packages": {"node_modules/@a5c-ai/babysitter-sdk": {"version": "0.0.168"}}}"#,
         )
         .unwrap();
-        let config = Config::default();
+        // `^0.0.x` is a note, reported when the rule's notes are asked for.
+        let mut config = Config::default();
+        config.extend_select = vec![META.id.to_string()];
         let diags = lint_dir(dir.path(), &config);
         assert_eq!(diags.len(), 1, "{diags:?}");
         let d = &diags[0];
         assert_eq!(
             d.message,
-            "`@a5c-ai/babysitter-sdk` in dependencies is not pinned: `^0.0.168` admits only 0.0.168 today but states a range"
+            "`@a5c-ai/babysitter-sdk` in dependencies is effectively pinned: `^0.0.168` admits only 0.0.168, though it reads as a range"
         );
         assert_eq!(
             d.help.as_deref(),
-            Some("pin the version package-lock.json resolved: \"0.0.168\"")
+            Some("write the one version it admits, \"0.0.168\", so it reads as the pin it is")
         );
         assert_eq!((d.location.start.line, d.location.start.column), (4, 34));
+        assert_eq!(d.severity, Severity::Info);
         let fix = d.fix.as_ref().unwrap();
         assert!(fix.safe);
         let fixed = apply(MANIFEST, fix);
