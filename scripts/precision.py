@@ -7,7 +7,7 @@ source), and write the verdicts down with the corpus commit and the seed.
 
     scripts/precision.py --corpus /path/to/babysitter --paths library \
         [--proclint target/release/proclint] [--seed 16] [--per-rule 20] \
-        [--rule ID ...] [--all-rules] [--before old.json] [--json-out new.json]
+        [--rule ID ...] [--all-rules | --extend-select ID ...] [--before old.json] [--json-out new.json]
 
 The sample for a rule is drawn from the findings sorted by (path, line,
 column, message) with Python's `random.Random(f"{seed}:{rule}")`, so the same
@@ -65,6 +65,9 @@ def main():
     ap.add_argument("--per-rule", type=int, default=20)
     ap.add_argument("--rule", action="append", default=[], help="sample only these rules")
     ap.add_argument("--all-rules", action="store_true", help="check with --select all (the opt-in rules too)")
+    ap.add_argument("--extend-select", action="append", default=[], metavar="ID",
+                    help="add a rule or category to the default set (passed to proclint as --extend-select); "
+                         "measures a pedantic rule as users who opt into it would see it")
     ap.add_argument("--context", type=int, default=3, help="lines of source shown around each sampled finding")
     ap.add_argument("--before", help="an earlier --json-out (or proclint JSON report) to compare counts with")
     ap.add_argument("--json-out", help="save the proclint JSON report here")
@@ -73,6 +76,8 @@ def main():
 
     proclint = os.path.abspath(args.proclint)
     extra = ["--select", "all"] if args.all_rules else []
+    for rule in args.extend_select:
+        extra += ["--extend-select", rule]
     doc = run_proclint(proclint, args.corpus, args.paths, extra)
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as f:

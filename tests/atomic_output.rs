@@ -170,7 +170,7 @@ fn a_failed_fix_write_leaves_the_source_whole() {
     );
     assert!(std::fs::read_to_string(d.join("a.js"))
         .unwrap_or_default()
-        .contains("labels"));
+        .contains("kind: 'agent',\nlabels: ['review'],"));
     assert_eq!(listing(d), ["a.js", "b.js"]);
 }
 

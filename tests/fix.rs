@@ -9,7 +9,9 @@ const TASKS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
 export const reviewTask = defineTask('spec-review', (args) => ({\n\
 \t\tkind: 'agent',   // tabs and a trailing comment stay as they are\n\
 \t\ttitle: 'Review',\n\
-}));\n";
+}), {\n\
+\tlabels: ['spec', 'review'],\n\
+});\n";
 
 const MANIFEST: &str = "{\n    \"name\": \"x\",\n    \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.3.1\" }\n}\n";
 const LOCK: &str = "{\n  \"name\": \"x\",\n  \"lockfileVersion\": 3,\n  \"packages\": {\n    \"\": { \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.3.1\" } },\n    \"node_modules/@a5c-ai/babysitter-sdk\": { \"version\": \"0.3.4\" }\n  }\n}\n";
@@ -26,7 +28,8 @@ fn diff_writes_nothing_and_fix_is_idempotent() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let diff = stdout(&o);
     assert!(
-        diff.contains("+\t\tlabels: ['agent', 'spec', 'review'],"),
+        diff.contains("+\t\tlabels: ['spec', 'review'],")
+            && diff.contains("-\tlabels: ['spec', 'review'],"),
         "{diff}"
     );
     assert!(
@@ -51,10 +54,12 @@ fn diff_writes_nothing_and_fix_is_idempotent() {
     let tasks = std::fs::read_to_string(d.join("tasks.js")).unwrap_or_default();
     assert_eq!(
         tasks,
-        TASKS.replace(
-            "// tabs and a trailing comment stay as they are\n",
-            "// tabs and a trailing comment stay as they are\n\t\tlabels: ['agent', 'spec', 'review'],\n"
-        )
+        TASKS
+            .replace(
+                "// tabs and a trailing comment stay as they are\n",
+                "// tabs and a trailing comment stay as they are\n\t\tlabels: ['spec', 'review'],\n"
+            )
+            .replace("{\n\tlabels: ['spec', 'review'],\n});", "{\n});")
     );
     let manifest = std::fs::read_to_string(d.join("package.json")).unwrap_or_default();
     assert_eq!(manifest, MANIFEST.replace("^0.3.1", "0.3.4"));

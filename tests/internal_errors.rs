@@ -128,7 +128,7 @@ fn a_panic_while_fixing_one_file_leaves_it_alone_and_fixes_the_rest() {
     );
     let a = std::fs::read_to_string(d.join("a.js")).unwrap_or_default();
     let b = std::fs::read_to_string(d.join("b.js")).unwrap_or_default();
-    assert!(a.contains("labels:"), "{a}");
+    assert!(a.contains("kind: 'agent',\nlabels: ['review'],"), "{a}");
     assert_eq!(b, FIXABLE_TASK);
     // --diff: the failure is reported and exits 2 as well.
     let o = Command::new(env!("CARGO_BIN_EXE_proclint"))

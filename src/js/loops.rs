@@ -36,7 +36,8 @@ const APPENDING_METHODS: &[&str] = &["push", "unshift", "splice", "set", "add", 
 /// What limits how many times a loop runs.
 #[derive(Debug, Clone, Copy)]
 pub enum Bound<'t> {
-    /// `for…of` / `for…in`: finite by construction.
+    /// `for…of` / `for…in`: finite by construction; or a body that never
+    /// starts a second pass ([`LoopAnalysis::single_pass`]).
     Finite,
     /// The condition compares a counter the loop advances.
     Counter {
@@ -249,6 +250,9 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
                 }
             }
         }
+        if self.single_pass(l) {
+            return Bound::Finite;
+        }
         if let Some((counter, comparison)) = not_advanced {
             return Bound::Unbounded(Unbounded::NotAdvanced {
                 counter,
@@ -424,12 +428,10 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
                 let Some(b) = self.m.binding_of_expr(n) else {
                     return false;
                 };
-                self.m
-                    .scopes
-                    .get(b)
-                    .writes
-                    .iter()
-                    .any(|w| contains(lp, *w) && is_advancing_write(self.m, *w, b))
+                self.m.scopes.get(b).writes.iter().any(|w| {
+                    is_advancing_write(self.m, *w, b)
+                        && (contains(lp, *w) || self.advanced_by_call_in(lp, *w))
+                })
             }
             "member_expression" => {
                 let prop = n.field("property").map(|p| text(p, self.m.src()));
@@ -444,6 +446,120 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
             }
             _ => false,
         }
+    }
+
+    /// Whether the write `w` sits on every path of a function (a closure
+    /// such as `const transition = async (to) => { …; count++; }`) that
+    /// the loop `lp` calls: each call then advances the counter.
+    fn advanced_by_call_in(&self, lp: Node<'t>, w: Node<'t>) -> bool {
+        let Some(f) = unconditional_in(self.m, w) else {
+            return false;
+        };
+        self.m
+            .call_sites_of(f)
+            .iter()
+            .any(|&c| contains(lp, self.m.calls[c].node))
+    }
+
+    /// Whether no pass through the loop's body starts another: the body
+    /// ends in an exit (or in `if (<the loop's condition>) <exit>`), and
+    /// every `continue` follows an assignment that falsifies the condition
+    /// (`done = true; continue;` under `while (!done)`). Such a loop runs
+    /// its body at most once.
+    pub fn single_pass(&self, l: LoopId) -> bool {
+        let lp = &self.m.loops[l];
+        let Some(body) = lp.body else { return false };
+        if !matches!(lp.kind, LoopKind::While | LoopKind::For) {
+            return false;
+        }
+        let cond = lp.condition.map(unparen);
+        let Some(last) = last_statement(self.m, body) else {
+            return false;
+        };
+        let ends = self.always_exits(lp.node, body, last)
+            || (last.kind_str() == "if_statement"
+                && last.field("alternative").is_none()
+                && cond.is_some_and(|c| {
+                    last.field("condition")
+                        .is_some_and(|lc| same_text(self.m, unparen(lc), c))
+                })
+                && last
+                    .field("consequence")
+                    .is_some_and(|cons| self.always_exits(lp.node, body, cons)));
+        if !ends {
+            return false;
+        }
+        let mut continues_ok = true;
+        walk(self.m, body, |n| {
+            if !continues_ok {
+                return false;
+            }
+            if n.kind_str() == "continue_statement" {
+                let ours = n.field("label").is_none() && !inside_loop(self.m, n, lp.node);
+                if ours && !cond.is_some_and(|c| self.falsified_before(n, c)) {
+                    continues_ok = false;
+                }
+                // A labelled `continue` may target this loop: not judged.
+                if n.field("label").is_some() {
+                    continues_ok = false;
+                }
+            }
+            n.id() == body.id() || holds_statements(n)
+        });
+        continues_ok
+    }
+
+    /// Whether the statement `s` (in the loop `lp`'s body) ends every path
+    /// with a `break`/`return`/`throw` that leaves the loop.
+    fn always_exits(&self, lp: Node<'t>, body: Node<'t>, s: Node<'t>) -> bool {
+        match s.kind_str() {
+            "return_statement" | "throw_statement" => true,
+            "break_statement" => self.exits(lp, body).iter().any(|e| e.id() == s.id()),
+            "statement_block" => {
+                last_statement(self.m, s).is_some_and(|l| self.always_exits(lp, body, l))
+            }
+            "if_statement" => {
+                let alt = s
+                    .field("alternative")
+                    .and_then(|a| self.m.named_children(a).find(|c| c.kind_str() != "comment"));
+                s.field("consequence")
+                    .is_some_and(|c| self.always_exits(lp, body, c))
+                    && alt.is_some_and(|a| self.always_exits(lp, body, a))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the statement before `cont` assigns a literal that makes a
+    /// conjunct of `cond` false.
+    fn falsified_before(&self, cont: Node<'t>, cond: Node<'t>) -> bool {
+        let Some(prev) = cont.prev_named_sibling() else {
+            return false;
+        };
+        if prev.kind_str() != "expression_statement" {
+            return false;
+        }
+        let Some(assign) = prev
+            .named_child(0)
+            .filter(|a| a.kind_str() == "assignment_expression")
+        else {
+            return false;
+        };
+        let (Some(left), Some(right)) = (assign.field("left"), assign.field("right").map(unparen))
+        else {
+            return false;
+        };
+        conjuncts(self.m, cond).into_iter().any(|c| {
+            let c = unparen(c);
+            let negated = c.kind_str() == "unary_expression" && op(self.m, c) == "!";
+            let target = if negated {
+                c.field("argument").map(unparen)
+            } else {
+                Some(c)
+            };
+            target.is_some_and(|t| same_text(self.m, t, left))
+                && right.kind_str() == if negated { "true" } else { "false" }
+        })
     }
 
     /// `state.round++` / `state.round += 1` somewhere in the loop.
@@ -800,6 +916,60 @@ fn member_root(n: Node) -> Option<Node> {
     (n.kind_str() == "identifier").then_some(n)
 }
 
+/// The function in whose body `n` runs on every path that reaches its
+/// end: no branch, loop, `catch`, conditional or short-circuit lies
+/// between them (an early `return`/`throw` before it leaves the function,
+/// which the callers' loops then see as an exception or an exit).
+fn unconditional_in(m: &JsModel, n: Node) -> Option<FnId> {
+    let mut cur = n;
+    while let Some(p) = m.parent(cur) {
+        if is_function(p) {
+            return m.function_of_node(p);
+        }
+        match p.kind_str() {
+            "if_statement" | "switch_statement" | "catch_clause" | "ternary_expression" => {
+                return None
+            }
+            "binary_expression" if matches!(op(m, p), "&&" | "||" | "??") => return None,
+            k if is_loop(p) || k == "for_statement" => return None,
+            _ => {}
+        }
+        cur = p;
+    }
+    None
+}
+
+/// The last statement of a block (comments skipped).
+fn last_statement<'t>(m: &JsModel<'t>, block: Node<'t>) -> Option<Node<'t>> {
+    if block.kind_str() != "statement_block" {
+        return Some(block);
+    }
+    m.named_children(block)
+        .filter(|c| c.kind_str() != "comment")
+        .last()
+}
+
+fn same_text(m: &JsModel, a: Node, b: Node) -> bool {
+    let norm = |n: Node| -> String { text(n, m.src()).split_whitespace().collect() };
+    norm(a) == norm(b)
+}
+
+/// Whether `n` is inside a loop nested in `lp` (a `continue` there
+/// continues that loop).
+fn inside_loop(m: &JsModel, n: Node, lp: Node) -> bool {
+    let mut cur = n;
+    while let Some(p) = m.parent(cur) {
+        if p.id() == lp.id() {
+            return false;
+        }
+        if is_loop(p) || is_function(p) {
+            return true;
+        }
+        cur = p;
+    }
+    false
+}
+
 /// Whether an unlabelled `break` at `n` leaves a loop or `switch` nested
 /// inside `lp` rather than `lp` itself.
 fn inside_breakable(m: &JsModel, n: Node, lp: Node) -> bool {
@@ -931,6 +1101,38 @@ async function p(ctx, n, MAX, list) {
                 "always",
                 "guarded",
                 "guarded",
+            ]
+        );
+    }
+
+    #[test]
+    fn closures_that_advance_and_single_pass_bodies() {
+        let src = r#"
+async function p(ctx, MAX) {
+  let n = 0;
+  const step = () => { n++; };
+  const maybe = () => { if (ctx.x) n++; };
+  while (n < MAX) { step(); }
+  let m = 0;
+  const maybeM = () => { if (ctx.x) m++; };
+  while (m < MAX) { maybeM(); }
+  let done = false;
+  while (!done) { if (ctx.a) { done = true; continue; } if (!done) break; }
+  while (!done) { if (ctx.a) { continue; } if (!done) break; }
+  while (true) { await ctx.task(t); break; }
+  while (true) { if (ctx.a) { return 1; } else { throw new Error('x'); } }
+  while (true) { if (ctx.a) { return 1; } }
+}"#;
+        assert_eq!(
+            bound_kinds(src),
+            vec![
+                "counter",
+                "not-advanced",
+                "finite",
+                "result",
+                "finite",
+                "finite",
+                "always"
             ]
         );
     }

@@ -34,6 +34,18 @@ pub struct Replay {
 
 impl Replay {
     pub fn of(m: &JsModel) -> Replay {
+        Self::build(m, true)
+    }
+
+    /// Like [`Replay::of`], but an exported function is a root only when it
+    /// is the process export or takes the process context: an exported
+    /// utility (`export function readJsonSafe(path)`) that no process
+    /// function of the module reaches is library code, not process code.
+    pub fn of_process(m: &JsModel) -> Replay {
+        Self::build(m, false)
+    }
+
+    fn build(m: &JsModel, exports_are_roots: bool) -> Replay {
         let n = m.functions.len();
         let mut factories = vec![false; n];
         for t in &m.task_defs {
@@ -71,6 +83,9 @@ impl Replay {
             }
         }
         for e in &m.exports {
+            if !exports_are_roots && !m.is_process_export(&e.name) {
+                continue;
+            }
             if let Some(f) = e.value.and_then(|v| m.function_of_expr(v)) {
                 root(f, &mut work);
             }

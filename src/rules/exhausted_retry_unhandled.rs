@@ -78,7 +78,13 @@ impl Rule for ExhaustedRetryUnhandled {
                     .iter()
                     .any(|e| e.kind_str() == "break_statement");
             if exhaustion_falls_through {
-                check_outcome_read(&a, l, &retry, sink);
+                let cap = match bound {
+                    Bound::Counter { comparison } | Bound::GuardedExit { comparison, .. } => {
+                        cap_of(&a, lp.node, comparison)
+                    }
+                    _ => None,
+                };
+                check_outcome_read(&a, l, &retry, cap, sink);
             }
         }
     }
@@ -154,6 +160,11 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         }
         // `if (r.passed) { ok = true; break; }`: flags set on the way out.
         if let Some(branch) = m.parent(exit) {
+            // `entry.approved = true; break;`: a member of an object declared
+            // before the loop carries the outcome just as well.
+            for b in member_flags_before(m, lp.node, branch, exit) {
+                carriers.insert(b);
+            }
             for b in &outer {
                 let set_here = m
                     .scopes
@@ -172,9 +183,9 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
             let copies_tested = m.scopes.get(*b).writes.iter().any(|w| {
                 contains(lp.node, *w)
                     && assigned_value(m, *w).is_some_and(|v| {
-                        member_root(v)
-                            .and_then(|r| m.binding_of_expr(r))
-                            .is_some_and(|r| tested.contains(&r))
+                        // `verdict = review.passed`, or an object built from
+                        // it (`outcome = { approved: review.approved }`).
+                        bindings_in(m, v).iter().any(|r| tested.contains(r))
                     })
             });
             if copies_tested {
@@ -183,6 +194,55 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         }
     }
     is_retry.then_some(Retry { carriers })
+}
+
+/// Objects declared outside the loop `lp` whose member is assigned in
+/// `branch` before `exit` (`entry.approved = true; break;`).
+fn member_flags_before(m: &JsModel, lp: Node, branch: Node, exit: Node) -> Vec<BindingId> {
+    let mut out = Vec::new();
+    walk(m, branch, |n| {
+        if is_function(n) || n.start_byte() >= exit.start_byte() {
+            return false;
+        }
+        if n.kind_str() == "assignment_expression" {
+            let root = n
+                .field("left")
+                .map(unparen)
+                .filter(|l| l.kind_str() == "member_expression")
+                .and_then(member_root)
+                .and_then(|r| m.binding_of_expr(r));
+            if let Some(b) = root.filter(|b| !contains(lp, m.scopes.get(*b).node)) {
+                if !out.contains(&b) {
+                    out.push(b);
+                }
+            }
+        }
+        true
+    });
+    out
+}
+
+/// Whether some `break` out of the loop is guarded by a breakpoint's
+/// result (`if (decision.approved) break;`): the loop asks until approved.
+fn exits_on_approval(a: &LoopAnalysis, l: LoopId) -> bool {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let Some(body) = lp.body else { return false };
+    a.exits(lp.node, body).into_iter().any(|e| {
+        e.kind_str() == "break_statement"
+            && a.guards(body, e).iter().any(|g| reads_breakpoint(m, *g))
+    })
+}
+
+/// The cap of a counter comparison: the operand that is not the counter
+/// (`MAX_ROUNDS` in `round < MAX_ROUNDS`).
+fn cap_of<'t>(a: &LoopAnalysis<'_, 't>, lp: Node<'t>, cmp: Node<'t>) -> Option<Node<'t>> {
+    let ops: Vec<Node> = ["left", "right"]
+        .iter()
+        .filter_map(|f| cmp.field(f))
+        .collect();
+    let counter = ops.iter().position(|o| a.is_advanced_counter(lp, *o))?;
+    ops.get(1 - counter).copied()
 }
 
 /// Whether an expression compares a counter the loop advances.
@@ -235,7 +295,13 @@ fn assigned_value<'t>(m: &JsModel<'t>, w: Node<'t>) -> Option<Node<'t>> {
 
 /// Flags the loop when nothing after it reads what tells the endings apart
 /// before the function returns or the next phase dispatches.
-fn check_outcome_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, sink: &mut Sink) {
+fn check_outcome_read(
+    a: &LoopAnalysis,
+    l: LoopId,
+    retry: &Retry,
+    cap: Option<Node>,
+    sink: &mut Sink,
+) {
     let m = a.model();
     let lp = &m.loops[l];
     let end = lp.node.end_byte();
@@ -278,7 +344,27 @@ fn check_outcome_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, sink: &mut Sin
         1 => Some(format!("{} is not read after it", names[0])),
         _ => Some(format!("none of {} is read after it", names.join(", "))),
     };
-    let head = format!("the retry loop `{header}` ends either converged or out of attempts, but");
+    // A loop that leaves on a breakpoint's approval: exhausting it means
+    // the human rejected every time, and the code after it cannot tell.
+    let approval = exits_on_approval(a, l);
+    let head = if approval {
+        format!("the approval loop `{header}` ends either approved or out of attempts, but")
+    } else {
+        format!("the retry loop `{header}` ends either converged or out of attempts, but")
+    };
+    let consequence = |default: &str| -> String {
+        if approval {
+            match cap {
+                Some(c) => format!(
+                    "after `{}` rejections the process continues as if approved",
+                    excerpt(m, c)
+                ),
+                None => "after the last rejection the process continues as if approved".into(),
+            }
+        } else {
+            default.to_string()
+        }
+    };
     let mut d = match (next_phase, unread) {
         (Some((_, next)), unread) => {
             let what = unread
@@ -290,7 +376,10 @@ fn check_outcome_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, sink: &mut Sin
                 });
             sink.diag(
                 lp.header(),
-                format!("{head} {what}: running out of attempts carries on as if it had passed"),
+                format!(
+                    "{head} {what}: {}",
+                    consequence("running out of attempts carries on as if it had passed")
+                ),
             )
             .with_related(
                 sink.location(span(next.node)),
@@ -302,7 +391,10 @@ fn check_outcome_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, sink: &mut Sin
                 .unwrap_or_else(|| "nothing outside the loop records which one happened".into());
             sink.diag(
                 lp.header(),
-                format!("{head} {what}: running out of attempts looks the same as success"),
+                format!(
+                    "{head} {what}: {}",
+                    consequence("running out of attempts looks the same as success")
+                ),
             )
         }
     };

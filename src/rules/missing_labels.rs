@@ -1,11 +1,17 @@
-//! `missing-labels`: a task definition without labels.
+//! `missing-labels`: a task whose effects carry no labels.
+//!
+//! Only the `labels` of the definition a factory returns (or of a
+//! single-object definition without `run`) reach the effect: the SDK
+//! collects them into EFFECT_REQUESTED, the `task.created` hook and the
+//! policy context. `defineTask`'s third argument, and the envelope beside
+//! `run` in the object form, go to the in-memory task registry only.
 
 use tree_sitter::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::objects;
-use crate::js::syntax::{span, string_value, unparen, NodeExt};
+use crate::js::syntax::{span, unparen, NodeExt};
 use crate::js::JsModel;
 use crate::source::Span;
 
@@ -13,7 +19,7 @@ pub struct MissingLabels;
 
 static META: RuleMeta = RuleMeta {
     id: "missing-labels",
-    summary: "A task definition has no labels, so dashboards and queries cannot find it.",
+    summary: "A task's effects carry no labels, so hooks, policies and journal queries cannot filter on them.",
     severity: Severity::Warning,
     area: Area::Labels,
     category: Category::Suspicious,
@@ -21,6 +27,15 @@ static META: RuleMeta = RuleMeta {
     builtin: false,
     options: &[],
 };
+
+/// Where labels that never reach an effect were written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Misplaced {
+    /// `defineTask(id, factory, { labels })`.
+    Options,
+    /// `defineTask({ id, labels, run })`.
+    BesideRun,
+}
 
 impl Rule for MissingLabels {
     fn meta(&self) -> &'static RuleMeta {
@@ -41,36 +56,147 @@ impl Rule for MissingLabels {
         // searching backwards on a minified one-line file is linear per task.
         let first_newline = m.src().find('\n');
         for t in &m.task_defs {
-            // Definitions proclint cannot see (a factory returning a call)
-            // are not judged.
-            let Some(problem) = t
-                .objects
-                .iter()
-                .filter(|o| !objects::has_opaque_spread(m, **o))
-                .find_map(|o| labels_problem(m, *o))
-            else {
+            let call = &m.calls[t.call];
+            let Some(shape) = definition_shape(m, call.args.as_slice(), &t.objects) else {
                 continue;
             };
-            let (obj, empty) = problem;
-            let kind = objects::property(m, obj, "kind").and_then(|k| string_value(k, m.src()));
-            let id = t.id.clone().unwrap_or_else(|| "task".into());
-            let suggestion = suggest(kind.as_deref(), &id);
-            let message = if empty.is_some() {
-                format!("task `{id}` has an empty `labels` array")
-            } else {
-                format!("task `{id}` has no `labels`")
-            };
-            let mut d = sink
-                .diag(span(t.id_node), message)
-                .with_help(format!(
-                    "add `labels: {suggestion}` so dashboards and retrospective queries can filter on it"
-                ));
-            if let Some(fix) = fix(m, first_newline, obj, empty, &suggestion) {
-                d = d.with_fix(fix);
+            // Definitions proclint cannot see (a factory returning a call,
+            // a spread of something imported) are not judged.
+            if shape.returned.is_empty()
+                || shape
+                    .returned
+                    .iter()
+                    .any(|o| objects::has_opaque_spread(m, *o))
+            {
+                continue;
             }
+            // A definition without `kind` fails to build ("did not provide
+            // a kind", reported by invalid-task-definition): with nothing to
+            // move, its labels are not what needs fixing. Misplaced labels
+            // are still reported: they are half of that same repair.
+            if shape.misplaced.is_none()
+                && shape
+                    .returned
+                    .iter()
+                    .any(|o| objects::property(m, *o, "kind").is_none())
+            {
+                continue;
+            }
+            let problems: Vec<(Node, Option<Node>)> = shape
+                .returned
+                .iter()
+                .filter_map(|o| labels_problem(m, *o))
+                .collect();
+            let Some(&(_, empty)) = problems.first() else {
+                continue;
+            };
+            let id = t.id.clone().unwrap_or_else(|| "task".into());
+            let d = match shape.misplaced {
+                Some((place, value)) => {
+                    let (message, help) = match place {
+                        Misplaced::Options => (
+                            format!("task `{id}` sets `labels` only in `defineTask`'s options, which reach the task registry, not its effects"),
+                            "move `labels` into the definition the factory returns: only those are journaled with each effect and passed to the `task.created` hook and approval policies",
+                        ),
+                        Misplaced::BesideRun => (
+                            format!("task `{id}` sets `labels` beside `run`, which reach the task registry, not its effects"),
+                            "move `labels` into the definition `run` returns: only those are journaled with each effect and passed to the `task.created` hook and approval policies",
+                        ),
+                    };
+                    let d = sink.diag(span(t.id_node), message).with_help(help);
+                    // Every returned object must lack labels, or moving
+                    // would change only some of the task's definitions.
+                    match (problems.len() == shape.returned.len())
+                        .then(|| move_fix(m, first_newline, &problems, value, shape.inline_factory))
+                        .flatten()
+                    {
+                        Some(fix) => d.with_fix(fix),
+                        None => d,
+                    }
+                }
+                None => {
+                    let message = if empty.is_some() {
+                        format!("task `{id}` has an empty `labels` array")
+                    } else {
+                        format!("task `{id}` has no `labels`")
+                    };
+                    // No fix: labels are the author's taxonomy, and words
+                    // taken from the id add nothing the effect's `taskId`
+                    // does not already carry.
+                    sink.diag(span(t.id_node), message).with_help(
+                        "return `labels` in the task definition (e.g. `labels: ['review']`): they are journaled with each effect and passed to the `task.created` hook and approval policies, which filter on them",
+                    )
+                }
+            };
             sink.push(d);
         }
     }
+}
+
+struct Shape<'t> {
+    /// The definitions whose labels reach the effect.
+    returned: Vec<Node<'t>>,
+    /// Labels written where they reach only the registry, and where.
+    misplaced: Option<(Misplaced, Node<'t>)>,
+    /// The factory is a function literal written in the call, so editing
+    /// its returned objects changes this task only.
+    inline_factory: bool,
+}
+
+fn is_function_literal(n: Node) -> bool {
+    matches!(
+        n.kind_str(),
+        "arrow_function" | "function_expression" | "function" | "method_definition"
+    )
+}
+
+/// Non-empty labels given as `labels` in `obj` (not through a spread).
+fn own_labels<'t>(m: &JsModel<'t>, obj: Node<'t>) -> Option<Node<'t>> {
+    let v = objects::property(m, obj, "labels")?;
+    let inner = unparen(v);
+    if inner.kind_str() == "array" && inner.named_child_count() == 0 {
+        return None;
+    }
+    Some(v)
+}
+
+fn definition_shape<'t>(
+    m: &JsModel<'t>,
+    args: &[Node<'t>],
+    objects_of_def: &[Node<'t>],
+) -> Option<Shape<'t>> {
+    let first = unparen(*args.first()?);
+    if first.kind_str() == "object" {
+        // Object form: with `run`, the envelope is `defineTask`'s options
+        // and `run` returns the definition; without, the envelope is it.
+        let Some(run) = objects::property(m, first, "run") else {
+            return Some(Shape {
+                returned: vec![first],
+                misplaced: None,
+                inline_factory: true,
+            });
+        };
+        let run = unparen(run);
+        let f = m.function_of_expr(run)?;
+        return Some(Shape {
+            returned: m.returned_objects(f),
+            misplaced: own_labels(m, first).map(|v| (Misplaced::BesideRun, v)),
+            inline_factory: is_function_literal(run),
+        });
+    }
+    let options = args
+        .get(2)
+        .map(|a| unparen(*a))
+        .filter(|a| a.kind_str() == "object");
+    Some(Shape {
+        returned: objects_of_def.to_vec(),
+        misplaced: options
+            .and_then(|o| own_labels(m, o))
+            .map(|v| (Misplaced::Options, v)),
+        inline_factory: args
+            .get(1)
+            .is_some_and(|a| is_function_literal(unparen(*a))),
+    })
 }
 
 /// `Some((object, Some(empty_array)))` for `labels: []`, `Some((object,
@@ -89,59 +215,101 @@ fn labels_problem<'t>(m: &JsModel<'t>, obj: Node<'t>) -> Option<(Node<'t>, Optio
     }
 }
 
-/// `['agent', 'spec', 'review']` from the kind and the words of the id.
-pub fn suggest(kind: Option<&str>, id: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    if let Some(k) = kind {
-        words.push(k.to_string());
+/// Moves misplaced labels into every returned definition: removes the
+/// property where it is and inserts its text after `kind` in each object.
+/// Safe when the labels are a list of plain strings; an expression could
+/// name something the factory shadows, so moving it is offered as unsafe.
+fn move_fix(
+    m: &JsModel,
+    first_newline: Option<usize>,
+    problems: &[(Node, Option<Node>)],
+    value: Node,
+    inline_factory: bool,
+) -> Option<Fix> {
+    if !inline_factory {
+        return None;
     }
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in id.chars() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
+    // Only a `labels: …` pair written in the envelope itself can be removed
+    // (not one reached through a spread, not a shorthand).
+    let pair = m.parent(value).filter(|p| p.kind_str() == "pair")?;
+    let text = m.text(value).to_string();
+    let mut edits = vec![remove_property(m, pair)];
+    for (obj, empty) in problems {
+        edits.push(insert_edit(m, first_newline, *obj, *empty, &text)?);
     }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    let mut seen = Vec::new();
-    words.retain(|w| {
-        let new = !seen.contains(w);
-        seen.push(w.clone());
-        new
-    });
-    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
-    format!("[{}]", quoted.join(", "))
+    let inner = unparen(value);
+    let plain =
+        inner.kind_str() == "array" && m.named_children(inner).all(|e| e.kind_str() == "string");
+    Some(Fix {
+        description: format!("move labels {text} into the returned definition"),
+        edits,
+        safe: plain,
+    })
 }
 
-/// Inserts a `labels` line after `kind` (or at the top of the object),
-/// matching the indentation of the surrounding properties.
-fn fix(
+/// Removes a property: its whole line when it stands alone on one,
+/// otherwise the property and the comma that separates it.
+fn remove_property(m: &JsModel, pair: Node) -> Edit {
+    let src = m.src();
+    let bytes = src.as_bytes();
+    let start = pair.start_byte();
+    let mut end = pair.end_byte();
+    let after = &src[end..];
+    let trimmed = after.trim_start_matches([' ', '\t']);
+    let comma_after = trimmed.starts_with(',');
+    if comma_after {
+        end += after.len() - trimmed.len() + 1;
+    }
+    let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+    let alone_before = src[line_start..start].trim().is_empty();
+    let rest = &src[end..];
+    let line_end_rel = rest.find('\n');
+    let alone_after = line_end_rel.is_some_and(|i| rest[..i].trim().is_empty());
+    if alone_before && alone_after && line_start > 0 {
+        let stop = end + line_end_rel.map_or(0, |i| i + 1);
+        // The last property loses its comma-less line; a comma left on the
+        // property before it is a trailing comma, which is valid.
+        return Edit {
+            span: Span::new(line_start, stop),
+            replacement: String::new(),
+        };
+    }
+    if comma_after {
+        let next = end + (src[end..].len() - src[end..].trim_start_matches([' ', '\t']).len());
+        return Edit {
+            span: Span::new(start, next),
+            replacement: String::new(),
+        };
+    }
+    // The last property on a shared line: take the comma before it.
+    let mut s = start;
+    while s > 0 && matches!(bytes[s - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        s -= 1;
+    }
+    if s > 0 && bytes[s - 1] == b',' {
+        s -= 1;
+    }
+    Edit {
+        span: Span::new(s, pair.end_byte()),
+        replacement: String::new(),
+    }
+}
+
+/// Inserts `labels: <text>` after `kind` (or at the top of the object),
+/// matching the indentation of the surrounding properties; fills an empty
+/// `labels: []` in place.
+fn insert_edit(
     m: &JsModel,
     first_newline: Option<usize>,
     obj: Node,
     empty: Option<Node>,
-    suggestion: &str,
-) -> Option<Fix> {
+    text: &str,
+) -> Option<Edit> {
     let src = m.src();
     if let Some(array) = empty {
-        return Some(Fix {
-            description: format!("fill in labels {suggestion}"),
-            edits: vec![crate::diagnostic::Edit {
-                span: span(array),
-                replacement: suggestion.to_string(),
-            }],
-            safe: true,
+        return Some(Edit {
+            span: span(array),
+            replacement: text.to_string(),
         });
     }
     let props: Vec<Node> = m
@@ -171,16 +339,12 @@ fn fix(
     if line_start == 0 || head[line_start - 1] != b'\n' {
         // A one-line object: insert inline after `{`.
         let open = obj.start_byte() + 1;
-        return Some(Fix {
-            description: format!("add labels {suggestion}"),
-            edits: vec![Edit {
-                span: Span::new(open, open),
-                replacement: format!(" labels: {suggestion},"),
-            }],
-            safe: true,
+        return Some(Edit {
+            span: Span::new(open, open),
+            replacement: format!(" labels: {text},"),
         });
     }
-    let edit = match kind_pair {
+    Some(match kind_pair {
         Some(pair) => {
             // After the pair and its comma, and after a trailing comment on
             // that line, using the file's own line ending.
@@ -204,46 +368,87 @@ fn fix(
             if comma && (tail.is_empty() || tail.starts_with("//")) {
                 Edit {
                     span: Span::new(line_end, line_end),
-                    replacement: format!("{newline}{indent}labels: {suggestion},"),
+                    replacement: format!("{newline}{indent}labels: {text},"),
                 }
             } else if comma {
                 Edit {
                     span: Span::new(end, end),
-                    replacement: format!("{newline}{indent}labels: {suggestion},"),
+                    replacement: format!("{newline}{indent}labels: {text},"),
                 }
             } else {
                 Edit {
                     span: Span::new(end, end),
-                    replacement: format!(",{newline}{indent}labels: {suggestion}"),
+                    replacement: format!(",{newline}{indent}labels: {text}"),
                 }
             }
         }
         None => Edit {
             span: Span::new(line_start, line_start),
-            replacement: format!("{indent}labels: {suggestion},\n"),
+            replacement: format!("{indent}labels: {text},\n"),
         },
-    };
-    Some(Fix {
-        description: format!("add labels {suggestion}"),
-        edits: vec![edit],
-        safe: true,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::suggest;
+    use crate::config::Config;
+    use crate::diagnostic::Diagnostic;
+    use crate::discover::FileKind;
+    use crate::engine::lint_text;
+
+    fn lint(src: &str) -> Vec<Diagnostic> {
+        let mut config = Config::default();
+        config.select = Some(vec!["missing-labels".into()]);
+        lint_text("p.js", FileKind::Process, src.to_string(), &config)
+            .into_iter()
+            .filter(|d| d.rule == "missing-labels")
+            .collect()
+    }
+
+    fn apply(text: &str, d: &Diagnostic) -> String {
+        let fix = d.fix.as_ref().unwrap_or_else(|| panic!("no fix on {d:?}"));
+        let edits: &[crate::diagnostic::Edit] = &fix.edits;
+        crate::fix::apply(text, &[edits]).0
+    }
+
+    const HEAD: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n";
 
     #[test]
-    fn suggestions_from_kind_and_id() {
+    fn options_labels_are_moved_into_the_definition() {
+        let src = format!("{HEAD}export const t = defineTask('lint', (args) => ({{\n  kind: 'shell',\n  title: 'Lint',\n}}), {{\n  description: 'd',\n  labels: ['lint'],\n}});\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(ds[0].message.contains("options"), "{}", ds[0].message);
+        assert!(ds[0].fix.as_ref().is_some_and(|f| f.safe));
+        let fixed = apply(&src, &ds[0]);
         assert_eq!(
-            suggest(Some("agent"), "spec-review"),
-            "['agent', 'spec', 'review']"
+            fixed,
+            format!("{HEAD}export const t = defineTask('lint', (args) => ({{\n  kind: 'shell',\n  labels: ['lint'],\n  title: 'Lint',\n}}), {{\n  description: 'd',\n}});\n")
         );
-        assert_eq!(suggest(None, "fixIssues"), "['fix', 'issues']");
+        assert!(lint(&fixed).is_empty());
+    }
+
+    #[test]
+    fn labels_beside_run_are_moved_into_what_run_returns() {
+        let src = format!("{HEAD}export const t = defineTask({{ id: 'draft', labels: ['w'], run: () => ({{ kind: 'agent' }}) }});\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(ds[0].message.contains("beside `run`"));
+        let fixed = apply(&src, &ds[0]);
         assert_eq!(
-            suggest(Some("shell"), "shell/run_tests"),
-            "['shell', 'run', 'tests']"
+            fixed,
+            format!("{HEAD}export const t = defineTask({{ id: 'draft', run: () => ({{ labels: ['w'], kind: 'agent' }}) }});\n")
         );
+        assert!(lint(&fixed).is_empty());
+    }
+
+    #[test]
+    fn labels_from_a_variable_move_only_unsafely_and_absent_labels_get_no_fix() {
+        let src = format!("{HEAD}const ls = ['a'];\nexport const t = defineTask('a', () => ({{ kind: 'agent' }}), {{ labels: ls }});\nexport const u = defineTask('u', () => ({{ kind: 'agent' }}));\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 2, "{ds:#?}");
+        assert!(ds[0].fix.as_ref().is_some_and(|f| !f.safe));
+        assert!(ds[1].fix.is_none());
+        assert!(!ds[1].help.as_deref().unwrap_or("").contains("'u'"));
     }
 }

@@ -3,8 +3,12 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
+use tree_sitter::Node;
+
+use crate::js::loops::walk;
 use crate::js::replay::{origin, Origin, Replay};
-use crate::js::syntax::span;
+use crate::js::syntax::{is_function, span, unparen, NodeExt};
+use crate::js::JsModel;
 
 pub struct SideEffectOutsideTask;
 
@@ -171,13 +175,25 @@ impl Rule for SideEffectOutsideTask {
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
-        let replay = Replay::of(m);
+        // A `node:test` file exercises processes; it is not one.
+        if m.imports.iter().any(|i| i.source == "node:test") {
+            return;
+        }
+        let replay = Replay::of_process(m);
         for c in &m.calls {
             let Some(o) = origin(m, c.callee) else {
                 continue;
             };
             let Some(effect) = classify(&o) else { continue };
             if !replay.covers(m, c.node) {
+                continue;
+            }
+            // `mkdirSync(dir)` followed by the write into it is one side
+            // effect: the write is reported.
+            if effect == Effect::FileWrite
+                && o.path.first().is_some_and(|n| MKDIRS.contains(&n.as_str()))
+                && next_statement_writes(m, c.node)
+            {
                 continue;
             }
             let written = m.text(c.callee);
@@ -210,6 +226,19 @@ impl Rule for SideEffectOutsideTask {
                     .with_help(
                         "end the run through the SDK instead: return a result, throw, or call `ctx.halt(reason)`",
                     ),
+                Effect::FileWrite if c.args.first().is_some_and(|a| under_run_dir(m, *a, 0)) => {
+                    sink.diag_at(
+                        Severity::Info,
+                        span(c.node),
+                        format!(
+                            "{name} writes under the run's directory (`ctx.artifactsDir`/`ctx.runDir`) from process code, \
+                             where the SDK expects process-written files; it runs again on every iteration"
+                        ),
+                    )
+                    .with_help(
+                        "keep what it writes a function of recorded results (inputs and effect results), so every iteration writes the same file",
+                    )
+                }
                 _ => {
                     let what = match effect {
                         Effect::FileWrite => "writes to the file system",
@@ -224,11 +253,125 @@ impl Rule for SideEffectOutsideTask {
                         ),
                     )
                     .with_help(
-                        "move it into a task: `kind: 'shell'` (`shell: { command, expectedExitCode: 0 }`) for commands and file operations, or an agent task; dispatch it with `ctx.task` and a key",
+                        "move it into a task: `kind: 'shell'` (`shell: { command }`) for commands and file operations, or an agent task, dispatched with `ctx.task`; or, for a file the process itself writes, write it under `ctx.artifactsDir`",
                     )
                 }
             };
             sink.push(d);
         }
     }
+}
+
+/// Directory-creating calls, reported with the write that follows.
+const MKDIRS: &[&str] = &["mkdir", "mkdirSync", "ensureDir", "ensureDirSync"];
+
+/// Whether the statement after the one holding `call` calls a file write.
+fn next_statement_writes(m: &JsModel, call: Node) -> bool {
+    let mut stmt = call;
+    while let Some(p) = m.parent(stmt) {
+        if stmt.kind_str() == "expression_statement" || is_function(p) {
+            break;
+        }
+        stmt = p;
+    }
+    if stmt.kind_str() != "expression_statement" {
+        return false;
+    }
+    let Some(next) = stmt.next_named_sibling() else {
+        return false;
+    };
+    let mut found = false;
+    walk(m, next, |n| {
+        if found || is_function(n) {
+            return false;
+        }
+        if let Some(ci) = m.call_of_node(n) {
+            let writes = origin(m, m.calls[ci].callee)
+                .and_then(|o| classify(&o))
+                .is_some_and(|e| e == Effect::FileWrite);
+            found |= writes;
+        }
+        !found
+    });
+    found
+}
+
+/// Whether a path expression is built from `ctx.artifactsDir` or
+/// `ctx.runDir`, through the variables and calls (`join`, `dirname`) it is
+/// made of.
+fn under_run_dir(m: &JsModel, expr: Node, depth: usize) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    let mut found = false;
+    walk(m, expr, |n| {
+        if found || is_function(n) {
+            return false;
+        }
+        match n.kind_str() {
+            "member_expression" => {
+                let prop = n.field("property").map(|p| m.text(p));
+                if matches!(prop, Some("artifactsDir" | "runDir"))
+                    && n.field("object")
+                        .is_some_and(|o| m.is_context_expr(unparen(o)))
+                {
+                    found = true;
+                }
+            }
+            "identifier" => {
+                if let Some(b) = m.binding_of_expr(n) {
+                    let bind = m.scopes.get(b);
+                    // A `let` assigned later (`p = join(artifactsDir, …)`).
+                    let assigned = bind.writes.iter().any(|w| {
+                        m.parent(*w)
+                            .filter(|a| a.kind_str() == "assignment_expression")
+                            .and_then(|a| a.field("right"))
+                            .is_some_and(|v| under_run_dir(m, v, depth + 1))
+                    });
+                    if assigned {
+                        found = true;
+                    } else if let Some(init) = bind.init {
+                        found = under_run_dir(m, init, depth + 1);
+                    } else if let Some((f, i)) = param_of(m, b) {
+                        // A helper's parameter (`writeIndex(path, …)`): every
+                        // caller passes a path under the run's directory.
+                        let sites = m.call_sites_of(f);
+                        found = !sites.is_empty()
+                            && sites.iter().all(|&c| {
+                                m.calls[c]
+                                    .args
+                                    .get(i)
+                                    .is_some_and(|a| under_run_dir(m, *a, depth + 1))
+                            });
+                    } else if matches!(m.text(n), "artifactsDir" | "runDir") {
+                        // `const { artifactsDir } = ctx`: the declarator's
+                        // value is the context.
+                        let mut d = Some(bind.node);
+                        while let Some(x) = d.filter(|x| x.kind_str() != "variable_declarator") {
+                            d = m.parent(x).filter(|p| !is_function(*p));
+                        }
+                        found = d
+                            .and_then(|d| d.field("value"))
+                            .is_some_and(|v| m.is_context_expr(unparen(v)));
+                    }
+                }
+            }
+            _ => {}
+        }
+        !found
+    });
+    found
+}
+
+/// The function and position of a parameter binding.
+fn param_of(
+    m: &JsModel,
+    b: crate::js::scope::BindingId,
+) -> Option<(crate::js::scope::FnId, usize)> {
+    m.functions.iter().enumerate().find_map(|(f, func)| {
+        func.param_bindings
+            .iter()
+            .position(|p| *p == Some(b))
+            .map(|i| (f, i))
+    })
 }

@@ -73,7 +73,7 @@ pub const FIXABLE_TASK: &str = "import { defineTask } from '@a5c-ai/babysitter-s
 export const reviewTask = defineTask('spec-review', (args) => ({\n\
   kind: 'agent',\n\
   title: 'Review',\n\
-}));\n";
+}), { labels: ['review'] });\n";
 
 /// The JSON report a run printed; panics with the run's output otherwise.
 pub fn report_json(o: &Output) -> serde_json::Value {
