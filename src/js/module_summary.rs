@@ -83,7 +83,6 @@ pub struct TaskSummary {
     /// The variable holding the definition, if any.
     pub local_name: Option<String>,
     pub kind: Option<String>,
-    pub has_stable_key: bool,
     /// `outputSchema.properties` names, when resolvable (shared by the
     /// tasks of a module that use one schema).
     pub schema_fields: Option<SchemaFields>,

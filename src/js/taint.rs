@@ -363,7 +363,8 @@ impl<'t> Walk<'_, 't> {
             }
             // `${list}` joins the elements; `${obj}` is `[object Object]`.
             "template_substitution" if !flow.path.is_empty() => {
-                if flow.path.first().is_some_and(|p| p == ELEMENT) {
+                let list = flow.path.first().is_some_and(|p| p == ELEMENT);
+                if list {
                     self.value(parent, &flow.whole().keyed(flow.keyed))
                 }
             }

@@ -70,17 +70,18 @@ impl Rule for MissingStableKey {
                 )
                 .with_related(info.location, "repeats here")
                 .with_help(format!(
-                    "build the key from what differs per repetition, e.g. `` {} ``",
-                    key_example(task, info.variable.as_deref())
+                    "build the key from what differs per repetition, e.g. `` {} ``{}",
+                    key_example(task, info.variable.as_deref()),
+                    placeholder_note(info.variable.as_deref()),
                 ));
             sink.push(d);
         }
     }
 
-    /// Unkeyed repeated calls; a `stableKey` on the definition (possibly in
-    /// another module) also counts as a key.
+    /// Unkeyed repeated calls. A `stableKey` in the task definition is not a
+    /// key: the SDK reads `key`/`stableKey` only from the invocation options.
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
-        for (mi, module) in p.modules.iter().enumerate() {
+        for module in &p.modules {
             if !module.report {
                 continue;
             }
@@ -88,11 +89,6 @@ impl Rule for MissingStableKey {
                 let Some(info) = inv.unkeyed_repeat() else {
                     continue;
                 };
-                if let Some((owner, t)) = p.task_of(mi, &inv.target) {
-                    if p.modules[owner].tasks[t].has_stable_key {
-                        continue;
-                    }
-                }
                 let task = inv
                     .call_text
                     .split_once('(')
@@ -108,9 +104,10 @@ impl Rule for MissingStableKey {
                     )
                     .with_related(info.location.clone(), "repeats here")
                     .with_help(format!(
-                        "pass an explicit key built from what differs per repetition: `` {}(…, {}) ``, or set `stableKey` in the task definition",
+                        "pass an explicit key in the invocation options, built from what differs per repetition (a string or number): `` {}(…, {}) ``{}",
                         inv.call_text.split('(').next().unwrap_or("ctx.task"),
-                        key_example(task, info.variable.as_deref())
+                        key_example(task, info.variable.as_deref()),
+                        placeholder_note(info.variable.as_deref()),
                     ));
                 // Not safe to apply blindly: a new key changes the identity
                 // of effects already recorded by in-flight runs.
@@ -124,6 +121,16 @@ impl Rule for MissingStableKey {
                 sink.push(d);
             }
         }
+    }
+}
+
+/// Says what the `…` of a key example stands for, when no variable of the
+/// repetition was found to put there.
+fn placeholder_note(variable: Option<&str>) -> &'static str {
+    if variable.is_some() {
+        ""
+    } else {
+        ", with `…` replaced by what tells the repetitions apart"
     }
 }
 

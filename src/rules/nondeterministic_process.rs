@@ -166,12 +166,15 @@ impl Rule for NondeterministicProcess {
 /// Findings grouped by construct: reads whose values reach the very same
 /// sinks (`startTime`, `endTime` and `duration` of one return value; the
 /// start and the test of one deadline loop) are one finding.
+/// The sinks (kind, node id) a finding is about.
+type GroupKey = Vec<(SinkKind, usize)>;
+
 #[derive(Default)]
 struct Findings<'t> {
-    grouped: Vec<(Vec<(SinkKind, usize)>, Diagnostic)>,
+    grouped: Vec<(GroupKey, Diagnostic)>,
     /// Clock reads that reach only a process function's return value, not
     /// (yet) as a duration.
-    pending: Vec<(Vec<(SinkKind, usize)>, Node<'t>, String)>,
+    pending: Vec<(GroupKey, Node<'t>, String)>,
 }
 
 impl Findings<'_> {
@@ -286,7 +289,6 @@ fn classify_one<'t>(
             }
         }
         out.grouped.push((key, d));
-        return;
     }
     // What is left reaches effect args only as values (the SDK hashes the
     // args' shape, not their values, so the effect that received the value
