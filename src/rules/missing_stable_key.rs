@@ -47,11 +47,12 @@ impl Rule for MissingStableKey {
             let Some(r) = repetition(m, e.call) else {
                 continue;
             };
-            // A thunk written out in a `ctx.parallel.all([...])` array runs
-            // once: its constant key names one effect, not many.
+            // An element written out in a `ctx.parallel.all([...])` list
+            // runs once per run of the list: its constant key names one
+            // effect, not many (two elements that share a key are another
+            // matter, not told here).
             if let Repeat::Callback(batch) = r.root() {
-                let literal_thunk = call_in_array_thunk(m, e.call, *batch);
-                if literal_thunk {
+                if in_literal_list(m, e.call, *batch) {
                     continue;
                 }
             }
@@ -134,21 +135,14 @@ fn placeholder_note(variable: Option<&str>) -> &'static str {
     }
 }
 
-/// Whether the call sits in a function written directly as an element of an
-/// array literal passed to `batch`.
-fn call_in_array_thunk(m: &crate::js::JsModel, call: usize, batch: tree_sitter::Node) -> bool {
-    let mut f = m.calls[call].func;
-    while let Some(fid) = f {
-        let node = m.functions[fid].node;
-        let in_array = m.parent(node).filter(|p| p.kind_str() == "array");
-        if in_array
-            .and_then(|a| m.parent(a))
-            .and_then(|args| m.parent(args))
-            .is_some_and(|c| c.id() == batch.id())
-        {
-            return true;
-        }
-        f = m.functions[fid].parent;
-    }
-    false
+/// Whether the call sits in the array literal passed to `batch`.
+fn in_literal_list(m: &crate::js::JsModel, call: usize, batch: tree_sitter::Node) -> bool {
+    let node = m.calls[call].node;
+    batch
+        .field("arguments")
+        .and_then(|a| m.named_children(a).find(|n| n.kind_str() != "comment"))
+        .filter(|list| list.kind_str() == "array")
+        .is_some_and(|list| {
+            list.start_byte() <= node.start_byte() && node.end_byte() <= list.end_byte()
+        })
 }
