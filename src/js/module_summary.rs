@@ -64,6 +64,9 @@ pub struct ReadSet {
     /// not kept: findings only name what it escapes to.
     pub forwards: Vec<(ForwardKind, Vec<String>)>,
     pub pending: Vec<PendingFlow>,
+    /// Places among `paths` that read what code may have put there (a
+    /// literal's key, an own property next to a spread, an assigned field).
+    pub provided: Vec<Location>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -82,6 +82,7 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
     out.paths.sort_by(|a, b| a.0.cmp(&b.0));
     out.paths.dedup_by(|later, first| later.0 == first.0);
     out.paths.shrink_to_fit();
+    out.provided = r.provided.iter().map(|n| loc(m, *n)).collect();
     out.forwards = r
         .forwards
         .iter()
