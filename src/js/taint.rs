@@ -318,9 +318,23 @@ impl<'t> Walk<'_, 't> {
                         };
                         self.value(parent, &next)
                     }
-                    // `result.success` is not `result.timestamp`; but
-                    // `obj.toString()` and the like read the whole.
-                    Some(_) if is_method_call(m, parent) => self.value(parent, &flow.whole()),
+                    // `result.success` is not `result.timestamp`; a method
+                    // of the container depends on what it is.
+                    Some(_) if is_method_call(m, parent) => {
+                        let call = m.parent(parent).unwrap_or(parent);
+                        match prop.unwrap_or("") {
+                            // Adding to a list, or visiting it, yields nothing
+                            // computed from what it holds.
+                            "push" | "unshift" | "forEach" | "splice" => {}
+                            // Still the list, or a part of it.
+                            "slice" | "concat" | "filter" | "sort" | "reverse" | "toSorted"
+                            | "flat" => self.value(call, flow),
+                            "find" | "findLast" | "at" | "pop" | "shift" => {
+                                self.value(call, &flow.inner())
+                            }
+                            _ => self.value(call, &flow.whole()),
+                        }
+                    }
                     Some(_) => {}
                 }
             }
@@ -485,7 +499,12 @@ impl<'t> Walk<'_, 't> {
         {
             shape = true;
         }
-        // Whatever the call computes may depend on the value.
+        // Whatever the call computes may depend on the value; but a call
+        // handed an object or list that merely holds it (a record with a
+        // timestamp) is taken to compute from the rest.
+        if !flow.path.is_empty() {
+            return;
+        }
         self.value(call, &flow.whole().keyed(keyed).shaped(shape));
     }
 
