@@ -5,7 +5,7 @@
 //! shared by `unused-output-field`, `undeclared-output-field` and
 //! `missing-output-schema`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::diagnostic::Location;
 use crate::project::{ExportKind, ForwardKind, PendingKind, Project, ReadSet, Seg, MAX_HOPS};
@@ -38,6 +38,9 @@ pub struct ResultUse {
     pub fields: BTreeMap<String, Location>,
     /// Distinct places the whole result escapes to.
     pub forwards: Vec<ForwardKind>,
+    /// Read places that may read what code put there rather than the
+    /// task's output.
+    pub provided: HashSet<Location>,
     /// (read set, layers, read prefix) already walked, with the fewest hops
     /// used so far: results fan out through callers and re-exports, and a
     /// combination is walked again only when reached in fewer hops (so it
@@ -95,6 +98,7 @@ fn collect_wrapped(
             }
         }
     }
+    out.provided.extend(reads.provided.iter().cloned());
     for (kind, path) in &reads.forwards {
         // The result escapes whole when the escaping value holds it: the
         // path read before escaping does not go past the result.

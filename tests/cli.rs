@@ -347,20 +347,18 @@ fn categories_select_the_rule_set() {
 #[test]
 fn notes_of_default_rules_are_opt_in() {
     let dir = tempdir();
-    // `process.env.HOME` read only into a log: a nondeterministic-process note.
+    // `^0.0.168` admits exactly one version: an unpinned-sdk note.
     write(
         dir.path(),
-        "helper.js",
-        "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport function home(ctx) {\n  ctx.log(process.env.HOME);\n}\n",
+        "package.json",
+        "{\n  \"name\": \"x\",\n  \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.0.168\" }\n}\n",
     );
     let run = |args: &[&str]| {
-        let mut all = vec!["check", "helper.js", "--format", "json", "--no-cache"];
+        let mut all = vec!["check", "package.json", "--format", "json", "--no-cache"];
         all.extend_from_slice(args);
         rules_in(&proclint_in(dir.path(), &all))
     };
     assert!(run(&[]).is_empty());
-    assert_eq!(
-        run(&["--extend-select", "nondeterministic-process"]),
-        ["nondeterministic-process"]
-    );
+    assert_eq!(run(&["--extend-select", "unpinned-sdk"]), ["unpinned-sdk"]);
+    assert_eq!(run(&["--extend-select", "pedantic"]), ["unpinned-sdk"]);
 }

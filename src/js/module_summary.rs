@@ -16,7 +16,23 @@ use crate::source::Location;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Seg {
     Field(String),
+    /// Any element of an array.
     Elem,
+    /// The element at this position of a batch's results
+    /// (`const [a, b] = await ctx.parallel.all([…])`).
+    Index(usize),
+    /// The value's fields, except these, which code provides: own
+    /// properties next to a spread (`{ format: 'snap', ...snap }`), or the
+    /// keys of a literal the value alternates with
+    /// (`c ? ctx.task(…) : Promise.resolve({ skipped: true })`).
+    Provided(Vec<String>),
+}
+
+impl Seg {
+    /// Any element, or one at a position.
+    pub fn is_element(&self) -> bool {
+        matches!(self, Seg::Elem | Seg::Index(_))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +95,9 @@ pub struct ReadSet {
     /// not kept: findings only name what it escapes to.
     pub forwards: Vec<(ForwardKind, Vec<String>)>,
     pub pending: Vec<PendingFlow>,
+    /// Places among `paths` that read what code may have put there (a
+    /// literal's key, an own property next to a spread, an assigned field).
+    pub provided: Vec<Location>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,7 +117,6 @@ pub struct TaskSummary {
     /// The variable holding the definition, if any.
     pub local_name: Option<String>,
     pub kind: Option<String>,
-    pub has_stable_key: bool,
     /// `outputSchema.properties` names, when resolvable (shared by the
     /// tasks of a module that use one schema).
     pub schema_fields: Option<SchemaFields>,

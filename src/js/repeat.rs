@@ -51,6 +51,12 @@ fn repeat_of_call<'t>(m: &JsModel<'t>, call: CallId, depth: usize) -> Option<Rep
     if let Some(&l) = c.loops.last() {
         return Some(Repeat::Loop(l));
     }
+    // `ctx.parallel.all([ctx.task(a, …), ctx.task(a, …)])`: bare promises.
+    if let Some(batch) = literal_batch_of(m, c.node) {
+        if elsewhere_in_list(m, c.node, call) {
+            return Some(Repeat::Callback(batch));
+        }
+    }
     let mut f = c.func;
     while let Some(fid) = f {
         if let Some(r) = repeat_of_function(m, fid, call, depth) {
@@ -69,7 +75,13 @@ fn repeat_of_function<'t>(
 ) -> Option<Repeat<'t>> {
     let fnode = m.functions[f].node;
     if let Some(cb) = callback_of(m, fnode) {
-        return Some(Repeat::Callback(cb));
+        // A thunk written out in a `ctx.parallel.all([...])` list runs once
+        // per run of the list: it repeats only if its call appears in
+        // another element too (the list inside a loop is found outside).
+        let once = literal_batch_of(m, fnode).is_some() && !elsewhere_in_list(m, fnode, origin);
+        if !once {
+            return Some(Repeat::Callback(cb));
+        }
     }
     if depth >= MAX_DEPTH {
         return None;
@@ -137,6 +149,50 @@ fn callback_of<'t>(m: &JsModel<'t>, fnode: Node<'t>) -> Option<Node<'t>> {
     let callee = unparen(m.calls[ci].callee);
     let method = callee.field("property").map(|p| m.text(p))?;
     (callee.kind_str() == "member_expression" && ARRAY_CALLBACKS.contains(&method)).then_some(call)
+}
+
+/// The `ctx.parallel.all` call whose literal list holds `element` directly
+/// (a thunk, or a bare promise, possibly awaited).
+fn literal_batch_of<'t>(m: &JsModel<'t>, element: Node<'t>) -> Option<Node<'t>> {
+    let mut e = element;
+    while let Some(p) = m.parent(e).filter(|p| p.kind_str() == "await_expression") {
+        e = p;
+    }
+    let array = m.parent(e).filter(|p| p.kind_str() == "array")?;
+    let call = m.parent(array).filter(|a| a.kind_str() == "arguments")?;
+    let call = m.parent(call)?;
+    let ci = m.call_of_node(call)?;
+    m.effect_of_call(ci)
+        .is_some_and(|e| e.kind == EffectKind::ParallelAll)
+        .then_some(call)
+}
+
+/// Whether another element of the literal list that holds `element` makes
+/// the same call as `origin` (same callee and first argument, as written).
+fn elsewhere_in_list(m: &JsModel, element: Node, origin: CallId) -> bool {
+    let mut e = element;
+    while let Some(p) = m.parent(e).filter(|p| p.kind_str() == "await_expression") {
+        e = p;
+    }
+    let Some(array) = m.parent(e) else {
+        return false;
+    };
+    let o = &m.calls[origin];
+    let same = |c: &super::model::Call| {
+        m.text(c.callee) == m.text(o.callee)
+            && c.args.first().map(|a| m.text(*a)) == o.args.first().map(|a| m.text(*a))
+    };
+    m.named_children(array)
+        .filter(|other| other.id() != e.id())
+        .any(|other| {
+            // Calls are in source order.
+            let (from, to) = (other.start_byte(), other.end_byte());
+            let first = m.calls.partition_point(|c| c.node.start_byte() < from);
+            m.calls[first..]
+                .iter()
+                .take_while(|c| c.node.start_byte() < to)
+                .any(|c| c.node.end_byte() <= to && same(c))
+        })
 }
 
 /// `helper(fn)` → (call, 0, None); `helper({ k: fn })` → (call, 0, Some(k)).

@@ -51,6 +51,10 @@ pub struct Reads<'t> {
     pub paths: Vec<(Vec<String>, Node<'t>)>,
     pub forwards: Vec<Forward<'t>>,
     pub pending: Vec<Pending<'t>>,
+    /// Reading nodes among `paths` that may get what code put there rather
+    /// than what the task produced (see [`Seg::Provided`], and fields code
+    /// assigns): a read still, but not one a schema must declare.
+    pub provided: Vec<Node<'t>>,
 }
 
 impl Reads<'_> {
@@ -70,21 +74,21 @@ const ELEMENT_CALLBACKS: &[&str] = &[
 pub fn reads_of<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Reads<'t> {
     let mut t = Tracker::new(m);
     t.expr(expr, Vec::new(), Vec::new(), 0);
-    t.out
+    t.finish()
 }
 
 /// Reads of what a binding holds (a parameter, for function summaries).
 pub fn reads_of_binding<'t>(m: &JsModel<'t>, b: BindingId) -> Reads<'t> {
     let mut t = Tracker::new(m);
     t.binding(b, Vec::new(), Vec::new(), 0);
-    t.out
+    t.finish()
 }
 
 /// Reads through a parameter pattern (`function f({ passed })`).
 pub fn reads_of_pattern<'t>(m: &JsModel<'t>, pattern: Node<'t>) -> Reads<'t> {
     let mut t = Tracker::new(m);
     t.pattern(pattern, Vec::new(), Vec::new(), 0);
-    t.out
+    t.finish()
 }
 
 struct Tracker<'m, 't> {
@@ -92,6 +96,9 @@ struct Tracker<'m, 't> {
     out: Reads<'t>,
     seen: IdSet<(usize, Vec<Seg>, Vec<String>)>,
     steps: usize,
+    /// Fields of the value that code assigns (`result.notes = …`): reading
+    /// them back reads what code wrote, not what the task produced.
+    written: Vec<String>,
 }
 
 impl<'m, 't> Tracker<'m, 't> {
@@ -101,7 +108,21 @@ impl<'m, 't> Tracker<'m, 't> {
             out: Reads::default(),
             seen: IdSet::default(),
             steps: 0,
+            written: Vec::new(),
         }
+    }
+
+    fn finish(mut self) -> Reads<'t> {
+        let written = std::mem::take(&mut self.written);
+        if !written.is_empty() {
+            let out = &mut self.out;
+            for (p, node) in &out.paths {
+                if p.len() == 1 && written.contains(&p[0]) {
+                    out.provided.push(*node);
+                }
+            }
+        }
+        self.out
     }
 
     fn budget(&mut self, depth: usize) -> bool {
@@ -115,6 +136,28 @@ impl<'m, 't> Tracker<'m, 't> {
         }
         let m = self.m;
         let binding = m.scopes.get(b);
+        // `let r = { skipped: true }; if (…) r = await ctx.task(…)`: the
+        // keys of an object literal the variable also holds are provided by
+        // code.
+        let mut wrap = wrap;
+        if wrap.is_empty() {
+            let assigned = binding.writes.iter().filter_map(|w| {
+                m.parent(*w)
+                    .filter(|a| {
+                        a.kind_str() == "assignment_expression" && a.field("left") == Some(*w)
+                    })
+                    .and_then(|a| a.field("right"))
+            });
+            let keys: Vec<String> = binding
+                .init
+                .into_iter()
+                .chain(assigned)
+                .flat_map(|v| literal_keys(m, v))
+                .collect();
+            if !keys.is_empty() {
+                wrap.push(Seg::Provided(keys));
+            }
+        }
         if !self
             .seen
             .insert((binding.node.id(), wrap.clone(), acc.clone()))
@@ -143,18 +186,38 @@ impl<'m, 't> Tracker<'m, 't> {
         }
         let m = self.m;
         let mut node = expr;
+        let mut wrap = wrap;
         // Climb through expressions that pass the value on unchanged.
         loop {
             let Some(parent) = m.parent(node) else { return };
             let carries = match parent.kind_str() {
                 "parenthesized_expression" | "await_expression" => true,
                 "ternary_expression" => parent.field("condition") != Some(node),
-                "binary_expression" => matches!(op(m, parent), "??" | "||" | "&&"),
+                "binary_expression" => match op(m, parent) {
+                    "??" | "||" => true,
+                    // `a && a.b` is `a.b` (or a falsy `a`), not `a`.
+                    "&&" => parent.field("right") == Some(node),
+                    _ => false,
+                },
                 "sequence_expression" => parent.field("right") == Some(node),
                 _ => false,
             };
             if !carries {
                 break;
+            }
+            // The other branch may be a literal whose keys code provides.
+            if matches!(
+                parent.kind_str(),
+                "ternary_expression" | "binary_expression"
+            ) {
+                let keys: Vec<String> = m
+                    .named_children(parent)
+                    .filter(|c| c.id() != node.id() && parent.field("condition") != Some(*c))
+                    .flat_map(|c| literal_keys(m, c))
+                    .collect();
+                if !keys.is_empty() && wrap.is_empty() {
+                    wrap.push(Seg::Provided(keys));
+                }
             }
             node = parent;
         }
@@ -230,6 +293,18 @@ impl<'m, 't> Tracker<'m, 't> {
             }
             "array" => {
                 let mut w = wrap;
+                // A promise written into a `ctx.parallel.all([...])` list:
+                // its result is the batch's result at that position.
+                if let Some(batch) = batch_of_list(m, parent) {
+                    let at = m
+                        .named_children(parent)
+                        .filter(|c| c.kind_str() != "comment")
+                        .position(|c| c.id() == node.id())
+                        .unwrap_or(0);
+                    w.push(Seg::Index(at));
+                    self.expr(batch, w, acc, depth + 1);
+                    return;
+                }
                 w.push(Seg::Elem);
                 self.expr(parent, w, acc, depth + 1);
             }
@@ -238,8 +313,26 @@ impl<'m, 't> Tracker<'m, 't> {
                     return;
                 };
                 match outer.kind_str() {
-                    // `{ ...value }` keeps its fields; `[...value]` its elements.
-                    "object" | "array" => self.expr(outer, wrap, acc, depth + 1),
+                    // `{ ...value }` keeps its fields but those the literal
+                    // sets itself; `[...value]` its elements.
+                    // `{ ...a, ...b }`: a field may come from either.
+                    "object"
+                        if m.named_children(outer)
+                            .filter(|c| c.kind_str() == "spread_element")
+                            .nth(1)
+                            .is_some() =>
+                    {
+                        self.forward(&acc, ForwardKind::Unknown("a merged object".into()), outer)
+                    }
+                    "object" => {
+                        let own = literal_keys(m, outer);
+                        let mut w = wrap;
+                        if !own.is_empty() {
+                            w.push(Seg::Provided(own));
+                        }
+                        self.expr(outer, w, acc, depth + 1)
+                    }
+                    "array" => self.expr(outer, wrap, acc, depth + 1),
                     _ => self.forward(&acc, ForwardKind::Unknown("spread".into()), parent),
                 }
             }
@@ -247,7 +340,8 @@ impl<'m, 't> Tracker<'m, 't> {
                 let of = parent
                     .field("operator")
                     .is_some_and(|o| text(o, m.src()) == "of");
-                if let (true, Some(Seg::Elem), Some(left)) = (of, wrap.last(), parent.field("left"))
+                if let (true, Some(true), Some(left)) =
+                    (of, wrap.last().map(Seg::is_element), parent.field("left"))
                 {
                     let mut w = wrap.clone();
                     w.pop();
@@ -278,8 +372,22 @@ impl<'m, 't> Tracker<'m, 't> {
                     self.expr(member, wrap, acc, depth + 1);
                 }
             }
-            Some(Seg::Elem) => self.array_method(name, member, wrap, acc, depth),
+            Some(Seg::Elem | Seg::Index(_)) => self.array_method(name, member, wrap, acc, depth),
+            Some(Seg::Provided(keys)) => {
+                if keys.iter().any(|k| k == name) {
+                    self.out.provided.push(member);
+                }
+                wrap.pop();
+                self.property(name, member, wrap, acc, depth);
+            }
             None => {
+                // `result.k = …` writes the field; it is not a read.
+                if is_assigned(self.m, member) {
+                    if acc.is_empty() {
+                        self.written.push(name.to_string());
+                    }
+                    return;
+                }
                 let called = self
                     .m
                     .parent(member)
@@ -298,7 +406,16 @@ impl<'m, 't> Tracker<'m, 't> {
     }
 
     fn element(&mut self, node: Node<'t>, mut wrap: Vec<Seg>, acc: Vec<String>, depth: usize) {
-        if wrap.last() == Some(&Seg::Elem) {
+        let index = node
+            .field("index")
+            .filter(|i| i.kind_str() == "number")
+            .and_then(|i| self.m.text(i).parse::<usize>().ok());
+        let hit = match (wrap.last(), index) {
+            (Some(Seg::Elem), _) | (Some(Seg::Index(_)), None) => true,
+            (Some(Seg::Index(at)), Some(i)) => *at == i,
+            _ => false,
+        };
+        if hit {
             wrap.pop();
             self.expr(node, wrap, acc, depth + 1);
         }
@@ -465,8 +582,13 @@ impl<'m, 't> Tracker<'m, 't> {
                 .and_then(|ci| m.effect_of_call(ci))
                 .filter(|e| e.kind == EffectKind::ParallelAll);
             if let Some(e) = batch {
+                let at = m
+                    .named_children(array)
+                    .filter(|c| c.kind_str() != "comment")
+                    .position(|c| c.id() == fnode.id())
+                    .unwrap_or(0);
                 let mut w = wrap;
-                w.push(Seg::Elem);
+                w.push(Seg::Index(at));
                 self.expr(m.calls[e.call].node, w, acc, depth + 1);
                 return;
             }
@@ -533,6 +655,18 @@ impl<'m, 't> Tracker<'m, 't> {
                     let (Some(key), Some(value)) = (key, value) else {
                         continue;
                     };
+                    let provided = match wrap.last() {
+                        Some(Seg::Provided(keys)) => Some(keys.contains(&key)),
+                        _ => None,
+                    };
+                    let mut wrap = wrap.clone();
+                    if provided.is_some() {
+                        wrap.pop();
+                    }
+                    if provided == Some(true) {
+                        // Possibly set by code rather than read on the value.
+                        self.out.provided.push(child);
+                    }
                     match wrap.last() {
                         Some(Seg::Field(k)) if *k == key => {
                             let mut w = wrap.clone();
@@ -551,16 +685,98 @@ impl<'m, 't> Tracker<'m, 't> {
                     }
                 }
             }
-            "array_pattern" if wrap.last() == Some(&Seg::Elem) => {
-                wrap.pop();
-                let children: Vec<Node<'t>> = m.named_children(pattern).collect();
+            "array_pattern" if wrap.last().is_some_and(Seg::is_element) => {
+                let only = match wrap.pop() {
+                    Some(Seg::Index(i)) => Some(i),
+                    _ => None,
+                };
+                // Positions count the commas before each element (holes too).
+                let mut position = 0;
+                let mut cursor = pattern.walk();
+                let children: Vec<Node<'t>> = pattern.children(&mut cursor).collect();
                 for child in children {
+                    if child.kind_str() == "," {
+                        position += 1;
+                        continue;
+                    }
+                    if !child.is_named() || child.kind_str() == "comment" {
+                        continue;
+                    }
+                    // `...rest` holds the elements from here on.
+                    let rest = child.kind_str() == "rest_pattern";
+                    if only.is_some_and(|i| i != position && !(rest && i >= position)) {
+                        continue;
+                    }
                     self.pattern(child, wrap.clone(), acc.clone(), depth + 1);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// Whether a member expression is written rather than read: the target of
+/// an assignment, or of `delete`.
+fn is_assigned(m: &JsModel, member: Node) -> bool {
+    m.parent(member).is_some_and(|p| match p.kind_str() {
+        "assignment_expression" | "augmented_assignment_expression" => {
+            p.field("left") == Some(member) && p.kind_str() == "assignment_expression"
+        }
+        "unary_expression" => op(m, p) == "delete",
+        _ => false,
+    })
+}
+
+/// The keys of an object literal, also behind `Promise.resolve(…)`,
+/// `await` and parentheses; empty for anything else.
+fn literal_keys(m: &JsModel, node: Node) -> Vec<String> {
+    let mut n = unparen(node);
+    loop {
+        match n.kind_str() {
+            "await_expression" => match n.named_child(0) {
+                Some(inner) => n = unparen(inner),
+                None => return Vec::new(),
+            },
+            "call_expression"
+                if n.field("function")
+                    .is_some_and(|f| m.text(f) == "Promise.resolve") =>
+            {
+                match n
+                    .field("arguments")
+                    .and_then(|a| m.named_children(a).find(|c| c.kind_str() != "comment"))
+                {
+                    Some(inner) => n = unparen(inner),
+                    None => return Vec::new(),
+                }
+            }
+            _ => break,
+        }
+    }
+    if n.kind_str() != "object" {
+        return Vec::new();
+    }
+    m.named_children(n)
+        .filter_map(|c| match c.kind_str() {
+            "pair" => c.field("key").and_then(|k| key_name(k, m.src())),
+            "shorthand_property_identifier" => Some(m.text(c).to_string()),
+            "method_definition" => c.field("name").map(|k| m.text(k).to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `ctx.parallel.all` call whose first argument is this array literal.
+fn batch_of_list<'t>(m: &JsModel<'t>, array: Node<'t>) -> Option<Node<'t>> {
+    let args = m.parent(array).filter(|a| a.kind_str() == "arguments")?;
+    let first = m.named_children(args).find(|c| c.kind_str() != "comment")?;
+    if first.id() != array.id() {
+        return None;
+    }
+    let call = m.parent(args)?;
+    let ci = m.call_of_node(call)?;
+    m.effect_of_call(ci)
+        .is_some_and(|e| e.kind == EffectKind::ParallelAll)
+        .then_some(call)
 }
 
 fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {

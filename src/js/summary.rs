@@ -82,6 +82,7 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
     out.paths.sort_by(|a, b| a.0.cmp(&b.0));
     out.paths.dedup_by(|later, first| later.0 == first.0);
     out.paths.shrink_to_fit();
+    out.provided = r.provided.iter().map(|n| loc(m, *n)).collect();
     out.forwards = r
         .forwards
         .iter()
@@ -145,7 +146,6 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         definition: loc(m, m.calls[t.call].node),
         local_name: t.binding.map(|b| m.scopes.get(b).name.clone()),
         kind,
-        has_stable_key: prop("stableKey").is_some(),
         schema_fields,
         schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
@@ -268,7 +268,8 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
 /// `` { key: `review-${round}` } `` for a task variable and a per-repetition
 /// variable.
 pub fn key_example(task: &str, variable: Option<&str>) -> String {
-    let v = variable.unwrap_or("attempt");
+    // No invented variable: `…` is a placeholder the help explains.
+    let v = variable.unwrap_or("…");
     let mut stem = String::new();
     for c in task.trim_end_matches("Task").chars() {
         if c.is_uppercase() {
@@ -357,6 +358,14 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
                 loop_variable(m, lp.node),
             )
         }
+        Repeat::Callback(call) if is_literal_list(m, *call) => (
+            format!(
+                "the `{}` list, which holds it more than once",
+                callee_of(call, "batch")
+            ),
+            loc(m, *call),
+            None,
+        ),
         Repeat::Callback(call) => {
             let variable = call
                 .field("arguments")
@@ -387,11 +396,27 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
         Some(v) => format!("{what}, through `{}(…)`", callee_of(&v, "a helper")),
         None => what,
     };
+    // Suggest only a variable the call can see: the call sits lexically in
+    // the loop or callback, but through a helper the loop's variable is out
+    // of its scope.
+    let variable = variable.filter(|_| via.is_none());
     RepeatInfo {
         what,
         location,
         variable,
     }
+}
+
+/// Whether a batch call's list is written out (`ctx.parallel.all([...])`).
+fn is_literal_list(m: &JsModel, call: Node) -> bool {
+    let all = m
+        .call_of_node(call)
+        .and_then(|ci| m.effect_of_call(ci))
+        .is_some_and(|e| e.kind == EffectKind::ParallelAll);
+    all && call
+        .field("arguments")
+        .and_then(|a| m.named_children(a).find(|n| n.kind_str() != "comment"))
+        .is_some_and(|first| first.kind_str() == "array")
 }
 
 /// `round` in `for (let round = 1; …)`, `item` in `for (const item of …)`.

@@ -1,6 +1,7 @@
 //! `missing-output-schema`: an agent task without a usable output schema
 //! whose result is read by field.
 
+use super::undeclared_output_field::WRAPPER_FIELDS;
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
 use crate::diagnostic::Severity;
@@ -59,13 +60,30 @@ impl Rule for MissingOutputSchema {
             }
             let id = task.id.as_deref().unwrap_or("task");
             let names: Vec<String> = fields.iter().map(|(f, _)| format!("`{f}`")).collect();
-            let props: Vec<String> = fields
+            // `out.value` / `out.result` as if `ctx.task` wrapped the output:
+            // it resolves to the output itself, so those are `undefined`
+            // unless the output happens to have such a field.
+            let wrapper_only = fields
                 .iter()
-                .map(|(f, _)| format!("{f}: {{ type: … }}"))
-                .collect();
-            let quoted: Vec<String> = fields.iter().map(|(f, _)| format!("'{f}'")).collect();
-            let mut d = sink
-                .diag(
+                .all(|(f, _)| WRAPPER_FIELDS.contains(&f.as_str()));
+            let mut d = if wrapper_only {
+                sink.diag(
+                    task.id_location.clone(),
+                    format!(
+                        "agent task `{id}` {what}, and its result is read as {}: `ctx.task` resolves to the task's output object itself, not to a wrapper around it, so the read gets `undefined` unless the output has such a field",
+                        names.join(", ")
+                    ),
+                )
+                .with_help(
+                    "read the output's fields directly (`const out = await ctx.task(…)`, then `out.x`), and declare them in `outputSchema.properties`",
+                )
+            } else {
+                let props: Vec<String> = fields
+                    .iter()
+                    .map(|(f, _)| format!("{f}: {{ type: … }}"))
+                    .collect();
+                let quoted: Vec<String> = fields.iter().map(|(f, _)| format!("'{f}'")).collect();
+                sink.diag(
                     task.id_location.clone(),
                     format!(
                         "agent task `{id}` {what}, but its result is read by field ({}): those reads are unchecked guesses about free text",
@@ -76,7 +94,8 @@ impl Rule for MissingOutputSchema {
                     "declare what the code reads: `agent: {{ …, outputSchema: {{ type: 'object', required: [{}], properties: {{ {} }} }} }}`",
                     quoted.join(", "),
                     props.join(", ")
-                ));
+                ))
+            };
             for (f, loc) in fields.iter().take(3) {
                 d = d.with_related((*loc).clone(), format!("`{f}` is read here"));
             }

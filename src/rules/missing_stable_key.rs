@@ -48,11 +48,12 @@ impl Rule for MissingStableKey {
             let Some(r) = repetition(m, e.call) else {
                 continue;
             };
-            // A thunk written out in a `ctx.parallel.all([...])` array runs
-            // once: its constant key names one effect, not many.
+            // An element written out in a `ctx.parallel.all([...])` list
+            // runs once per run of the list: its constant key names one
+            // effect, not many (two elements that share a key are another
+            // matter, not told here).
             if let Repeat::Callback(batch) = r.root() {
-                let literal_thunk = call_in_array_thunk(m, e.call, *batch);
-                if literal_thunk {
+                if in_literal_list(m, e.call, *batch) {
                     continue;
                 }
             }
@@ -71,17 +72,18 @@ impl Rule for MissingStableKey {
                 )
                 .with_related(info.location, "repeats here")
                 .with_help(format!(
-                    "build the key from what differs per repetition, e.g. `` {} ``",
-                    key_example(task, info.variable.as_deref())
+                    "build the key from what differs per repetition, e.g. `` {} ``{}",
+                    key_example(task, info.variable.as_deref()),
+                    placeholder_note(info.variable.as_deref()),
                 ));
             sink.push(d);
         }
     }
 
-    /// Unkeyed repeated calls; a `stableKey` on the definition (possibly in
-    /// another module) also counts as a key.
+    /// Unkeyed repeated calls. A `stableKey` in the task definition is not a
+    /// key: the SDK reads `key`/`stableKey` only from the invocation options.
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
-        for (mi, module) in p.modules.iter().enumerate() {
+        for module in &p.modules {
             if !module.report {
                 continue;
             }
@@ -89,11 +91,6 @@ impl Rule for MissingStableKey {
                 let Some(info) = inv.unkeyed_repeat() else {
                     continue;
                 };
-                if let Some((owner, t)) = p.task_of(mi, &inv.target) {
-                    if p.modules[owner].tasks[t].has_stable_key {
-                        continue;
-                    }
-                }
                 let task = inv
                     .call_text
                     .split_once('(')
@@ -109,9 +106,10 @@ impl Rule for MissingStableKey {
                     )
                     .with_related(info.location.clone(), "repeats here")
                     .with_help(format!(
-                        "pass an explicit key built from what differs per repetition: `` {}(…, {}) ``, or set `stableKey` in the task definition",
+                        "pass an explicit key in the invocation options, built from what differs per repetition (a string or number): `` {}(…, {}) ``{}",
                         inv.call_text.split('(').next().unwrap_or("ctx.task"),
-                        key_example(task, info.variable.as_deref())
+                        key_example(task, info.variable.as_deref()),
+                        placeholder_note(info.variable.as_deref()),
                     ));
                 // Not safe to apply blindly: a new key changes the identity
                 // of effects already recorded by in-flight runs.
@@ -128,21 +126,24 @@ impl Rule for MissingStableKey {
     }
 }
 
-/// Whether the call sits in a function written directly as an element of an
-/// array literal passed to `batch`.
-fn call_in_array_thunk(m: &crate::js::JsModel, call: usize, batch: tree_sitter::Node) -> bool {
-    let mut f = m.calls[call].func;
-    while let Some(fid) = f {
-        let node = m.functions[fid].node;
-        let in_array = m.parent(node).filter(|p| p.kind_str() == "array");
-        if in_array
-            .and_then(|a| m.parent(a))
-            .and_then(|args| m.parent(args))
-            .is_some_and(|c| c.id() == batch.id())
-        {
-            return true;
-        }
-        f = m.functions[fid].parent;
+/// Says what the `…` of a key example stands for, when no variable of the
+/// repetition was found to put there.
+fn placeholder_note(variable: Option<&str>) -> &'static str {
+    if variable.is_some() {
+        ""
+    } else {
+        ", with `…` replaced by what tells the repetitions apart"
     }
-    false
+}
+
+/// Whether the call sits in the array literal passed to `batch`.
+fn in_literal_list(m: &crate::js::JsModel, call: usize, batch: tree_sitter::Node) -> bool {
+    let node = m.calls[call].node;
+    batch
+        .field("arguments")
+        .and_then(|a| m.named_children(a).find(|n| n.kind_str() != "comment"))
+        .filter(|list| list.kind_str() == "array")
+        .is_some_and(|list| {
+            list.start_byte() <= node.start_byte() && node.end_byte() <= list.end_byte()
+        })
 }

@@ -4,9 +4,10 @@
 use tree_sitter::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::js::effects::effect_of_call;
 use crate::js::replay::{origin, Origin, Replay};
+use crate::js::results::enclosing_function;
 use crate::js::syntax::{span, NodeExt};
 use crate::js::taint::{sinks_of, SinkKind};
 use crate::js::{EffectKind, JsModel};
@@ -153,48 +154,150 @@ impl Rule for NondeterministicProcess {
             }
         }
         found.sort_by_key(|(n, _, _)| n.start_byte());
+        let mut out = Findings::default();
         for (node, source, shown) in found {
             if !replay.covers(m, node) {
                 continue;
             }
-            report(m, sink, node, source, &shown);
+            classify_one(m, sink, &mut out, node, source, &shown);
+        }
+        for (_, d) in out.grouped {
+            sink.push(d);
         }
     }
 }
 
-fn report(m: &JsModel, sink: &mut Sink, node: Node, source: Source, shown: &str) {
+/// Findings grouped by construct: reads whose values reach the very same
+/// sinks (`startTime`, `endTime` and `duration` of one return value; the
+/// start and the test of one deadline loop) are one finding.
+/// The sinks (kind, node id) a finding is about.
+type GroupKey = Vec<(SinkKind, usize)>;
+
+#[derive(Default)]
+struct Findings<'t> {
+    grouped: Vec<(GroupKey, Diagnostic)>,
+    /// Clock reads that reach only a process function's return value, not
+    /// (yet) as a duration.
+    pending: Vec<(GroupKey, Node<'t>, String)>,
+}
+
+impl Findings<'_> {
+    /// Adds `node` to the finding for `key` if there is one; `false` if not.
+    fn join(&mut self, sink: &Sink, key: &[(SinkKind, usize)], node: Node, shown: &str) -> bool {
+        let Some((_, d)) = self.grouped.iter_mut().find(|(k, _)| k == key) else {
+            return false;
+        };
+        d.related.push(Related {
+            location: sink.location(span(node)),
+            message: format!("`{shown}` reaches the same place"),
+        });
+        true
+    }
+}
+
+fn classify_one<'t>(
+    m: &JsModel<'t>,
+    sink: &mut Sink,
+    out: &mut Findings<'t>,
+    node: Node<'t>,
+    source: Source,
+    shown: &str,
+) {
     let sinks = sinks_of(m, node);
     let steering: Vec<_> = sinks.iter().filter(|s| s.kind.steers()).collect();
     let head = format!(
         "`{shown}` {} in process code, which re-runs on every replay",
         source.what()
     );
-    let mut d = if steering.is_empty() {
-        let tail = if sinks.iter().any(|s| s.kind == SinkKind::Log) {
-            "its value only reaches `ctx.log`"
-        } else {
-            "its value does not reach a branch, an effect's args or key, or the process output"
-        };
-        sink.diag_at(Severity::Info, span(node), format!("{head}; {tail}"))
-    } else {
+    if let Some(first) = steering.first() {
+        let key: Vec<_> = steering.iter().map(|s| (s.kind, s.node.id())).collect();
+        if out.join(sink, &key, node, shown) {
+            return;
+        }
         let mut kinds: Vec<&str> = steering.iter().map(|s| s.kind.describe()).collect();
         kinds.dedup();
-        sink.diag_at(
-            Severity::Warning,
-            span(node),
-            format!(
-                "{head}: its value reaches {}, so replays diverge from what the journal recorded",
-                join(&kinds)
+        let (severity, why, help) = match first.kind {
+            SinkKind::SleepTarget => (
+                Severity::Error,
+                ": the SDK names such a sleep after its target time, so every iteration requests a new sleep and the wait never ends",
+                "give the sleep a name that does not change: `ctx.sleepUntil(target, { label: 'wait-for-window' })` (the SDK then compares the recorded target with the clock)",
             ),
-        )
-    };
-    for s in steering.iter().take(3) {
-        d = d.with_related(
-            sink.location(span(s.node)),
-            format!("the value reaches {} here", s.kind.describe()),
+            SinkKind::Key => (
+                Severity::Warning,
+                ", which the SDK uses as the effect's identity: each iteration computes another one, so the effect is requested again instead of replayed",
+                source.help(),
+            ),
+            SinkKind::ArgsShape => (
+                Severity::Warning,
+                ", which the SDK hashes into the effect's identity when no key is given: an iteration that computes another shape requests the effect again instead of replaying it",
+                source.help(),
+            ),
+            _ => (
+                Severity::Warning,
+                ", so a replay can take another path than the iteration that requested the recorded effects",
+                source.help(),
+            ),
+        };
+        let mut d = sink.diag_at(
+            severity,
+            span(node),
+            format!("{head}: its value reaches {}{why}", join(&kinds)),
         );
+        for s in steering.iter().take(3) {
+            d = d.with_related(
+                sink.location(span(s.node)),
+                format!("the value reaches {} here", s.kind.describe()),
+            );
+        }
+        out.grouped.push((key, d.with_help(help)));
+        return;
     }
-    sink.push(d.with_help(source.help()));
+    let returns: Vec<_> = sinks
+        .iter()
+        .filter(|s| s.kind == SinkKind::ProcessReturn)
+        .collect();
+    if let Some(first) = returns.first() {
+        // The output is written once, by the iteration that completes the
+        // run: a timestamp there is that iteration's, which is what it says;
+        // a duration, though, measures only that last replay. One note per
+        // process function, for its start, end and duration together.
+        if !matches!(source, Source::Clock | Source::ContextNow) {
+            return;
+        }
+        let function =
+            enclosing_function(m, first.node).map_or(usize::MAX, |f| m.functions[f].node.id());
+        let key = vec![(SinkKind::ProcessReturn, function)];
+        if out.join(sink, &key, node, shown) {
+            return;
+        }
+        if !returns.iter().any(|s| s.difference) {
+            // Parked until a read of the same function shows a duration.
+            out.pending.push((key, node, shown.to_string()));
+            return;
+        }
+        let d = sink.diag_at(
+            Severity::Info,
+            span(node),
+            format!("{head}; its value reaches only the process return value, as a duration: the return value is written once, by the iteration that completes the run, so the duration measures only that final replay, not the whole run"),
+        );
+        let mut d = d.with_help("to time the whole run, record the start once: take it from the process inputs or from a task's result");
+        // Earlier reads of the same construct (the start time).
+        for (k, n, shown) in std::mem::take(&mut out.pending) {
+            if k == key {
+                d.related.push(Related {
+                    location: sink.location(span(n)),
+                    message: format!("`{shown}` reaches the same place"),
+                });
+            } else {
+                out.pending.push((k, n, shown));
+            }
+        }
+        out.grouped.push((key, d));
+    }
+    // What is left reaches effect args only as values (the SDK hashes the
+    // args' shape, not their values, so the effect that received the value
+    // is replayed whatever it is now), `ctx.log` (deduplicated by sequence,
+    // not content), or nothing: no replay differs.
 }
 
 /// `a`, `a and b`, `a, b and c`.

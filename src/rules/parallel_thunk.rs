@@ -1,5 +1,6 @@
-//! `parallel-thunk`: `ctx.parallel.all([...])` given started calls instead
-//! of functions that start them.
+//! `parallel-thunk`: `ctx.parallel.all([...])` elements that are neither
+//! functions nor promises (awaited results, literals), on which the batch
+//! throws; started calls only where a concurrency limit cannot apply.
 
 use tree_sitter::Node;
 
@@ -15,7 +16,7 @@ pub struct ParallelThunk;
 
 static META: RuleMeta = RuleMeta {
     id: "parallel-thunk",
-    summary: "ctx.parallel.all is given started calls instead of thunks.",
+    summary: "A ctx.parallel.all element is an awaited result or a plain value, on which the batch throws a TypeError.",
     severity: Severity::Warning,
     area: Area::RuntimeCorrectness,
     category: Category::Suspicious,
@@ -33,7 +34,7 @@ impl Rule for ParallelThunk {
         ReportMeta {
             sites: Sites::ParallelSites,
             praise: "Parallel batches are given thunks",
-            sdk_hint: "`ctx.parallel.all` silently accepts started promises. Rejecting non-function elements (or warning once) would surface the mistake instead of losing batching.",
+            sdk_hint: "`ctx.parallel.all([await ctx.task(…)])` requests its effects one per iteration and only then throws a TypeError on the plain results: naming the element in the error from the first iteration on would surface the mistake before every effect has run.",
         }
     }
 
@@ -44,12 +45,15 @@ impl Rule for ParallelThunk {
             let Some(&arg) = call.args.first() else {
                 continue;
             };
-            let batch = m.text(call.callee);
+            let batch = Batch {
+                text: m.text(call.callee),
+                limited: has_max_concurrency(m, call.args.get(1).copied()),
+            };
             if let Some(array) = array_of(m, arg) {
                 let elements: Vec<Node> = m.named_children(array).collect();
                 for el in elements {
                     if let Some(started) = started_call(m, el) {
-                        push_finding(m, sink, batch, el, started, Member::Element);
+                        push_finding(m, sink, &batch, el, started, Member::Element);
                     }
                 }
                 continue;
@@ -58,11 +62,37 @@ impl Rule for ParallelThunk {
             // callback starts each call instead of returning a thunk.
             if let Some(body) = map_callback_result(m, arg) {
                 if let Some(started) = started_call(m, body) {
-                    push_finding(m, sink, batch, body, started, Member::MapResult);
+                    push_finding(m, sink, &batch, body, started, Member::MapResult);
                 }
             }
         }
     }
+}
+
+/// The batch call, for messages.
+struct Batch<'a> {
+    /// `ctx.parallel.all`, as written.
+    text: &'a str,
+    /// Its options set `maxConcurrency`.
+    limited: bool,
+}
+
+/// Whether the options argument sets `maxConcurrency` (or cannot be read).
+fn has_max_concurrency(m: &JsModel, options: Option<Node>) -> bool {
+    let Some(o) = options.map(unparen) else {
+        return false;
+    };
+    if o.kind_str() != "object" {
+        return true;
+    }
+    m.named_children(o).any(|p| match p.kind_str() {
+        "pair" => p
+            .field("key")
+            .is_some_and(|k| m.text(k) == "maxConcurrency"),
+        "shorthand_property_identifier" => m.text(p) == "maxConcurrency",
+        "spread_element" => true,
+        _ => false,
+    })
 }
 
 /// The array literal an argument is, directly or through a `const`.
@@ -114,8 +144,12 @@ enum Member {
 /// call, or a `new Promise(…)`.
 #[derive(Clone, Copy)]
 enum Started<'t> {
+    /// A started call: a promise (or a value, for a synchronous call).
     Call(Node<'t>),
+    /// An awaited call: its resolved value.
     Awaited { call: Node<'t> },
+    /// A literal: neither a function nor a promise.
+    Plain(&'static str),
 }
 
 fn started_call<'t>(m: &JsModel<'t>, el: Node<'t>) -> Option<Started<'t>> {
@@ -137,6 +171,13 @@ fn started_call<'t>(m: &JsModel<'t>, el: Node<'t>) -> Option<Started<'t>> {
             matches!(inner.kind_str(), "call_expression" | "new_expression")
                 .then_some(Started::Awaited { call: inner })
         }
+        "object" => Some(Started::Plain("an object")),
+        "array" => Some(Started::Plain("an array")),
+        "string" | "template_string" => Some(Started::Plain("a string")),
+        "number" => Some(Started::Plain("a number")),
+        "true" | "false" => Some(Started::Plain("a boolean")),
+        "null" => Some(Started::Plain("`null`")),
+        "undefined" => Some(Started::Plain("`undefined`")),
         _ => None,
     }
 }
@@ -172,36 +213,37 @@ fn returns_functions(m: &JsModel, f: usize) -> bool {
 fn push_finding(
     m: &JsModel,
     sink: &mut Sink,
-    batch: &str,
+    batch: &Batch,
     el: Node,
     started: Started,
     what: Member,
 ) {
-    let (call, fix) = match started {
-        Started::Call(call) => (
-            call,
-            Fix {
-                description: "wrap it in `() => ` so the batch starts it".into(),
-                edits: vec![Edit {
-                    span: Span::new(el.start_byte(), el.start_byte()),
-                    replacement: "() => ".into(),
-                }],
-                safe: true,
-            },
-        ),
-        Started::Awaited { call } => (
-            call,
-            Fix {
-                description: "replace `await` with `() => ` so the batch starts it".into(),
-                edits: vec![Edit {
-                    span: Span::new(el.start_byte(), call.start_byte()),
-                    replacement: "() => ".into(),
-                }],
-                // The awaited value may have been meant as a sequential
-                // step; dropping the `await` changes when it runs.
-                safe: false,
-            },
-        ),
+    let b = batch.text;
+    let where_ = match what {
+        Member::Element => format!("this element of the `{b}` batch"),
+        Member::MapResult => format!("the `map` callback building the `{b}` batch"),
+    };
+    let call = match started {
+        Started::Plain(kind) => {
+            // `runParallelAll` throws on anything that is neither a function
+            // nor a thenable.
+            sink.push(
+                sink.diag_at(
+                    Severity::Error,
+                    span(el),
+                    format!(
+                        "{where_} {} {kind}, neither a function nor a promise: `{b}` throws a TypeError on it, and the run stops with a process error",
+                        match what {
+                            Member::Element => "is",
+                            Member::MapResult => "returns",
+                        }
+                    ),
+                )
+                .with_help("pass a function that returns the value: `() => …`"),
+            );
+            return;
+        }
+        Started::Call(call) | Started::Awaited { call } => call,
     };
     let started_text = match call.field("function") {
         Some(f) => format!("`{}(…)`", m.text(f)),
@@ -210,33 +252,76 @@ fn push_finding(
             None => "`new …`".to_string(),
         },
     };
-    let awaited = matches!(started, Started::Awaited { .. });
-    let message = match (what, awaited) {
-        (_, true) => format!(
-            "this element of the `{batch}` batch awaits {started_text} while the array is built: \
-             the calls run one after another before the batch exists, so nothing is batched"
-        ),
-        (Member::Element, false) => format!(
-            "this element of the `{batch}` batch calls {started_text} instead of passing a function: \
-             its effect starts before the batch is assembled, so batching and ordering are lost"
-        ),
-        (Member::MapResult, false) => format!(
-            "the `map` callback building the `{batch}` batch returns the started call {started_text} \
-             instead of a function: each effect starts before the batch is assembled, so batching \
-             and ordering are lost"
-        ),
-    };
     let shown = m.text(call);
     let shown = if shown.len() > 40 || shown.contains('\n') {
         format!("{}(…)", call.field("function").map_or("…", |f| m.text(f)))
     } else {
         shown.to_string()
     };
-    sink.push(
-        sink.diag(span(el), message)
-            .with_help(format!("pass a thunk: `() => {shown}`"))
-            .with_fix(fix),
-    );
+    let d = match started {
+        Started::Awaited { call } => {
+            // An effect resolves to its result (a plain value); another call
+            // may resolve to anything, a function or a promise included.
+            let effect = m
+                .call_of_node(call)
+                .and_then(|ci| m.effect_of_call(ci))
+                .is_some_and(|e| e.kind.dispatches());
+            let (severity, tail) = if effect {
+                (
+                    Severity::Error,
+                    "the effects are requested one per iteration, before the batch exists, and once they have resolved the elements are plain values, on which the batch throws a TypeError: the run stops with a process error",
+                )
+            } else {
+                (
+                    Severity::Warning,
+                    "it runs before the batch exists, and unless the awaited value is a function or a promise the batch throws a TypeError on it",
+                )
+            };
+            sink.diag_at(
+                severity,
+                span(el),
+                format!("{where_} awaits {started_text} while the array is built: {tail}"),
+            )
+            .with_fix(Fix {
+                description: "replace `await` with `() => ` so the batch starts it".into(),
+                edits: vec![Edit {
+                    span: Span::new(el.start_byte(), call.start_byte()),
+                    replacement: "() => ".into(),
+                }],
+                // The awaited value may have been meant as a sequential
+                // step; dropping the `await` changes when it runs.
+                safe: false,
+            })
+        }
+        _ => {
+            // The SDK wraps a started promise as `() => promise` and still
+            // collects its pending effect; only a concurrency limit cannot
+            // apply to what is already running.
+            if !batch.limited {
+                return;
+            }
+            sink.diag_at(
+                Severity::Info,
+                span(el),
+                format!(
+                    "{where_} {} {started_text} instead of a function: the SDK wraps the started promise and still collects its effect, but it is already running, so `maxConcurrency` does not limit it",
+                    match what {
+                        Member::Element => "starts",
+                        Member::MapResult => "returns the started call",
+                    }
+                ),
+            )
+            .with_fix(Fix {
+                description: "wrap it in `() => ` so the batch starts it".into(),
+                edits: vec![Edit {
+                    span: Span::new(el.start_byte(), el.start_byte()),
+                    replacement: "() => ".into(),
+                }],
+                safe: true,
+            })
+        }
+    };
+    sink.push(d.with_help(format!("pass a thunk: `() => {shown}`")));
 }
 
 #[cfg(test)]
@@ -268,8 +353,24 @@ mod tests {
     }
 
     #[test]
-    fn wraps_call_elements() {
-        let src = "export async function process(inputs, ctx) {\n  await ctx.parallel.all([() => ctx.task(a, {}), ctx.task(b, {}), run(ctx)]);\n}\nasync function run(ctx) { return ctx.task(c, {}); }\n";
+    fn bare_promises_are_wrapped_by_the_sdk() {
+        let src = "export async function process(inputs, ctx) {\n  await ctx.parallel.all([ctx.task(b, {}), run(ctx)]);\n  await ctx.parallel.all(inputs.items.map((i) => ctx.task(b, { i })));\n}\nasync function run(ctx) { return ctx.task(c, {}); }\n";
+        assert!(lint(src).is_empty());
+    }
+
+    #[test]
+    fn plain_values_throw() {
+        let src = "async function p(ctx) { await ctx.parallel.all([{ a: 1 }, 'x', () => ctx.task(a)]); }\n";
+        let ds = lint(src);
+        assert_eq!(ds.len(), 2, "{ds:#?}");
+        assert!(ds
+            .iter()
+            .all(|d| d.severity == crate::diagnostic::Severity::Error));
+    }
+
+    #[test]
+    fn wraps_call_elements_under_a_concurrency_limit() {
+        let src = "export async function process(inputs, ctx) {\n  await ctx.parallel.all([() => ctx.task(a, {}), ctx.task(b, {}), run(ctx)], { maxConcurrency: 2 });\n}\nasync function run(ctx) { return ctx.task(c, {}); }\n";
         let ds = lint(src);
         assert_eq!(ds.len(), 2, "{ds:#?}");
         assert!(ds.iter().all(|d| d.fix.as_ref().is_some_and(|f| f.safe)));
@@ -285,7 +386,7 @@ mod tests {
             again.into_iter().next().unwrap_or_else(|| panic!("none"))
         });
         assert!(
-            twice.contains("[() => ctx.task(a, {}), () => ctx.task(b, {}), () => run(ctx)]"),
+            twice.contains("[() => ctx.task(a, {}), () => ctx.task(b, {}), () => run(ctx)], {"),
             "{twice}"
         );
         assert!(lint(&twice).is_empty());
@@ -296,6 +397,7 @@ mod tests {
         let src = "async function p(ctx) { await ctx.parallel.all([await ctx.task(a), x]); }\n";
         let ds = lint(src);
         assert_eq!(ds.len(), 1);
+        assert_eq!(ds[0].severity, crate::diagnostic::Severity::Error);
         assert!(ds[0].fix.as_ref().is_some_and(|f| !f.safe));
         assert_eq!(
             apply(src, &ds[0]),
@@ -305,7 +407,7 @@ mod tests {
 
     #[test]
     fn map_callbacks() {
-        let src = "async function p(ctx, items) {\n  await ctx.parallel.all(items.map((item) => ctx.task(t, { item })));\n  await ctx.parallel.all(items.map((item) => () => ctx.task(t, { item })));\n}\n";
+        let src = "async function p(ctx, items) {\n  await ctx.parallel.all(items.map((item) => ctx.task(t, { item })), { maxConcurrency: 4 });\n  await ctx.parallel.all(items.map((item) => () => ctx.task(t, { item })), { maxConcurrency: 4 });\n}\n";
         let ds = lint(src);
         assert_eq!(ds.len(), 1, "{ds:#?}");
         assert!(apply(src, &ds[0]).contains("items.map((item) => () => ctx.task(t, { item }))"));

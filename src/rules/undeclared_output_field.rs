@@ -51,9 +51,10 @@ impl Rule for UndeclaredOutputField {
 
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
         let uses = p.result_uses();
-        // A read of one variable that carries several tasks' results
-        // (`r = await ctx.task(a); … r = await ctx.task(b)`) is fine when any
-        // of them declares the field (or has a schema proclint cannot read).
+        // One finding per read: a read of one variable that carries several
+        // tasks' results (`r = await ctx.task(a); … r = await ctx.task(b)`)
+        // names them all, and is fine when any of them declares the field
+        // (or has a schema proclint cannot read).
         let mut readers: HashMap<(Location, &str), Vec<(usize, usize)>> = HashMap::new();
         for (task, u) in uses {
             for (field, loc) in &u.fields {
@@ -74,28 +75,64 @@ impl Rule for UndeclaredOutputField {
             .iter()
             .map(|m| (m.path.clone(), m.report))
             .collect();
-        for (&(mi, ti), u) in uses {
-            let task = &p.modules[mi].tasks[ti];
-            // The schema may live in a shared module (`outputSchema: reviewSchema`).
+        for ((loc, field), tasks) in &readers {
+            let field = *field;
+            if NOT_FIELDS.contains(&field) || !reported.get(&loc.path).copied().unwrap_or(false) {
+                continue;
+            }
+            if tasks.iter().any(|t| declares(*t, field)) {
+                continue;
+            }
+            // Code may have put the field there (a literal the result
+            // alternates with, an own property next to a spread, an
+            // assignment).
+            if tasks
+                .iter()
+                .any(|t| uses.get(t).is_some_and(|u| u.provided.contains(loc)))
+            {
+                continue;
+            }
+            let mut tasks = tasks.clone();
+            tasks.sort_unstable();
+            tasks.dedup();
+            let Some(&(mi, ti)) = tasks.first() else {
+                continue;
+            };
             let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
                 continue;
             };
+            let ids: Vec<String> = tasks
+                .iter()
+                .map(|&(m, t)| {
+                    format!(
+                        "`{}`",
+                        p.modules[m].tasks[t].id.as_deref().unwrap_or("task")
+                    )
+                })
+                .collect();
+            let whose = if ids.len() == 1 {
+                format!("task {}, whose `outputSchema` does not declare it", ids[0])
+            } else {
+                format!(
+                    "tasks {}, whose `outputSchema`s do not declare it",
+                    ids.join(", ")
+                )
+            };
             let declared: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
-            for (field, loc) in &u.fields {
-                if declared.contains(&field.as_str()) || NOT_FIELDS.contains(&field.as_str()) {
-                    continue;
-                }
-                if !reported.get(&loc.path).copied().unwrap_or(false) {
-                    continue;
-                }
-                let shared = readers
-                    .get(&(loc.clone(), field.as_str()))
-                    .is_some_and(|ts| ts.iter().any(|t| declares(*t, field)));
-                if shared {
-                    continue;
-                }
-                let id = task.id.as_deref().unwrap_or("task");
-                let list: Vec<String> = declared.iter().map(|n| format!("`{n}`")).collect();
+            let list: Vec<String> = declared.iter().map(|n| format!("`{n}`")).collect();
+            let (message, help) = if WRAPPER_FIELDS.contains(&field) {
+                // `ctx.task` resolves to the output itself (taskHelpers.ts:54
+                // returns the stored result), not to `{ value }`/`{ result }`.
+                (
+                    format!(
+                        "`{field}` is read on the result of {whose}: `ctx.task` resolves to the task's output object itself, not to a wrapper around it, so the read gets `undefined`"
+                    ),
+                    format!(
+                        "read the output's fields directly (`out.x`, not `out.{field}.x`); declared: {}",
+                        list.join(", ")
+                    ),
+                )
+            } else {
                 let help = match closest(field, &declared) {
                     Some(near) => format!(
                         "did you mean `{near}`? Otherwise declare `{field}` in the schema's `properties` (declared: {})",
@@ -106,25 +143,29 @@ impl Rule for UndeclaredOutputField {
                         list.join(", ")
                     ),
                 };
-                let mut d = sink
-                    .diag(
-                        loc.clone(),
-                        format!(
-                            "`{field}` is read on the result of task `{id}`, whose `outputSchema` does not declare it: the read gets `undefined`"
-                        ),
-                    )
-                    .with_help(help);
-                if let Some((_, first)) = fields.first() {
-                    d = d.with_related(
-                        first.clone(),
-                        format!("task `{id}` declares its output fields here"),
-                    );
-                }
-                sink.push(d);
+                (
+                    format!(
+                        "`{field}` is read on the result of {whose}: the agent is not asked for it, so the read gets `undefined` unless the agent adds it unasked"
+                    ),
+                    help,
+                )
+            };
+            let mut d = sink.diag(loc.clone(), message).with_help(help);
+            if let Some((_, first)) = fields.first() {
+                let id = p.modules[mi].tasks[ti].id.as_deref().unwrap_or("task");
+                d = d.with_related(
+                    first.clone(),
+                    format!("task `{id}` declares its output fields here"),
+                );
             }
+            sink.push(d);
         }
     }
 }
+
+/// Fields read as if `ctx.task` wrapped the output (`{ value }`,
+/// `{ result }`): it does not.
+pub const WRAPPER_FIELDS: &[&str] = &["value", "result"];
 
 /// The declared name closest to `name`, when it is close enough to be a
 /// typo or a rename (case-insensitive, edit distance at most a third of
