@@ -113,13 +113,22 @@ pub struct CheckArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 
-    /// Print only the findings, no summary line.
+    /// Print only the findings: no summary line and no notes on stderr
+    /// (errors are still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
-    /// Print the number of findings per rule after the report.
+    /// Print the number of findings per rule, most frequent first, with the
+    /// total. Alone it prints only the counts; with `--format pretty` or
+    /// `concise` they follow the report; with any other format they go to
+    /// stderr, so a JSON, SARIF or GitHub report stays well-formed.
     #[arg(long)]
     pub statistics: bool,
+
+    /// Report only findings of this severity or higher (info, warning,
+    /// error), in every format; `--fail-on` then applies to what is reported.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub min_severity: Option<Severity>,
 
     /// Hide the findings recorded in this baseline file (overrides `baseline` in proclint.toml).
     #[arg(long, value_name = "FILE")]

@@ -3,7 +3,6 @@
 //! Exit codes follow `check`: 0 when every journal verifies, 1 when any
 //! integrity check failed, 2 when PATH cannot be read.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{RunsArgs, RunsFormat};
@@ -43,12 +42,7 @@ pub fn run(args: &RunsArgs) -> i32 {
             text
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(out.as_bytes())
-        .and_then(|_| stdout.flush())
-        .is_err()
-    {
+    if super::print_stdout(&out) != EXIT_OK {
         return EXIT_ERROR;
     }
     if runs.iter().any(|r| r.integrity.failed() > 0) {

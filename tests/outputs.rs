@@ -1,0 +1,293 @@
+//! Issue 18: every output well-formed and sized for where it goes —
+//! `--statistics`, `--quiet`, `--min-severity`, a closed pipe, and the notes
+//! that say when nothing was checked. End to end through the binary; JSON
+//! and SARIF are parsed, never matched as text.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use common::*;
+
+/// Three breakpoint results dropped (warnings by the config below).
+const THREE_DROPPED: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?', label: 'ship' });\n  await ctx.breakpoint({ question: 'Merge?', label: 'merge' });\n  await ctx.breakpoint({ question: 'Tag?', label: 'tag' });\n}\n";
+/// A parse error (always an error).
+const BROKEN: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint(\n";
+
+/// A project with three warnings (one rule) and one error (another rule).
+fn mixed() -> tempfile::TempDir {
+    let dir = tempdir();
+    write(dir.path(), "a.js", THREE_DROPPED);
+    write(dir.path(), "broken.js", BROKEN);
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"warning\"\n",
+    );
+    dir
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
+}
+
+#[test]
+fn statistics_never_enter_a_json_or_sarif_document() {
+    let dir = mixed();
+    for format in ["json", "sarif"] {
+        let o = proclint_in(
+            dir.path(),
+            &[
+                "check",
+                "a.js",
+                "broken.js",
+                "--format",
+                format,
+                "--statistics",
+            ],
+        );
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        json(&stdout(&o));
+        assert!(
+            stderr(&o).contains("    3  unchecked-breakpoint"),
+            "{}",
+            stderr(&o)
+        );
+        // The same through `--output`: the file parses, the counts are on stderr.
+        let out = dir.path().join(format!("report.{format}"));
+        let o = proclint_in(
+            dir.path(),
+            &[
+                "check",
+                "a.js",
+                "broken.js",
+                "--format",
+                format,
+                "--statistics",
+                "-o",
+                out.to_str().unwrap_or_default(),
+            ],
+        );
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        json(&std::fs::read_to_string(&out).unwrap_or_default());
+        assert!(stderr(&o).contains("total: 1 error, 3 warnings"));
+    }
+    // GitHub workflow commands stay alone on stdout too.
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            "a.js",
+            "broken.js",
+            "--format",
+            "github",
+            "--statistics",
+        ],
+    );
+    assert!(
+        stdout(&o).lines().all(|l| l.starts_with("::")),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn statistics_alone_print_only_the_counts_most_frequent_first_with_the_total() {
+    let dir = mixed();
+    let o = proclint_in(dir.path(), &["check", "a.js", "broken.js", "--statistics"]);
+    assert_eq!(code(&o), 1);
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(
+        lines,
+        [
+            "    3  unchecked-breakpoint  warning",
+            "    1  parse-error           error",
+            "    4  total: 1 error, 3 warnings and 0 infos in 2 files",
+        ],
+        "{}",
+        stdout(&o)
+    );
+    // After a text report they follow it.
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            "a.js",
+            "broken.js",
+            "--format",
+            "concise",
+            "--statistics",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.starts_with("a.js:2:"), "{out}");
+    assert!(out.ends_with("    4  total: 1 error, 3 warnings and 0 infos in 2 files\n"));
+}
+
+#[test]
+fn min_severity_filters_every_format_and_the_exit_code_follows_what_is_shown() {
+    let dir = mixed();
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            "a.js",
+            "--format",
+            "json",
+            "--min-severity",
+            "error",
+        ],
+    );
+    // Only warnings, all hidden: nothing reported, nothing fails.
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&stdout(&o));
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(0));
+    assert_eq!(v["summary"]["warnings"], 0);
+    for format in ["json", "sarif", "github", "concise", "pretty"] {
+        let o = proclint_in(
+            dir.path(),
+            &[
+                "check",
+                "a.js",
+                "broken.js",
+                "--format",
+                format,
+                "--min-severity",
+                "error",
+            ],
+        );
+        assert_eq!(code(&o), 1, "{format}: {}", stderr(&o));
+        let out = stdout(&o);
+        if format == "sarif" {
+            // The rule table lists every rule; the results are filtered.
+            let v = json(&out);
+            let results = v["runs"][0]["results"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(results.len(), 1, "{out}");
+            assert_eq!(results[0]["ruleId"], "parse-error");
+        } else {
+            assert!(!out.contains("unchecked-breakpoint"), "{format}: {out}");
+            assert!(out.contains("parse-error"), "{format}: {out}");
+        }
+    }
+    // `info` keeps everything.
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            "a.js",
+            "--format",
+            "json",
+            "--min-severity",
+            "info",
+        ],
+    );
+    assert_eq!(
+        json(&stdout(&o))["diagnostics"].as_array().map(Vec::len),
+        Some(3)
+    );
+}
+
+#[test]
+fn quiet_prints_only_findings() {
+    let dir = mixed();
+    let o = proclint_in(
+        dir.path(),
+        &["check", "a.js", "--format", "concise", "--quiet"],
+    );
+    assert_eq!(stdout(&o).lines().count(), 3, "{}", stdout(&o));
+    assert!(stdout(&o).lines().all(|l| l.starts_with("a.js:")));
+    assert_eq!(stderr(&o), "");
+    // Not even the note that nothing was checked.
+    std::fs::create_dir_all(dir.path().join("empty")).unwrap_or_default();
+    let o = proclint_in(dir.path(), &["check", "empty", "--quiet"]);
+    assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), ("", ""));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    let dir = tempdir();
+    // Far more output than a pipe buffer holds, so proclint is still writing
+    // when the reader goes away.
+    let mut text = String::from("export async function process(inputs, ctx) {\n");
+    for i in 0..4000 {
+        text.push_str(&format!(
+            "  await ctx.breakpoint({{ question: 'Ship {i}?', label: 'ship-{i}' }});\n"
+        ));
+    }
+    text.push_str("}\n");
+    write(dir.path(), "many.js", &text);
+    for args in [
+        &["check", "many.js", "--format", "concise", "--no-cache"][..],
+        &["check", "many.js", "--format", "json", "--no-cache"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_proclint"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn: {e}"));
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        let mut first = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut first)
+            .unwrap_or_default();
+        // `head -1`: one line read, then the pipe is closed.
+        let o = child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("wait: {e}"));
+        assert!(!first.is_empty());
+        assert_eq!(stderr(&o), "", "{args:?}");
+        // The findings' status, not 2 (an error in proclint) or a panic.
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+    }
+}
+
+#[test]
+fn a_check_that_checks_nothing_says_so() {
+    let dir = tempdir();
+    std::fs::create_dir_all(dir.path().join("empty")).unwrap_or_default();
+    let o = proclint_in(dir.path(), &["check", "empty"]);
+    assert_eq!(code(&o), 0);
+    assert!(
+        stderr(&o).contains("no process module, SKILL.md or package.json found under `empty`"),
+        "{}",
+        stderr(&o)
+    );
+    write(dir.path(), "a.js", THREE_DROPPED);
+    let o = proclint_in(
+        dir.path(),
+        &["check", "a.js", "--select", "journal-integrity"],
+    );
+    assert_eq!(code(&o), 0);
+    assert!(
+        stderr(&o).contains(
+            "`journal-integrity` only checks a recorded run and reports nothing without `--run`"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    // A normal check says neither.
+    let o = proclint_in(dir.path(), &["check", "a.js"]);
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn an_output_error_names_the_path() {
+    let dir = tempdir();
+    write(dir.path(), "a.js", THREE_DROPPED);
+    let o = proclint_in(
+        dir.path(),
+        &["check", "a.js", "-o", "no/such/dir/report.json"],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("no/such/dir/report.json"),
+        "{}",
+        stderr(&o)
+    );
+}
