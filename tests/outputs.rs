@@ -291,3 +291,78 @@ fn an_output_error_names_the_path() {
         stderr(&o)
     );
 }
+
+#[test]
+fn github_annotations_put_errors_first_one_per_rule_before_repeats_and_the_step_summary_has_them_all(
+) {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "a.js",
+        "export async function process(inputs, ctx) {\n  // proclint-disable-next-line missing-labels -- nothing here\n  const x = 1;\n  await ctx.breakpoint({ question: 'A?', label: 'a' });\n  await ctx.breakpoint({ question: 'B?', label: 'b' });\n  await ctx.breakpoint({ question: 'C?', label: 'c' });\n}\n",
+    );
+    write(dir.path(), "y.js", BROKEN);
+    write(dir.path(), "z.js", BROKEN);
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap_or_default();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args(["check", ".", "--format", "github"])
+        .current_dir(dir.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    // (level, title, file:line) of each annotation, in order.
+    let annotations: Vec<(String, String, String)> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let (head, _) = l
+                .split_once("::")
+                .map(|(_, r)| r)
+                .and_then(|r| r.split_once("::"))
+                .unwrap_or_default();
+            let (level, props) = head.split_once(' ').unwrap_or_default();
+            let prop = |k: &str| {
+                props
+                    .split(',')
+                    .find_map(|p| p.strip_prefix(&format!("{k}=")))
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (
+                level.to_string(),
+                prop("title"),
+                format!("{}:{}", prop("file"), prop("line")),
+            )
+        })
+        .collect();
+    let expected = [
+        ("error", "unchecked-breakpoint", "a.js:4"),
+        ("error", "parse-error", "y.js:1"),
+        ("error", "unchecked-breakpoint", "a.js:5"),
+        ("error", "parse-error", "z.js:1"),
+        ("error", "unchecked-breakpoint", "a.js:6"),
+        ("warning", "unused-suppression", "a.js:2"),
+    ];
+    assert_eq!(
+        annotations,
+        expected
+            .iter()
+            .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+            .collect::<Vec<_>>()
+    );
+    // The summary is appended to (earlier steps' text stays) and is a
+    // Markdown table with one row per finding.
+    let text = std::fs::read_to_string(&summary).unwrap_or_default();
+    assert!(text.starts_with("earlier step\n## proclint\n"), "{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Severity"))
+        .collect();
+    assert_eq!(rows.len(), 6, "{text}");
+    assert!(rows[0].starts_with("| error |"));
+    assert!(rows[5].starts_with("| warning | `unused-suppression` | `a.js:2` |"));
+    // Without the variable nothing is written anywhere else.
+    let o = proclint_in(dir.path(), &["check", ".", "--format", "github"]);
+    assert_eq!(stderr(&o), "");
+}

@@ -344,6 +344,9 @@ fn check(args: CheckArgs) -> i32 {
         }
         Ok(()) => {}
     }
+    if format == Format::Github {
+        write_step_summary(&outcome);
+    }
     if where_stats == Statistics::Stderr {
         eprint!("{}", statistics(&outcome));
     }
@@ -373,6 +376,28 @@ pub fn exit_code(outcome: &engine::Outcome, fail_on: Severity, exit_zero: bool) 
         return EXIT_FINDINGS;
     }
     EXIT_OK
+}
+
+/// Appends every finding to the GitHub step summary (`$GITHUB_STEP_SUMMARY`,
+/// a file the runner shows on the job's page): annotations stop at 10 per
+/// level, the summary does not. Failing to write it is a warning, not a
+/// failed check.
+fn write_step_summary(outcome: &engine::Outcome) {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let text = report::github::step_summary(outcome);
+    let written = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "warning: cannot write the step summary to {}: {e}",
+            Path::new(&path).display()
+        );
+    }
 }
 
 /// Where `--statistics` writes its table.
