@@ -18,6 +18,8 @@ pub struct Group {
     /// Indices into `outcome.files`, sorted.
     pub files: Vec<usize>,
     pub enabled: BTreeSet<&'static str>,
+    /// Modules imported by several entries, reported once here.
+    pub shared: bool,
 }
 
 pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> {
@@ -57,6 +59,7 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
                     })
                     .collect(),
                 enabled: enabled.clone(),
+                shared: false,
             }];
         }
     }
@@ -69,6 +72,7 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
                 .unwrap_or_else(|| project_name(outcome)),
             files: (0..outcome.files.len()).collect(),
             enabled: enabled.clone(),
+            shared: false,
         }];
     }
     let index: HashMap<String, usize> = outcome
@@ -105,6 +109,33 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
             title: title_of(e),
             files: seen.into_iter().collect(),
             enabled: enabled.clone(),
+            shared: false,
+        });
+    }
+    // A module two entries import would be reported (and its findings
+    // counted) once per entry: it gets its own section instead, and each
+    // entry's section keeps what differs.
+    let mut users: BTreeMap<usize, usize> = BTreeMap::new();
+    for g in &groups {
+        for &f in &g.files {
+            *users.entry(f).or_default() += 1;
+        }
+    }
+    let shared: Vec<usize> = users
+        .iter()
+        .filter(|(f, n)| **n > 1 && !entries.contains(f))
+        .map(|(f, _)| *f)
+        .collect();
+    if !shared.is_empty() {
+        for g in &mut groups {
+            g.files.retain(|f| !shared.contains(f));
+        }
+        groups.push(Group {
+            entry: None,
+            title: "Modules shared by several processes".into(),
+            files: shared,
+            enabled: enabled.clone(),
+            shared: true,
         });
     }
     let rest: Vec<usize> = (0..outcome.files.len())
@@ -116,6 +147,7 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
             title: "Other files".into(),
             files: rest,
             enabled: enabled.clone(),
+            shared: false,
         });
     }
     groups
