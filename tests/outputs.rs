@@ -366,3 +366,38 @@ fn github_annotations_put_errors_first_one_per_rule_before_repeats_and_the_step_
     let o = proclint_in(dir.path(), &["check", ".", "--format", "github"]);
     assert_eq!(stderr(&o), "");
 }
+
+#[test]
+fn loops_are_named_as_a_reader_would_and_code_is_cut_between_tokens() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "p.js",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const checkTask = defineTask('check', () => ({ kind: 'shell', title: 'check', labels: ['c'], shell: { command: 'npm test' } }));\nexport async function process(inputs, ctx) {\n  for (let attempt = 1; attempt <= inputs.maximumNumberOfAttemptsAllowed; attempt++) {\n    await ctx.task(checkTask, {});\n  }\n  do {\n    await ctx.task(checkTask, {});\n  } while (inputs.again);\n}\n",
+    );
+    let o = proclint_in(dir.path(), &["check", "p.js", "--format", "json"]);
+    let v = json(&stdout(&o));
+    let messages: Vec<String> = v["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let all = messages.join("\n");
+    // The long header keeps its keyword and parentheses, cut between tokens.
+    assert!(
+        all.contains("(in the `for (let attempt = 1; attempt <=…)` loop)"),
+        "{all}"
+    );
+    // A `do` loop is named by its condition, not as `do`.
+    assert!(
+        all.contains("(in the `do … while (inputs.again)` loop)"),
+        "{all}"
+    );
+    assert!(
+        all.contains("`do … while (inputs.again)` dispatches effects"),
+        "{all}"
+    );
+    assert!(!all.contains("`do` loop"), "{all}");
+}
