@@ -70,7 +70,8 @@ pub enum Color {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or directories to lint (default: the current directory).
+    /// Files or directories to lint (default: the current directory); `-`
+    /// reads stdin (named by `--stdin-filename`, else `stdin.js`).
     pub paths: Vec<PathBuf>,
 
     /// Output format (default: pretty on a terminal, concise otherwise).
@@ -164,8 +165,9 @@ pub struct CheckArgs {
     /// their project): a run id or directory, `latest`, or `latest-failed`;
     /// without a value the most recent failed run, else the most recent
     /// completed one. Adds the `journal-integrity` and `non-convergent-loop`
-    /// findings and, with `--format retrospective`, the run sections. Put it
-    /// after the paths or write `--run=ID`, since it takes an optional value.
+    /// findings and, with `--format retrospective`, the run sections. An
+    /// existing path that is not a run directory is taken as a path to
+    /// check, so `--run src/` checks `src/` with the default run.
     #[arg(long, value_name = "RUN", num_args = 0..=1)]
     pub run: Option<Option<String>>,
 

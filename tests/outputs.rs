@@ -401,3 +401,162 @@ fn loops_are_named_as_a_reader_would_and_code_is_cut_between_tokens() {
     );
     assert!(!all.contains("`do` loop"), "{all}");
 }
+
+#[test]
+fn a_pretty_snippet_shows_a_few_lines_of_a_long_span() {
+    let dir = tempdir();
+    let mut text = String::from(
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\nexport const big = defineTask('big', {\n",
+    );
+    for i in 0..40 {
+        text.push_str(&format!("  field{i}: {i},\n"));
+    }
+    text.push_str("});\n");
+    write(dir.path(), "big.js", &text);
+    let o = proclint_in(
+        dir.path(),
+        &["check", "big.js", "--format", "pretty", "--color", "never"],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("invalid-task-definition"), "{out}");
+    // Source lines are drawn as `NN │ …`: the span starts on line 3, so at
+    // most its first three lines and one line of context either side.
+    let shown: Vec<u32> = out
+        .lines()
+        .filter_map(|l| l.trim_start().split_once(" │")?.0.trim().parse().ok())
+        .collect();
+    assert!(!shown.is_empty(), "{out}");
+    assert!(
+        shown.iter().all(|&n| (2..=6).contains(&n)),
+        "{shown:?}\n{out}"
+    );
+}
+
+#[test]
+fn same_line_suppressions() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "a.js",
+        "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?', label: 'ship' }); // proclint-disable-line unchecked-breakpoint -- recorded by the gate\n  await ctx.breakpoint({ question: 'Tag?', label: 'tag' });\n  const x = 1; // proclint-disable-line missing-labels -- nothing here\n}\n",
+    );
+    let o = proclint_in(dir.path(), &["check", "a.js", "--format", "json"]);
+    let v = json(&stdout(&o));
+    let found: Vec<(String, u64)> = v["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap_or_default().to_string(),
+                d["line"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    // Line 2 is suppressed, line 3 is not, and the directive on line 4
+    // suppresses nothing.
+    assert_eq!(
+        found,
+        [
+            ("unchecked-breakpoint".to_string(), 3),
+            ("unused-suppression".to_string(), 4)
+        ],
+        "{v}"
+    );
+}
+
+#[test]
+fn check_dash_reads_stdin() {
+    let dir = tempdir();
+    let run = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_proclint"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, THREE_DROPPED.as_bytes()).unwrap_or_default();
+        }
+        child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let o = run(&["check", "-", "--format", "json"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let v = json(&stdout(&o));
+    let paths: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|d| d["path"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(paths, ["stdin.js", "stdin.js", "stdin.js"]);
+    let o = run(&[
+        "check",
+        "-",
+        "--stdin-filename",
+        "src/flow.js",
+        "--format",
+        "json",
+    ]);
+    let v = json(&stdout(&o));
+    assert_eq!(v["diagnostics"][0]["path"], "src/flow.js");
+}
+
+#[test]
+fn run_never_swallows_a_following_path() {
+    // `--run fixtures/runs/retro` is a path to check (not a run folder):
+    // it is checked, with the default run (the most recent failed one).
+    let o = proclint(&["check", "--run", "fixtures/runs/retro", "--format", "json"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let v = json(&stdout(&o));
+    let rules: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|d| d["rule"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(rules.contains(&"non-convergent-loop"), "{v}");
+    assert!(
+        v["summary"]["files"].as_u64().unwrap_or_default() >= 3,
+        "{v}"
+    );
+    // A run folder after `--run` is still the run.
+    let o = proclint(&[
+        "check",
+        "--run",
+        "fixtures/runs/retro/.a5c/runs/retro-shipped",
+        "fixtures/runs/retro",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(!stdout(&o).contains("non-convergent-loop"));
+}
+
+#[test]
+fn every_config_error_is_reported_in_one_run() {
+    let dir = tempdir();
+    write(dir.path(), "a.js", THREE_DROPPED);
+    write(
+        dir.path(),
+        "proclint.toml",
+        "extend-select = [\"pedantc\"]\ncache-dir = \"\"\n[rules]\nunchecked-breakpont = \"error\"\nmissing-labels = \"loud\"\n",
+    );
+    let o = proclint_in(dir.path(), &["check", "a.js"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    for part in [
+        "`pedantc`",
+        "`cache-dir` must not be empty",
+        "unknown rule `unchecked-breakpont`",
+        "loud",
+    ] {
+        assert!(err.contains(part), "missing {part}:\n{err}");
+    }
+    // The command line too.
+    let o = proclint_in(
+        dir.path(),
+        &["check", "a.js", "--no-config", "--select", "nope1,nope2"],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("`nope1`") && stderr(&o).contains("`nope2`"));
+}

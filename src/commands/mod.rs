@@ -44,8 +44,11 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
         match path {
             Some(p) => match Config::load(&p, &rules::Registry) {
                 Ok(c) => c,
-                Err(e) => {
-                    report_config_error(e);
+                Err(errors) => {
+                    // Every error at once: one edit fixes them all.
+                    for e in errors {
+                        report_config_error(e);
+                    }
                     return Err(EXIT_ERROR);
                 }
             },
@@ -62,6 +65,7 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
             };
         }
     }
+    let mut unknown = false;
     for id in args
         .select
         .iter()
@@ -76,8 +80,11 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
                 "error: unknown rule or category `{id}`{hint}; categories: correctness, \
                  suspicious, pedantic, run, all"
             );
-            return Err(EXIT_ERROR);
+            unknown = true;
         }
+    }
+    if unknown {
+        return Err(EXIT_ERROR);
     }
     if !args.select.is_empty() {
         config.select = Some(args.select.clone());
@@ -108,7 +115,25 @@ fn report_config_error(e: crate::config::ConfigError) {
     }
 }
 
-fn check(args: CheckArgs) -> i32 {
+fn check(mut args: CheckArgs) -> i32 {
+    // `--run` takes an optional value, so `check --run src/` would read
+    // `src/` as the run: an existing path that is not a run directory is a
+    // path to check, and `--run` picks the run as if given no value.
+    if let Some(Some(value)) = &args.run {
+        let p = Path::new(value);
+        if p.exists() && !runs::is_run_dir(p) {
+            args.paths.insert(0, p.to_path_buf());
+            args.run = Some(None);
+        }
+    }
+    // `check -` reads stdin, named by `--stdin-filename` (else `stdin.js` in
+    // the working directory), as other linters do.
+    if args.paths.iter().any(|p| p.as_os_str() == "-") {
+        args.paths.retain(|p| p.as_os_str() != "-");
+        if args.stdin_filename.is_none() {
+            args.stdin_filename = Some(PathBuf::from("stdin.js"));
+        }
+    }
     let config = match load_config(&args) {
         Ok(c) => c,
         Err(code) => return code,
