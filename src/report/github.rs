@@ -84,7 +84,7 @@ pub fn step_summary(outcome: &Outcome) -> String {
     // Most severe first, then as reported (by path): a table is read
     // top-down, not sampled like annotations.
     let mut rows: Vec<&Diagnostic> = outcome.diagnostics.iter().collect();
-    rows.sort_by(|a, b| b.severity.cmp(&a.severity));
+    rows.sort_by_key(|d| std::cmp::Reverse(d.severity));
     for (i, d) in rows.into_iter().enumerate() {
         let row = format!(
             "| {} | `{}` | `{}:{}` | {} |\n",

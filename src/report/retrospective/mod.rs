@@ -83,12 +83,7 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
         b
     };
     let all = boundaries(&last);
-    let at = all
-        .iter()
-        .copied()
-        .filter(|&i| i <= cut)
-        .next_back()
-        .unwrap_or(cut);
+    let at = all.iter().copied().rfind(|&i| i <= cut).unwrap_or(cut);
     let left_out = all.iter().filter(|&&i| i >= at).count();
     let mut text = last[..at].to_string();
     text.push_str(&tail_for(left_out));
