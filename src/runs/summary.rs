@@ -281,7 +281,7 @@ mod tests {
             pos("c") < pos("a") && pos("a") < pos("b") && pos("b") < pos("z"),
             "{out}"
         );
-        assert!(out.starts_with(r#"{"version":1,"runs":[{"run_id":"c","process_id":"p","created_at":"2026-01-01T01:00:00+02:00","status":"in-progress","events":1,"effects":{"requested":0,"ok":0,"error":0,"pending":0},"breakpoints":{"approved":0,"rejected":0,"pending":0},"started_at":null,"ended_at":null,"wall_seconds":null,"integrity":{"verified":1,"failed":0}}"#), "{out}");
+        assert!(out.starts_with(r#"{"version":1,"runs":[{"run_id":"c","process_id":"p","created_at":"2026-01-01T01:00:00+02:00","path":"c","status":"in-progress","events":1,"effects":{"requested":0,"ok":0,"error":0,"pending":0},"breakpoints":{"approved":0,"rejected":0,"pending":0},"started_at":null,"ended_at":null,"wall_seconds":null,"integrity":{"verified":1,"failed":0}}"#), "{out}");
     }
 
     #[test]
