@@ -164,3 +164,30 @@ fn a_long_retrospective_is_cut_to_fit_a_github_comment() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
     assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1800));
 }
+
+#[test]
+fn patterns_worth_sharing_advise_a_helper_only_for_code_that_can_be_shared() {
+    let dir = tempdir();
+    write(dir.path(), "package.json", SDK_PACKAGE);
+    for (name, id) in [("a", "plan"), ("b", "write")] {
+        let mut text = String::from("import { defineTask } from '@a5c-ai/babysitter-sdk';\n");
+        text.push_str(&task(id));
+        write(dir.path(), &format!("{name}.js"), &text);
+    }
+    write(
+        dir.path(),
+        "process.js",
+        "import { planTask } from './a.js';\nimport { writeTask } from './b.js';\n\nexport async function process(inputs, ctx) {\n  const plan = await ctx.task(planTask, {});\n  return ctx.task(writeTask, { plan });\n}\n",
+    );
+    let doc = retro(dir.path(), &["."]);
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with("- `missing-labels` fires in 2 modules"))
+        .unwrap_or_else(|| panic!("no pattern line:\n{doc}"));
+    // Labels are set on each task: no helper to extract.
+    assert!(!line.contains("shared helper"), "{line}");
+    assert!(
+        line.contains("a convention to apply at every site"),
+        "{line}"
+    );
+}
