@@ -159,6 +159,12 @@ fn a_long_retrospective_is_cut_to_fit_a_github_comment() {
         doc.matches("</details>").count()
     );
     assert!(doc.contains("more sections left out"));
+    // The header names ten processes, not 150.
+    assert!(
+        doc.contains("`p009.js`, and 140 more"),
+        "{}",
+        &doc[..2000.min(doc.len())]
+    );
     // Every finding is still in the JSON.
     let o = proclint_in(dir.path(), &["check", ".", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();

@@ -150,7 +150,13 @@ fn render_with(outcome: &Outcome, options: &Options, limit: Option<usize>) -> St
         "Date: {} · Source commit: {} · Process: {} (+ {helpers} helper module{}) · Run: {run_text} · Outcome: {outcome_text}\n",
         info.date,
         info.commit.as_deref().map(|c| format!("`{c}`")).unwrap_or_else(|| "not a git checkout".into()),
-        if entry_paths.is_empty() { "none found".to_string() } else { entry_paths.join(", ") },
+        match entry_paths.len() {
+            0 => "none found".to_string(),
+            // A tree of hundreds of processes would fill the header line;
+            // the sections below name every one.
+            n if n > 10 => format!("{}, and {} more", entry_paths[..10].join(", "), n - 10),
+            _ => entry_paths.join(", "),
+        },
         if helpers == 1 { "" } else { "s" },
     );
 
