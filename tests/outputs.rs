@@ -560,3 +560,19 @@ fn every_config_error_is_reported_in_one_run() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("`nope1`") && stderr(&o).contains("`nope2`"));
 }
+
+#[test]
+fn quiet_fix_prints_no_notes() {
+    let dir = tempdir();
+    write(dir.path(), "t.js", FIXABLE_TASK);
+    let o = proclint_in(
+        dir.path(),
+        &["check", "t.js", "--fix", "--quiet", "--format", "concise"],
+    );
+    assert!(!stderr(&o).contains("proclint: fixed"), "{}", stderr(&o));
+    let o = proclint_in(
+        dir.path(),
+        &["check", "t.js", "--fix", "--format", "concise"],
+    );
+    assert!(stderr(&o).contains("proclint: fixed"), "{}", stderr(&o));
+}

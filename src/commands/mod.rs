@@ -214,11 +214,13 @@ fn check(mut args: CheckArgs) -> i32 {
                 return EXIT_ERROR;
             }
             report_unfixable(&plan);
-            eprintln!(
-                "proclint: {} fixes available in {} files (nothing written)",
-                plan.applied(),
-                plan.files.len()
-            );
+            if !args.quiet {
+                eprintln!(
+                    "proclint: {} fixes available in {} files (nothing written)",
+                    plan.applied(),
+                    plan.files.len()
+                );
+            }
             return if plan.files.is_empty() {
                 EXIT_OK
             } else {
@@ -246,11 +248,13 @@ fn check(mut args: CheckArgs) -> i32 {
             touched.extend(plan.files.iter().map(|f| f.display.clone()));
             outcome = lint_once();
         }
-        eprintln!(
-            "proclint: fixed {fixed} findings in {} files; {} remain",
-            touched.len(),
-            outcome.diagnostics.len()
-        );
+        if !args.quiet {
+            eprintln!(
+                "proclint: fixed {fixed} findings in {} files; {} remain",
+                touched.len(),
+                outcome.diagnostics.len()
+            );
+        }
         if !fix_failures.is_empty() {
             outcome.diagnostics.append(&mut fix_failures);
             crate::diagnostic::sort(&mut outcome.diagnostics);
