@@ -488,6 +488,34 @@ def retro_runs(root: Path) -> None:
     r.request("implement", "agent", "Implement: password reset")
 
 
+# --- a budget-manager-like tree: one task id in several modules ---------------------
+
+
+def phases_runs(root: Path) -> None:
+    """A run of fixtures/runs/phases/process.js. `build-and-verify` is also
+    defined by other-process.js (another entry, not imported: not this run's),
+    and `final-review` by two modules process.js imports (ambiguous). Six
+    phase loops each converge; the final review stalls. A nested package holds
+    a stray folder with the same run id but no journal."""
+    start = T0 + timedelta(days=4)
+    r = RunWriter(root, "phases-run", "acme/phased-delivery", start)
+    for p in range(1, 7):
+        r.task("build-and-verify", "agent", f"Build and verify: phase {p}",
+               {"passed": False, "issues": [f"Phase {p}: test 'smoke' fails"]}, after=120, label=f"phase {p}: verify 1")
+        r.task("fix", "agent", f"Fix: phase {p}", {"summary": "fixed"}, after=200, label=f"phase {p}: fix 1")
+        r.task("build-and-verify", "agent", f"Build and verify: phase {p}",
+               {"passed": True, "issues": []}, after=120, label=f"phase {p}: verify 2")
+    for n in range(1, 4):
+        r.task("final-review", "agent", "Final review",
+               {"passed": False, "issues": ["Changelog misses phase 4"]}, after=90, label=f"final review {n}")
+        if n < 3:
+            r.task("fix", "agent", "Fix: final", {"summary": "changelog"}, after=150, label=f"final fix {n}")
+    r.fail("final review did not pass after 3 rounds")
+    stray = root / "nested" / "pkg" / ".a5c" / "runs" / "phases-run" / "tasks" / "01J0STRAY0000000000000000"
+    stray.mkdir(parents=True, exist_ok=True)
+    (stray / "output.json").write_text(js_stringify({"passed": True}) + "\n", encoding="utf-8")
+
+
 # --- integrity failures -------------------------------------------------------------
 
 
@@ -549,12 +577,13 @@ def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "fixtures" / "runs"
     # Only the run directories are regenerated: retro/ also holds the
     # hand-written process source the runs were made from.
-    for sub in ("project", "convergence", "integrity", "retro"):
+    for sub in ("project", "convergence", "integrity", "retro", "phases", "phases/nested/pkg"):
         shutil.rmtree(out / sub / ".a5c", ignore_errors=True)
     project_runs(out / "project")
     convergence_runs(out / "convergence")
     integrity_runs(out / "integrity")
     retro_runs(out / "retro")
+    phases_runs(out / "phases")
     print(f"wrote fixtures under {out}")
 
 

@@ -70,7 +70,8 @@ pub enum Color {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or directories to lint (default: the current directory).
+    /// Files or directories to lint (default: the current directory); `-`
+    /// reads stdin (named by `--stdin-filename`, else `stdin.js`).
     pub paths: Vec<PathBuf>,
 
     /// Output format (default: pretty on a terminal, concise otherwise).
@@ -113,13 +114,22 @@ pub struct CheckArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 
-    /// Print only the findings, no summary line.
+    /// Print only the findings: no summary line and no notes on stderr
+    /// (errors are still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
-    /// Print the number of findings per rule after the report.
+    /// Print the number of findings per rule, most frequent first, with the
+    /// total. Alone it prints only the counts; with `--format pretty` or
+    /// `concise` they follow the report; with any other format they go to
+    /// stderr, so a JSON, SARIF or GitHub report stays well-formed.
     #[arg(long)]
     pub statistics: bool,
+
+    /// Report only findings of this severity or higher (info, warning,
+    /// error), in every format; `--fail-on` then applies to what is reported.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub min_severity: Option<Severity>,
 
     /// Hide the findings recorded in this baseline file (overrides `baseline` in proclint.toml).
     #[arg(long, value_name = "FILE")]
@@ -155,8 +165,9 @@ pub struct CheckArgs {
     /// their project): a run id or directory, `latest`, or `latest-failed`;
     /// without a value the most recent failed run, else the most recent
     /// completed one. Adds the `journal-integrity` and `non-convergent-loop`
-    /// findings and, with `--format retrospective`, the run sections. Put it
-    /// after the paths or write `--run=ID`, since it takes an optional value.
+    /// findings and, with `--format retrospective`, the run sections. An
+    /// existing path that is not a run directory is taken as a path to
+    /// check, so `--run src/` checks `src/` with the default run.
     #[arg(long, value_name = "RUN", num_args = 0..=1)]
     pub run: Option<Option<String>>,
 

@@ -175,34 +175,80 @@ impl Config {
         None
     }
 
-    pub fn load(path: &Path, known: &dyn KnownRules) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            path: path.to_path_buf(),
-            text: String::new(),
-            span: None,
-            message: format!("cannot read: {e}"),
+    /// Reads and parses a configuration file, with every error in it.
+    pub fn load(path: &Path, known: &dyn KnownRules) -> Result<Config, Vec<ConfigError>> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            vec![ConfigError {
+                path: path.to_path_buf(),
+                text: String::new(),
+                span: None,
+                message: format!("cannot read: {e}"),
+            }]
         })?;
         let root = path
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
-        Config::parse(&text, path, root, known)
+        Config::parse_all(&text, path, root, known)
     }
 
+    /// Parses a configuration, stopping at its first error (see
+    /// [`Config::parse_all`]).
     pub fn parse(
         text: &str,
         path: &Path,
         root: PathBuf,
         known: &dyn KnownRules,
     ) -> Result<Config, ConfigError> {
+        Config::parse_all(text, path, root, known).map_err(|mut errors| errors.remove(0))
+    }
+
+    /// Parses a configuration and reports every error in it, not only the
+    /// first, so one edit fixes them all. A TOML syntax error is one error
+    /// (nothing after it can be read). The error list is never empty.
+    pub fn parse_all(
+        text: &str,
+        path: &Path,
+        root: PathBuf,
+        known: &dyn KnownRules,
+    ) -> Result<Config, Vec<ConfigError>> {
+        let mut errors: Vec<ConfigError> = Vec::new();
+        let config = Config::parse_into(text, path, root, known, &mut errors);
+        match config {
+            Some(c) if errors.is_empty() => Ok(c),
+            _ if errors.is_empty() => Err(vec![ConfigError {
+                path: path.to_path_buf(),
+                text: text.to_string(),
+                span: None,
+                message: "invalid configuration".into(),
+            }]),
+            _ => Err(errors),
+        }
+    }
+
+    /// The body of [`Config::parse_all`]: errors are pushed to `errors` and
+    /// parsing goes on with the next setting; `None` when the text is not
+    /// TOML.
+    fn parse_into(
+        text: &str,
+        path: &Path,
+        root: PathBuf,
+        known: &dyn KnownRules,
+        errors: &mut Vec<ConfigError>,
+    ) -> Option<Config> {
         let err = |span: Option<Range<usize>>, message: String| ConfigError {
             path: path.to_path_buf(),
             text: text.to_string(),
             span,
             message,
         };
-        let raw: RawConfig =
-            toml::from_str(text).map_err(|e| err(e.span(), e.message().to_string()))?;
+        let raw: RawConfig = match toml::from_str(text) {
+            Ok(raw) => raw,
+            Err(e) => {
+                errors.push(err(e.span(), e.message().to_string()));
+                return None;
+            }
+        };
         let mut config = Config {
             path: Some(path.to_path_buf()),
             root,
@@ -219,18 +265,25 @@ impl Config {
         }
         if let Some(dir) = raw.cache_dir {
             if dir.get_ref().trim().is_empty() {
-                return Err(err(
+                errors.push(err(
                     Some(dir.span()),
                     "`cache-dir` must not be empty".into(),
                 ));
+            } else {
+                config.cache_dir = Some(PathBuf::from(dir.into_inner()));
             }
-            config.cache_dir = Some(PathBuf::from(dir.into_inner()));
         }
         if let Some(globs) = raw.exclude {
-            config.exclude = build_globs(&globs).map_err(|(s, m)| err(Some(s), m))?;
+            match build_globs(&globs) {
+                Ok(g) => config.exclude = g,
+                Err((s, m)) => errors.push(err(Some(s), m)),
+            }
         }
         if let Some(globs) = raw.include {
-            config.include = Some(build_globs(&globs).map_err(|(s, m)| err(Some(s), m))?);
+            match build_globs(&globs) {
+                Ok(g) => config.include = Some(g),
+                Err((s, m)) => errors.push(err(Some(s), m)),
+            }
         }
         for name in raw.extend_select.unwrap_or_default() {
             let span = name.span();
@@ -239,13 +292,14 @@ impl Config {
                 let hint = closest_rule(&name, known)
                     .map(|c| format!(" (did you mean `{c}`?)"))
                     .unwrap_or_default();
-                return Err(err(
+                errors.push(err(
                     Some(span),
                     format!(
                         "unknown rule or category `{name}` in `extend-select`{hint} \
                          (categories: correctness, suspicious, pedantic, run, tooling, all)"
                     ),
                 ));
+                continue;
             }
             config.extend_select.push(name);
         }
@@ -256,49 +310,59 @@ impl Config {
                 let hint = closest_rule(&id, known)
                     .map(|c| format!(" (did you mean `{c}`?)"))
                     .unwrap_or_default();
-                return Err(err(Some(id_span), format!("unknown rule `{id}`{hint}")));
+                errors.push(err(Some(id_span), format!("unknown rule `{id}`{hint}")));
+                continue;
             };
             let value_span = value.span();
-            let level = match value.into_inner() {
-                toml::Value::String(s) => {
-                    parse_level(&s).ok_or_else(|| err(Some(value_span.clone()), bad_level(&s)))?
-                }
-                toml::Value::Table(mut t) => {
-                    let level = match t.remove("severity") {
-                        Some(toml::Value::String(s)) => parse_level(&s)
-                            .ok_or_else(|| err(Some(value_span.clone()), bad_level(&s)))?,
-                        Some(_) => {
-                            return Err(err(Some(value_span), "`severity` must be a string".into()))
-                        }
-                        None => RuleLevel::On(None),
-                    };
-                    if let Some(unknown) = t.keys().find(|k| !options.contains(&k.as_str())) {
-                        let keys = if options.is_empty() {
-                            "it takes only `severity`".to_string()
-                        } else {
-                            format!("known: severity, {}", options.join(", "))
+            let level = (|| -> Result<RuleLevel, ConfigError> {
+                Ok(match value.into_inner() {
+                    toml::Value::String(s) => parse_level(&s)
+                        .ok_or_else(|| err(Some(value_span.clone()), bad_level(&s)))?,
+                    toml::Value::Table(mut t) => {
+                        let level = match t.remove("severity") {
+                            Some(toml::Value::String(s)) => parse_level(&s)
+                                .ok_or_else(|| err(Some(value_span.clone()), bad_level(&s)))?,
+                            Some(_) => {
+                                return Err(err(
+                                    Some(value_span),
+                                    "`severity` must be a string".into(),
+                                ))
+                            }
+                            None => RuleLevel::On(None),
                         };
+                        if let Some(unknown) = t.keys().find(|k| !options.contains(&k.as_str())) {
+                            let keys = if options.is_empty() {
+                                "it takes only `severity`".to_string()
+                            } else {
+                                format!("known: severity, {}", options.join(", "))
+                            };
+                            return Err(err(
+                                Some(value_span),
+                                format!("unknown option `{unknown}` for rule `{id}` ({keys})"),
+                            ));
+                        }
+                        known.validate_options(&id, &t).map_err(|m| {
+                            err(Some(value_span.clone()), format!("rule `{id}`: {m}"))
+                        })?;
+                        config.rule_options.insert(id.clone(), t);
+                        level
+                    }
+                    _ => {
                         return Err(err(
                             Some(value_span),
-                            format!("unknown option `{unknown}` for rule `{id}` ({keys})"),
-                        ));
+                            "expected a severity string or a table".into(),
+                        ))
                     }
-                    known
-                        .validate_options(&id, &t)
-                        .map_err(|m| err(Some(value_span.clone()), format!("rule `{id}`: {m}")))?;
-                    config.rule_options.insert(id.clone(), t);
-                    level
+                })
+            })();
+            match level {
+                Ok(level) => {
+                    config.rules.insert(id, level);
                 }
-                _ => {
-                    return Err(err(
-                        Some(value_span),
-                        "expected a severity string or a table".into(),
-                    ))
-                }
-            };
-            config.rules.insert(id, level);
+                Err(e) => errors.push(e),
+            }
         }
-        Ok(config)
+        Some(config)
     }
 
     /// Everything in the configuration that can change a file's per-file

@@ -4,7 +4,7 @@
 //! so memory stays proportional to what rules need, not to the size of the
 //! tree.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -104,6 +104,21 @@ impl Project {
         project.invocations = invocations;
         project.callers = callers;
         project
+    }
+
+    /// `entry` and every checked module it imports, directly or not: the
+    /// modules one process is made of.
+    pub fn import_closure(&self, entry: usize) -> BTreeSet<usize> {
+        let mut seen = BTreeSet::from([entry]);
+        let mut work = vec![entry];
+        while let Some(m) = work.pop() {
+            for (&(from, _), &to) in &self.imports {
+                if from == m && seen.insert(to) {
+                    work.push(to);
+                }
+            }
+        }
+        seen
     }
 
     /// The module an import specifier of `from` refers to.

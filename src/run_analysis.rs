@@ -41,9 +41,27 @@ pub struct TaskSites {
 }
 
 impl TaskSites {
+    /// The id is defined more than once in the process: the journal records
+    /// only the id, so which definition (and which call) ran is unknown.
+    pub fn ambiguous(&self) -> bool {
+        self.definitions.len() > 1
+    }
+
+    /// The one definition of the id, when it has exactly one.
+    pub fn definition(&self) -> Option<&Site> {
+        match self.definitions.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        }
+    }
+
     /// The first invocation inside a loop (or other repetition), preferring
-    /// modules whose findings are reported.
+    /// modules whose findings are reported; none when the id is ambiguous,
+    /// since that would be a guess.
     pub fn loop_invocation(&self) -> Option<&InvocationSite> {
+        if self.ambiguous() {
+            return None;
+        }
         let repeated = || self.invocations.iter().filter(|i| i.repeat.is_some());
         repeated()
             .find(|i| i.site.reported)
@@ -62,6 +80,10 @@ pub struct RunAnalysis {
     pub tasks: BTreeMap<String, TaskSites>,
     /// The entry module `run.json` names, as displayed, when it was checked.
     pub entry: Option<Arc<str>>,
+    /// The modules of the run's process (the entry and its import closure),
+    /// as displayed; `None` when the entry is unknown and every checked
+    /// module was searched.
+    pub process_modules: Option<BTreeSet<Arc<str>>>,
 }
 
 impl RunAnalysis {
@@ -76,7 +98,19 @@ impl RunAnalysis {
             .iter()
             .map(|id| (id.to_string(), TaskSites::default()))
             .collect();
+        // Real projects reuse task ids across processes (five modules define
+        // `build-and-verify`): the run's entry and what it imports are the
+        // only modules its journal can be about.
+        let entry_index = run.meta.import_path.as_deref().and_then(|import| {
+            let key = project::module_key(&run.dir.join(import));
+            project.modules.iter().position(|m| m.key == key)
+        });
+        let closure = entry_index.map(|e| project.import_closure(e));
+        let in_process = |m: usize| closure.as_ref().is_none_or(|c| c.contains(&m));
         for (mi, module) in project.modules.iter().enumerate() {
+            if !in_process(mi) {
+                continue;
+            }
             for (ti, task) in module.tasks.iter().enumerate() {
                 let Some(sites) = task.id.as_deref().and_then(|id| tasks.get_mut(id)) else {
                     continue;
@@ -86,6 +120,9 @@ impl RunAnalysis {
                     reported: module.report,
                 });
                 for (mj, ij) in project.invocations_of(mi, ti) {
+                    if !in_process(mj) {
+                        continue;
+                    }
                     let owner = &project.modules[mj];
                     let inv = &owner.invocations[ij];
                     sites.invocations.push(InvocationSite {
@@ -110,19 +147,18 @@ impl RunAnalysis {
                 .invocations
                 .dedup_by(|a, b| a.site.location == b.site.location);
         }
-        let entry = run.meta.import_path.as_deref().and_then(|import| {
-            let key = project::module_key(&run.dir.join(import));
-            project
-                .modules
-                .iter()
-                .find(|m| m.key == key)
-                .map(|m| m.path.clone())
+        let entry = entry_index.map(|e| project.modules[e].path.clone());
+        let process_modules = closure.map(|c| {
+            c.into_iter()
+                .map(|m| project.modules[m].path.clone())
+                .collect()
         });
         RunAnalysis {
             trajectories: convergence(&run, stall_rounds),
             stall_rounds,
             tasks,
             entry,
+            process_modules,
             run,
         }
     }

@@ -1,5 +1,6 @@
 //! Inline suppressions:
 //! `// proclint-disable-next-line RULE[, RULE] -- reason`,
+//! `code; // proclint-disable-line RULE -- reason` (its own line),
 //! `// proclint-disable-file RULE`, and the same inside `<!-- … -->` in
 //! Markdown. A directive that suppresses nothing is reported as
 //! `unused-suppression`.
@@ -14,6 +15,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Scope {
     NextLine,
+    /// The line the comment is on (a trailing comment).
+    Line,
     File,
 }
 
@@ -30,6 +33,7 @@ pub struct Directive {
 }
 
 const NEXT_LINE: &str = "proclint-disable-next-line";
+const LINE: &str = "proclint-disable-line";
 const FILE: &str = "proclint-disable-file";
 
 /// Finds directives in comments (`//`, `/*`, `<!--`) line by line.
@@ -55,6 +59,8 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
         let rest = &line[at..];
         let (scope, after) = if let Some(r) = rest.strip_prefix(NEXT_LINE) {
             (Scope::NextLine, r)
+        } else if let Some(r) = rest.strip_prefix(LINE) {
+            (Scope::Line, r)
         } else if let Some(r) = rest.strip_prefix(FILE) {
             (Scope::File, r)
         } else {
@@ -114,6 +120,7 @@ pub fn apply(diags: Vec<Diagnostic>, directives: &mut [Directive]) -> Vec<Diagno
                 let applies = match dir.scope {
                     Scope::File => true,
                     Scope::NextLine => d.location.start.line == dir.line + 1,
+                    Scope::Line => d.location.start.line == dir.line,
                 };
                 if !applies {
                     continue;

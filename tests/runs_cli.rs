@@ -61,7 +61,10 @@ fn empty_and_missing_paths() {
     let o = proclint(&["runs", &path, "--format", "json"]);
     assert_eq!(
         (code(&o), stdout(&o)),
-        (0, "{\"version\":1,\"runs\":[]}\n".to_string())
+        (
+            0,
+            "{\"version\":1,\"runs\":[],\"without_journal\":[]}\n".to_string()
+        )
     );
     let t = proclint(&["runs", &path]);
     assert_eq!(stdout(&t), "no runs found\n");

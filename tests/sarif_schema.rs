@@ -85,3 +85,137 @@ fn sarif_columns_are_utf16() {
     assert_eq!(region["startLine"], 2);
     assert_eq!(region["startColumn"], 25);
 }
+
+fn artifact(result: &serde_json::Value) -> &serde_json::Value {
+    &result["locations"][0]["physicalLocation"]["artifactLocation"]
+}
+
+const DROPPED: &str = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?', label: 'ship' });\n}\n";
+
+#[test]
+fn sarif_uris_are_relative_to_the_repository_root() {
+    let repo = tempdir();
+    std::fs::create_dir_all(repo.path().join(".git")).unwrap_or_default();
+    write(repo.path(), "pkg/a.js", DROPPED);
+    write(repo.path(), "other dir/b.js", DROPPED);
+    let outside = tempdir();
+    let c = write(outside.path(), "c.js", DROPPED);
+    // Run from a package below the root, as a monorepo workflow would.
+    let o = proclint_in(
+        &repo.path().join("pkg"),
+        &[
+            "check",
+            "a.js",
+            "../other dir/b.js",
+            c.to_str().unwrap_or_default(),
+            "--format",
+            "sarif",
+        ],
+    );
+    let out = stdout(&o);
+    validate(&out);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+    let run = &v["runs"][0];
+    assert!(
+        run["originalUriBaseIds"]["%SRCROOT%"]["description"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("repository root")
+    );
+    let mut uris: Vec<(String, serde_json::Value)> = run["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            let a = artifact(r);
+            (
+                a["uri"].as_str().unwrap_or_default().to_string(),
+                a["uriBaseId"].clone(),
+            )
+        })
+        .collect();
+    uris.sort_by(|a, b| a.0.cmp(&b.0));
+    let c_uri = uris.first().cloned().unwrap_or_default();
+    // Outside the repository: an absolute file URI, with no base.
+    assert!(c_uri.0.starts_with("file:///"), "{uris:?}");
+    assert!(c_uri.0.ends_with("/c.js"), "{uris:?}");
+    assert_eq!(c_uri.1, serde_json::Value::Null);
+    assert_eq!(
+        uris[1..],
+        [
+            ("other%20dir/b.js".to_string(), "%SRCROOT%".into()),
+            ("pkg/a.js".to_string(), "%SRCROOT%".into()),
+        ]
+    );
+}
+
+#[test]
+fn sarif_keeps_the_most_severe_results_github_shows_and_says_what_was_left_out() {
+    let dir = tempdir();
+    let extra = 40;
+    let mut text = String::from("export async function process(inputs, ctx) {\n");
+    for i in 0..proclint::report::sarif::MAX_RESULTS + extra {
+        text.push_str(&format!(
+            "  await ctx.breakpoint({{ question: 'Ship {i}?', label: 'ship-{i}' }});\n"
+        ));
+    }
+    text.push_str("}\n");
+    write(dir.path(), "many.js", &text);
+    // Sorted after `many.js`, so only its severity can keep it in.
+    write(
+        dir.path(),
+        "z-broken.js",
+        "export async function process(inputs, ctx) {\n  await ctx.breakpoint(\n",
+    );
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"warning\"\n",
+    );
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            "many.js",
+            "z-broken.js",
+            "--format",
+            "sarif",
+            "--no-cache",
+        ],
+    );
+    let out = stdout(&o);
+    validate(&out);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+    let run = &v["runs"][0];
+    let results = run["results"].as_array().cloned().unwrap_or_default();
+    assert_eq!(results.len(), proclint::report::sarif::MAX_RESULTS);
+    assert!(results.iter().any(|r| r["ruleId"] == "parse-error"));
+    let invocation = &run["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], true);
+    let note = invocation["toolExecutionNotifications"][0]["message"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        note.contains(&format!(
+            "{} were left out (0 errors, {} warnings",
+            extra + 1,
+            extra + 1
+        )),
+        "{note}"
+    );
+    assert!(note.contains("--format json"), "{note}");
+}
+
+#[test]
+fn sarif_always_records_the_invocation() {
+    let dir = tempdir();
+    write(dir.path(), "a.js", DROPPED);
+    let o = proclint_in(dir.path(), &["check", "a.js", "--format", "sarif"]);
+    let out = stdout(&o);
+    validate(&out);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+    let invocation = &v["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], true);
+    assert!(invocation.get("toolExecutionNotifications").is_none());
+}

@@ -44,8 +44,11 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
         match path {
             Some(p) => match Config::load(&p, &rules::Registry) {
                 Ok(c) => c,
-                Err(e) => {
-                    report_config_error(e);
+                Err(errors) => {
+                    // Every error at once: one edit fixes them all.
+                    for e in errors {
+                        report_config_error(e);
+                    }
                     return Err(EXIT_ERROR);
                 }
             },
@@ -62,6 +65,7 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
             };
         }
     }
+    let mut unknown = false;
     for id in args
         .select
         .iter()
@@ -76,8 +80,11 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
                 "error: unknown rule or category `{id}`{hint}; categories: correctness, \
                  suspicious, pedantic, run, all"
             );
-            return Err(EXIT_ERROR);
+            unknown = true;
         }
+    }
+    if unknown {
+        return Err(EXIT_ERROR);
     }
     if !args.select.is_empty() {
         config.select = Some(args.select.clone());
@@ -108,7 +115,25 @@ fn report_config_error(e: crate::config::ConfigError) {
     }
 }
 
-fn check(args: CheckArgs) -> i32 {
+fn check(mut args: CheckArgs) -> i32 {
+    // `--run` takes an optional value, so `check --run src/` would read
+    // `src/` as the run: an existing path that is not a run directory is a
+    // path to check, and `--run` picks the run as if given no value.
+    if let Some(Some(value)) = &args.run {
+        let p = Path::new(value);
+        if p.exists() && !runs::is_run_dir(p) {
+            args.paths.insert(0, p.to_path_buf());
+            args.run = Some(None);
+        }
+    }
+    // `check -` reads stdin, named by `--stdin-filename` (else `stdin.js` in
+    // the working directory), as other linters do.
+    if args.paths.iter().any(|p| p.as_os_str() == "-") {
+        args.paths.retain(|p| p.as_os_str() != "-");
+        if args.stdin_filename.is_none() {
+            args.stdin_filename = Some(PathBuf::from("stdin.js"));
+        }
+    }
     let config = match load_config(&args) {
         Ok(c) => c,
         Err(code) => return code,
@@ -135,6 +160,9 @@ fn check(args: CheckArgs) -> i32 {
         }
         None => None,
     };
+    if !args.quiet && args.run.is_none() {
+        warn_if_only_run_rules(&config);
+    }
     // Chosen before linting so a bad `--run` fails fast with exit 2; without
     // `--run` no journal is read and `check` stays static.
     let selected = match &args.run {
@@ -176,7 +204,9 @@ fn check(args: CheckArgs) -> i32 {
     if args.fix {
         if args.diff {
             let plan = fix::plan(&outcome);
-            print!("{}", fix::diff(&plan));
+            if print_stdout(&fix::diff(&plan)) != EXIT_OK {
+                return EXIT_ERROR;
+            }
             for d in &plan.failed {
                 eprintln!("error: {}: {}", d.location.path, d.message);
             }
@@ -184,11 +214,13 @@ fn check(args: CheckArgs) -> i32 {
                 return EXIT_ERROR;
             }
             report_unfixable(&plan);
-            eprintln!(
-                "proclint: {} fixes available in {} files (nothing written)",
-                plan.applied(),
-                plan.files.len()
-            );
+            if !args.quiet {
+                eprintln!(
+                    "proclint: {} fixes available in {} files (nothing written)",
+                    plan.applied(),
+                    plan.files.len()
+                );
+            }
             return if plan.files.is_empty() {
                 EXIT_OK
             } else {
@@ -216,11 +248,13 @@ fn check(args: CheckArgs) -> i32 {
             touched.extend(plan.files.iter().map(|f| f.display.clone()));
             outcome = lint_once();
         }
-        eprintln!(
-            "proclint: fixed {fixed} findings in {} files; {} remain",
-            touched.len(),
-            outcome.diagnostics.len()
-        );
+        if !args.quiet {
+            eprintln!(
+                "proclint: fixed {fixed} findings in {} files; {} remain",
+                touched.len(),
+                outcome.diagnostics.len()
+            );
+        }
         if !fix_failures.is_empty() {
             outcome.diagnostics.append(&mut fix_failures);
             crate::diagnostic::sort(&mut outcome.diagnostics);
@@ -249,6 +283,25 @@ fn check(args: CheckArgs) -> i32 {
                 return EXIT_ERROR;
             }
         }
+    }
+    if let Some(min) = args.min_severity {
+        // After the baseline, which records every finding whatever is shown.
+        // An internal error is never hidden: it is why the exit code is 2.
+        outcome
+            .diagnostics
+            .retain(|d| d.severity >= min || d.rule == "internal-error");
+    }
+    if !args.quiet && stage == Stage::Full && !outcome.files.iter().any(|f| f.report) {
+        // "0 files" in a summary is easy to miss; an empty check is usually a
+        // wrong path or a tree with no babysitter code.
+        eprintln!(
+            "warning: no process module, SKILL.md or package.json found under {}: nothing was checked",
+            paths
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let stdout_tty = args.output.is_none() && std::io::stdout().is_terminal();
     let format = args.format.unwrap_or(if stdout_tty {
@@ -279,23 +332,52 @@ fn check(args: CheckArgs) -> i32 {
         quiet: args.quiet,
         retro,
     };
+    // `--statistics` alone prints only the counts; after a text report they
+    // follow it; a JSON, SARIF or GitHub report must stay parseable, so
+    // there they go to stderr.
+    let where_stats = match (args.statistics, args.format) {
+        (false, _) => Statistics::None,
+        (true, None) => Statistics::Only,
+        (true, Some(Format::Pretty | Format::Concise)) => Statistics::After,
+        (true, Some(_)) => Statistics::Stderr,
+    };
     let emit = |out: &mut dyn Write| -> std::io::Result<()> {
-        report::write(format, &outcome, &options, out)?;
-        if args.statistics {
+        if where_stats != Statistics::Only {
+            report::write(format, &outcome, &options, out)?;
+        }
+        if matches!(where_stats, Statistics::Only | Statistics::After) {
             out.write_all(statistics(&outcome).as_bytes())?;
         }
         Ok(())
     };
     let written = match &args.output {
-        Some(path) => write_atomic_with(path, emit),
+        Some(path) => write_atomic_with(path, emit).map_err(|e| (Some(path), e)),
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            emit(&mut out).and_then(|()| out.flush())
+            emit(&mut out)
+                .and_then(|()| out.flush())
+                .map_err(|e| (None, e))
         }
     };
-    if let Err(e) = written {
-        eprintln!("error: cannot write the report: {e}");
-        return EXIT_ERROR;
+    match written {
+        // The reader went away (`proclint check | head -1`): it has what it
+        // wanted, so end quietly, as `grep` or `cat` would, with the status
+        // the findings give.
+        Err((_, e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err((path, e)) => {
+            match path {
+                Some(p) => eprintln!("error: cannot write the report to {}: {e}", p.display()),
+                None => eprintln!("error: cannot write the report: {e}"),
+            }
+            return EXIT_ERROR;
+        }
+        Ok(()) => {}
+    }
+    if format == Format::Github {
+        write_step_summary(&outcome);
+    }
+    if where_stats == Statistics::Stderr {
+        eprint!("{}", statistics(&outcome));
     }
     let code = exit_code(&outcome, args.fail_on, args.exit_zero);
     // `run` is the command line's entry point and the process exits right
@@ -325,20 +407,92 @@ pub fn exit_code(outcome: &engine::Outcome, fail_on: Severity, exit_zero: bool) 
     EXIT_OK
 }
 
+/// Appends every finding to the GitHub step summary (`$GITHUB_STEP_SUMMARY`,
+/// a file the runner shows on the job's page): annotations stop at 10 per
+/// level, the summary does not. Failing to write it is a warning, not a
+/// failed check.
+fn write_step_summary(outcome: &engine::Outcome) {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let text = report::github::step_summary(outcome);
+    let written = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "warning: cannot write the step summary to {}: {e}",
+            Path::new(&path).display()
+        );
+    }
+}
+
+/// Where `--statistics` writes its table.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Statistics {
+    None,
+    Only,
+    After,
+    Stderr,
+}
+
+/// Findings per rule, most frequent first (ties by rule id), then the
+/// total: `    3  unchecked-breakpoint  error`.
 fn statistics(outcome: &engine::Outcome) -> String {
-    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut counts: std::collections::BTreeMap<&str, (usize, Severity)> = Default::default();
     for d in &outcome.diagnostics {
-        *counts.entry(d.rule).or_default() += 1;
+        let e = counts.entry(d.rule).or_insert((0, d.severity));
+        e.0 += 1;
+        e.1 = e.1.max(d.severity);
     }
+    let mut rows: Vec<_> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    let width = rows.iter().map(|(r, _)| r.len()).max().unwrap_or(0);
     let mut out = String::new();
-    for (rule, n) in counts {
-        out.push_str(&format!("{n:>5}  {rule}\n"));
+    for (rule, (n, severity)) in &rows {
+        out.push_str(&format!("{n:>5}  {rule:<width$}  {severity}\n"));
     }
+    out.push_str(&format!(
+        "{:>5}  total: {}\n",
+        outcome.diagnostics.len(),
+        report::summary_line(outcome)
+    ));
     out
 }
 
+/// Warns when nothing but run rules is on and no run was given: they would
+/// run nothing, and exit 0 would read as "checked and clean".
+fn warn_if_only_run_rules(config: &Config) {
+    let enabled: Vec<_> = rules::all()
+        .iter()
+        .filter(|r| !r.meta().builtin && config.is_enabled(r.meta().id))
+        .collect();
+    if enabled.is_empty() {
+        eprintln!("warning: every rule is turned off: only parse errors are reported");
+    } else if enabled.iter().all(|r| r.needs_run()) {
+        let ids: Vec<_> = enabled
+            .iter()
+            .map(|r| format!("`{}`", r.meta().id))
+            .collect();
+        let (verb, report) = if ids.len() == 1 {
+            ("checks", "reports")
+        } else {
+            ("check", "report")
+        };
+        eprintln!(
+            "warning: {} only {verb} a recorded run and {report} nothing without `--run`: \
+             no rule was run on the code",
+            ids.join(", ")
+        );
+    }
+}
+
 fn list_rules(args: &RulesArgs) -> i32 {
+    use std::fmt::Write as _;
     let all = rules::all();
+    let mut text = String::new();
     match args.format {
         RulesFormat::Json => {
             let list: Vec<_> = all
@@ -356,10 +510,7 @@ fn list_rules(args: &RulesArgs) -> i32 {
                     })
                 })
                 .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&list).unwrap_or_default()
-            );
+            text = serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
         }
         RulesFormat::Table => {
             let w_id = all.iter().map(|r| r.meta().id.len()).max().unwrap_or(4);
@@ -368,7 +519,8 @@ fn list_rules(args: &RulesArgs) -> i32 {
                 .map(|r| r.meta().area.name().len())
                 .max()
                 .unwrap_or(4);
-            println!(
+            let _ = writeln!(
+                text,
                 "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  SUMMARY",
                 "RULE", "CATEGORY", "AREA", "SEVERITY"
             );
@@ -381,7 +533,8 @@ fn list_rules(args: &RulesArgs) -> i32 {
                 } else {
                     format!("{} (off)", m.category.name())
                 };
-                println!(
+                let _ = writeln!(
+                    text,
                     "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  {}",
                     m.id,
                     category,
@@ -392,20 +545,32 @@ fn list_rules(args: &RulesArgs) -> i32 {
             }
         }
     }
-    EXIT_OK
+    print_stdout(&text)
 }
 
 fn explain(id: &str) -> i32 {
     match rules::meta(id) {
-        Some(m) => {
-            print!("{}", m.doc);
-            EXIT_OK
-        }
+        Some(m) => print_stdout(m.doc),
         None => {
             let hint = crate::rules::closest_rule(id)
                 .map(|c| format!(" (did you mean `{c}`?)"))
                 .unwrap_or_default();
             eprintln!("error: unknown rule `{id}`{hint}; `proclint rules` lists them");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// Writes `text` to stdout. A reader that closed the pipe early (`| head`)
+/// is not an error: the output ends quietly, as other Unix tools' does,
+/// where `print!` would panic.
+pub(crate) fn print_stdout(text: &str) -> i32 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
             EXIT_ERROR
         }
     }

@@ -3,12 +3,12 @@
 //! Exit codes follow `check`: 0 when every journal verifies, 1 when any
 //! integrity check failed, 2 when PATH cannot be read.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{RunsArgs, RunsFormat};
 use crate::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
-use crate::runs::{discover_runs, load_run, render_json, render_table, summarize, Run};
+use crate::runs::summary::render_json_with;
+use crate::runs::{discover_runs, load_run, render_table, summarize, Run};
 
 pub fn run(args: &RunsArgs) -> i32 {
     let root = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -16,10 +16,19 @@ pub fn run(args: &RunsArgs) -> i32 {
         eprintln!("error: `{}` is not a directory", root.display());
         return EXIT_ERROR;
     }
-    let runs: Vec<Run> = discover_runs(&root)
+    // A folder under `.a5c/runs` with neither `run.json` nor `journal/` (a
+    // nested package's leftover `tasks/…/output.json`) is not a run: listing
+    // it as one would show a second run with the same id and fail its
+    // integrity check. It is named once, as what it is.
+    let (dirs, stray): (Vec<_>, Vec<_>) = discover_runs(&root)
+        .into_iter()
+        .partition(|d| is_run_dir(&d.path));
+    // Relative to PATH, like each run's `path`.
+    let stray: Vec<String> = stray
         .iter()
-        .map(|d| load_run(&d.path, &root))
+        .map(|d| shown(d.path.strip_prefix(&root).unwrap_or(&d.path)))
         .collect();
+    let runs: Vec<Run> = dirs.iter().map(|d| load_run(&d.path, &root)).collect();
     let summaries: Vec<_> = runs.iter().map(summarize).collect();
     let out = match args.format {
         // stdout carries exactly the documented JSON; integrity details go to stderr.
@@ -27,10 +36,21 @@ pub fn run(args: &RunsArgs) -> i32 {
             for line in issue_lines(&runs, &root) {
                 eprintln!("{line}");
             }
-            render_json(&summaries) + "\n"
+            for path in &stray {
+                eprintln!("warning: {path}: a folder without a journal (no run.json or journal/), not a run");
+            }
+            render_json_with(&summaries, &stray) + "\n"
         }
         RunsFormat::Table => {
             let mut text = render_table(&summaries);
+            if !stray.is_empty() {
+                text.push_str("\nfolders without a journal (no run.json or journal/), not runs:\n");
+                for path in &stray {
+                    text.push_str("  ");
+                    text.push_str(path);
+                    text.push('\n');
+                }
+            }
             let issues = issue_lines(&runs, &root);
             if !issues.is_empty() {
                 text.push_str("\njournal integrity:\n");
@@ -43,12 +63,7 @@ pub fn run(args: &RunsArgs) -> i32 {
             text
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(out.as_bytes())
-        .and_then(|_| stdout.flush())
-        .is_err()
-    {
+    if super::print_stdout(&out) != EXIT_OK {
         return EXIT_ERROR;
     }
     if runs.iter().any(|r| r.integrity.failed() > 0) {
@@ -71,4 +86,13 @@ fn issue_lines(runs: &[Run], root: &Path) -> Vec<String> {
         lines.push(format!("{at}: error[journal-integrity] {}", issue.message));
     }
     lines
+}
+
+/// A run leaves `run.json` (SDK) or at least `journal/`.
+pub(crate) fn is_run_dir(dir: &Path) -> bool {
+    dir.join("run.json").is_file() || dir.join("journal").is_dir()
+}
+
+fn shown(p: &Path) -> String {
+    p.to_string_lossy().replace('\\', "/")
 }

@@ -52,7 +52,12 @@ pub fn select(selector: &RunSelector, paths: &[PathBuf]) -> Result<Selected, Str
             });
         }
     }
-    let (dirs, searched) = candidates(paths);
+    let (all_dirs, searched) = candidates(paths);
+    // Folders without a journal are not runs (`proclint runs` names them).
+    let dirs: Vec<RunDir> = all_dirs
+        .into_iter()
+        .filter(|d| is_run_dir(&d.path))
+        .collect();
     let where_ = searched
         .iter()
         .map(|p| format!("`{}`", shown(p)))
@@ -66,14 +71,30 @@ pub fn select(selector: &RunSelector, paths: &[PathBuf]) -> Result<Selected, Str
     if let RunSelector::Named(name) = selector {
         // Directory names first: loading every journal just to compare ids
         // is wasted work when the folder is named after the run, as the SDK does.
-        if let Some(d) = dirs
+        let named: Vec<&RunDir> = dirs
             .iter()
-            .find(|d| d.path.file_name().is_some_and(|n| n == name.as_str()))
-        {
-            return Ok(Selected {
-                run: load(&d.path),
-                how: "named by id",
-            });
+            .filter(|d| d.path.file_name().is_some_and(|n| n == name.as_str()))
+            .collect();
+        match named.as_slice() {
+            [d] => {
+                return Ok(Selected {
+                    run: load(&d.path),
+                    how: "named by id",
+                })
+            }
+            // Runs are identified by their folder: never pick one of two.
+            [_, _, ..] => {
+                return Err(format!(
+                    "--run {name}: {} runs have that id ({}); name one by its directory",
+                    named.len(),
+                    named
+                        .iter()
+                        .map(|d| format!("`{}`", shown(&d.path)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+            [] => {}
         }
     }
     let mut runs: Vec<Run> = dirs.iter().map(|d| load(&d.path)).collect();
@@ -91,6 +112,17 @@ pub fn select(selector: &RunSelector, paths: &[PathBuf]) -> Result<Selected, Str
     };
     let (run, how) = match selector {
         RunSelector::Named(name) => {
+            let same: Vec<&Run> = runs.iter().filter(|r| &r.run_id == name).collect();
+            if same.len() > 1 {
+                return Err(format!(
+                    "--run {name}: {} runs have that id ({}); name one by its directory",
+                    same.len(),
+                    same.iter()
+                        .map(|r| format!("`{}`", shown(&r.dir)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
             let Some(i) = runs.iter().position(|r| &r.run_id == name) else {
                 let known: Vec<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
                 return Err(format!(

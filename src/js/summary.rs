@@ -345,13 +345,7 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
     let (what, location, variable) = match r.root() {
         Repeat::Loop(l) => {
             let lp = &m.loops[*l];
-            let header = m
-                .file
-                .slice(lp.header())
-                .trim()
-                .trim_end_matches('{')
-                .trim();
-            let header: String = header.chars().take(60).collect();
+            let header = lp.display(m.src(), 60);
             (
                 format!("the `{header}` loop"),
                 m.file.location(lp.header()),

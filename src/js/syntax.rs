@@ -66,6 +66,31 @@ fn grammar() -> &'static Grammar {
     })
 }
 
+/// Code on one line (whitespace collapsed), at most `max` characters: a
+/// longer text is cut where a token ends, never inside a name, a number or
+/// an operator (`attempt+`), and marked with `…`.
+pub fn shorten_code(s: &str, max: usize) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let chars: Vec<(usize, char)> = one_line.char_indices().collect();
+    if chars.len() <= max {
+        return one_line;
+    }
+    // A member chain (`inputs.maxAttempts`) is cut whole, like a name.
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '.';
+    let op = |c: char| "+-*/%=<>!&|^?".contains(c);
+    // Keep chars[..k]; back off while k splits a token.
+    let mut k = max.saturating_sub(1).max(1);
+    while k > 1 {
+        let (a, b) = (chars[k - 1].1, chars[k].1);
+        if (word(a) && word(b)) || (op(a) && op(b)) {
+            k -= 1;
+        } else {
+            break;
+        }
+    }
+    format!("{}…", one_line[..chars[k].0].trim_end())
+}
+
 pub fn span(node: Node) -> Span {
     Span::new(node.start_byte(), node.end_byte())
 }
@@ -259,6 +284,21 @@ pub(crate) fn each_node<'t>(tree: &'t tree_sitter::Tree, mut f: impl FnMut(Node<
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod shorten_tests {
+    use super::shorten_code;
+
+    #[test]
+    fn cuts_at_a_token_boundary() {
+        assert_eq!(shorten_code("a  b\n c", 10), "a b c");
+        let s = shorten_code("let attempt = 1; attempt <= MAX; attempt++", 40);
+        // `attemp` would split a name: the cut backs off to the `;`.
+        assert_eq!(s, "let attempt = 1; attempt <= MAX;…");
+        assert_eq!(shorten_code("attempt <= MAX_ATTEMPTS", 12), "attempt <=…");
+        assert_eq!(shorten_code("alpha beta", 8), "alpha…");
     }
 }
 

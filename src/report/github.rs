@@ -1,6 +1,8 @@
 //! GitHub Actions workflow commands (`::error file=…::message`).
 
-use crate::diagnostic::Severity;
+use std::collections::HashMap;
+
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
 
 /// Message escaping: `%` first, then CR and LF — nothing else, or GitHub
@@ -17,8 +19,31 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// GitHub shows at most this many annotations of each level per step (and
+/// 50 per job); the rest are only lines in the log.
+pub const SHOWN_PER_LEVEL: usize = 10;
+
+/// The order annotations are written in: errors, then warnings, then
+/// notices, and within a level one finding per rule before any rule's
+/// second, so the few GitHub shows cover as many rules as possible.
+/// Report (path) order otherwise.
+pub fn annotation_order(diagnostics: &[Diagnostic]) -> Vec<&Diagnostic> {
+    let mut seen: HashMap<(Severity, &str), usize> = HashMap::new();
+    let mut keyed: Vec<(std::cmp::Reverse<Severity>, usize, usize, &Diagnostic)> = diagnostics
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let n = seen.entry((d.severity, d.rule)).or_insert(0);
+            *n += 1;
+            (std::cmp::Reverse(d.severity), *n, i, d)
+        })
+        .collect();
+    keyed.sort_by_key(|k| (k.0, k.1, k.2));
+    keyed.into_iter().map(|k| k.3).collect()
+}
+
 pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    for d in &outcome.diagnostics {
+    for d in annotation_order(&outcome.diagnostics) {
         let level = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -43,6 +68,48 @@ pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result
         writeln!(out, "::{level} {props}::{}", escape_data(&message))?;
     }
     Ok(())
+}
+
+/// A step summary holds at most 1 MiB; the table stops short of it.
+const SUMMARY_BYTES: usize = 1_000_000;
+
+/// Every finding as a Markdown table, for `$GITHUB_STEP_SUMMARY`, which
+/// the job's summary page shows whole (annotations stop at 10 per level).
+pub fn step_summary(outcome: &Outcome) -> String {
+    let mut out = format!("## proclint\n\n{}\n\n", super::summary_line(outcome));
+    if outcome.diagnostics.is_empty() {
+        return out;
+    }
+    out.push_str("| Severity | Rule | Location | Message |\n|---|---|---|---|\n");
+    // Most severe first, then as reported (by path): a table is read
+    // top-down, not sampled like annotations.
+    let mut rows: Vec<&Diagnostic> = outcome.diagnostics.iter().collect();
+    rows.sort_by_key(|d| std::cmp::Reverse(d.severity));
+    for (i, d) in rows.into_iter().enumerate() {
+        let row = format!(
+            "| {} | `{}` | `{}:{}` | {} |\n",
+            d.severity,
+            d.rule,
+            d.location.path.replace('`', "'"),
+            d.location.start.line,
+            table_cell(&d.message)
+        );
+        if out.len() + row.len() > SUMMARY_BYTES - 200 {
+            out.push_str(&format!(
+                "\n{} more findings are not shown (a step summary holds 1 MiB); \
+                 `proclint check --format json` reports them all.\n",
+                outcome.diagnostics.len() - i
+            ));
+            break;
+        }
+        out.push_str(&row);
+    }
+    out
+}
+
+/// Text safe inside a Markdown table cell: one line, `|` escaped.
+fn table_cell(s: &str) -> String {
+    s.replace('\r', "").replace('\n', " ").replace('|', "\\|")
 }
 
 #[cfg(test)]

@@ -16,6 +16,10 @@ use crate::source::Span;
 /// layout is most of this format's cost, and a batch bounds what is held.
 const BATCH: usize = 512;
 
+/// Lines of a finding's span drawn in its snippet (plus one line of context
+/// around it): a span over a whole function shows where it starts.
+const MAX_SPAN_LINES: usize = 3;
+
 pub fn write(
     outcome: &Outcome,
     options: &Options,
@@ -170,10 +174,12 @@ impl miette::Diagnostic for Rendered<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        let len = self.source.inner().len();
+        let text = self.source.inner();
+        let len = text.len();
         let clamp = move |s: Span| {
             let start = s.start.min(len);
-            miette::SourceSpan::from((start, s.end.min(len).saturating_sub(start)))
+            let end = text.clip_end(start, s.end.min(len), MAX_SPAN_LINES);
+            miette::SourceSpan::from((start, end.saturating_sub(start)))
         };
         let primary = miette::LabeledSpan::new_primary_with_span(
             Some(self.diag.rule.to_string()),

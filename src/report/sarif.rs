@@ -1,6 +1,8 @@
 //! SARIF 2.1.0 for GitHub code scanning. Hand-written structs for the
 //! subset we emit; a test validates the output against the official schema.
 
+use std::path::{Component, Path, PathBuf};
+
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
@@ -8,6 +10,12 @@ use crate::engine::Outcome;
 use crate::rules;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// Results written per run. GitHub code scanning rejects a run with more
+/// than 25,000 results and, below that, keeps only the 5,000 most severe;
+/// writing exactly what it will show keeps the file small and the note
+/// about what was left out true.
+pub const MAX_RESULTS: usize = 5_000;
 pub const INFORMATION_URI: &str = "https://github.com/a5c-ai/proclint";
 
 #[derive(Serialize)]
@@ -23,23 +31,93 @@ struct Log<'a> {
 #[serde(rename_all = "camelCase")]
 struct Run<'a> {
     tool: Tool,
+    invocations: Vec<Invocation>,
     results: Results<'a>,
     column_kind: &'static str,
     original_uri_base_ids: serde_json::Value,
 }
 
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+struct Notification {
+    level: &'static str,
+    message: Text,
+}
+
 /// The results, converted one at a time as they are written (a run over a
 /// large tree has tens of thousands).
-struct Results<'a>(&'a [Diagnostic]);
+struct Results<'a> {
+    diagnostics: &'a [Diagnostic],
+    /// `keep[i]`: whether the i-th diagnostic is within [`MAX_RESULTS`].
+    keep: Vec<bool>,
+    root: Root,
+}
 
 impl Serialize for Results<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let all = rules::all();
-        s.collect_seq(self.0.iter().map(|d| {
-            let index = all.iter().position(|r| r.meta().id == d.rule).unwrap_or(0);
-            result(d, index)
-        }))
+        s.collect_seq(
+            self.diagnostics
+                .iter()
+                .zip(&self.keep)
+                .filter(|(_, keep)| **keep)
+                .map(|(d, _)| {
+                    let index = all.iter().position(|r| r.meta().id == d.rule).unwrap_or(0);
+                    result(d, index, &self.root)
+                }),
+        )
     }
+}
+
+/// Which findings fit in [`MAX_RESULTS`]: the most severe, in report order
+/// within a severity; the file keeps report order.
+fn kept(diagnostics: &[Diagnostic], max: usize) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..diagnostics.len()).collect();
+    // Stable: equal severities stay in report (path) order.
+    order.sort_by(|&a, &b| diagnostics[b].severity.cmp(&diagnostics[a].severity));
+    let mut keep = vec![false; diagnostics.len()];
+    for &i in order.iter().take(max) {
+        keep[i] = true;
+    }
+    keep
+}
+
+/// The note recorded when findings were left out: how many, of what
+/// severity, and how to get them all.
+fn truncation_note(diagnostics: &[Diagnostic], keep: &[bool]) -> Option<Notification> {
+    let left: Vec<&Diagnostic> = diagnostics
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| !**k)
+        .map(|(d, _)| d)
+        .collect();
+    if left.is_empty() {
+        return None;
+    }
+    let count = |s: Severity| left.iter().filter(|d| d.severity == s).count();
+    Some(Notification {
+        level: "warning",
+        message: Text {
+            text: format!(
+                "proclint found {} results; this run holds the {MAX_RESULTS} most severe, \
+                 as GitHub code scanning shows no more. {} were left out ({} errors, {} \
+                 warnings, {} notes). `proclint check --format json` reports them all; \
+                 `--min-severity` or `--select` narrows the report.",
+                diagnostics.len(),
+                left.len(),
+                count(Severity::Error),
+                count(Severity::Warning),
+                count(Severity::Info),
+            ),
+        },
+    })
 }
 
 #[derive(Serialize)]
@@ -125,7 +203,10 @@ struct PhysicalLocation {
 #[serde(rename_all = "camelCase")]
 struct ArtifactLocation {
     uri: String,
-    uri_base_id: &'static str,
+    /// `%SRCROOT%` for a file under the repository root; none for an
+    /// absolute `file://` URI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -170,25 +251,76 @@ pub fn doc_section(doc: &str, heading: &str) -> String {
         .to_string()
 }
 
-/// Percent-encodes a relative path for a URI reference.
-fn uri(path: &str) -> String {
-    let path = path.strip_prefix("./").unwrap_or(path);
-    let rel = if std::path::Path::new(path).is_absolute() {
-        std::env::current_dir()
-            .ok()
-            .and_then(|cwd| {
-                std::path::Path::new(path)
-                    .strip_prefix(&cwd)
-                    .ok()
-                    .map(|p| p.to_string_lossy().replace('\\', "/"))
-            })
-            .unwrap_or_else(|| path.to_string())
-    } else {
-        path.to_string()
-    };
+/// Where `%SRCROOT%` points: the repository root (the nearest ancestor of
+/// the working directory with `.git`, as GitHub checks out a repository at
+/// its root), else the working directory.
+struct Root {
+    cwd: PathBuf,
+    root: PathBuf,
+}
+
+impl Root {
+    fn find() -> Root {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let root = cwd
+            .ancestors()
+            .find(|a| a.join(".git").exists())
+            .unwrap_or(&cwd)
+            .to_path_buf();
+        Root { cwd, root }
+    }
+
+    /// The URI of a reported path (as shown, relative to the working
+    /// directory or absolute) and its base: relative to `%SRCROOT%` when
+    /// under the root, else an absolute `file://` URI, which GitHub cannot
+    /// map to the repository but which still names the file.
+    fn uri(&self, path: &str) -> (String, Option<&'static str>) {
+        let absolute = normalize(&self.cwd.join(path));
+        match absolute.strip_prefix(&self.root) {
+            Ok(rel) => (encode(&slashes(rel)), Some(SRCROOT)),
+            Err(_) => {
+                let p = slashes(&absolute);
+                // `C:/x` on Windows becomes `file:///C:/x`.
+                let p = if p.starts_with('/') {
+                    p
+                } else {
+                    format!("/{p}")
+                };
+                (format!("file://{}", encode(&p)), None)
+            }
+        }
+    }
+}
+
+const SRCROOT: &str = "%SRCROOT%";
+
+fn slashes(p: &Path) -> String {
+    p.to_string_lossy().replace('\\', "/")
+}
+
+/// Removes `.` and folds `..` without touching the file system (a reported
+/// file may be gone, and symlinks are reported as given).
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Percent-encodes a path for a URI. `:` is kept only in an absolute
+/// path (a drive letter); in a relative one it would read as a scheme.
+fn encode(path: &str) -> String {
+    let colon = path.starts_with('/');
     let mut out = String::new();
-    for b in rel.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) || (colon && b == b':') {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -197,12 +329,10 @@ fn uri(path: &str) -> String {
     out
 }
 
-fn physical(l: &Location) -> PhysicalLocation {
+fn physical(l: &Location, root: &Root) -> PhysicalLocation {
+    let (uri, uri_base_id) = root.uri(&l.path);
     PhysicalLocation {
-        artifact_location: ArtifactLocation {
-            uri: uri(&l.path),
-            uri_base_id: "%SRCROOT%",
-        },
+        artifact_location: ArtifactLocation { uri, uri_base_id },
         region: Region {
             start_line: l.start.line.max(1),
             start_column: l.start.column.max(1),
@@ -225,7 +355,7 @@ pub fn fnv1a(parts: &[&str]) -> String {
     format!("{h:016x}")
 }
 
-fn result<'a>(d: &'a Diagnostic, index: usize) -> SarifResult<'a> {
+fn result<'a>(d: &'a Diagnostic, index: usize, root: &Root) -> SarifResult<'a> {
     let mut text = d.message.clone();
     if !text.ends_with('.') {
         text.push('.');
@@ -241,7 +371,7 @@ fn result<'a>(d: &'a Diagnostic, index: usize) -> SarifResult<'a> {
         message: Text { text },
         locations: vec![SarifLocation {
             id: None,
-            physical_location: physical(&d.location),
+            physical_location: physical(&d.location, root),
             message: None,
         }],
         related_locations: d
@@ -250,7 +380,7 @@ fn result<'a>(d: &'a Diagnostic, index: usize) -> SarifResult<'a> {
             .enumerate()
             .map(|(i, r)| SarifLocation {
                 id: Some(i + 1),
-                physical_location: physical(&r.location),
+                physical_location: physical(&r.location, root),
                 message: Some(Text {
                     text: r.message.clone(),
                 }),
@@ -298,6 +428,7 @@ pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result
             }
         })
         .collect();
+    let keep = kept(&outcome.diagnostics, MAX_RESULTS);
     let log = Log {
         schema: SCHEMA,
         version: "2.1.0",
@@ -311,10 +442,27 @@ pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result
                     rules: descriptors,
                 },
             },
-            results: Results(&outcome.diagnostics),
+            invocations: vec![Invocation {
+                // A bug in proclint (an `internal-error`) means some file
+                // was not fully checked.
+                execution_successful: !outcome
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.rule == "internal-error"),
+                tool_execution_notifications: truncation_note(&outcome.diagnostics, &keep)
+                    .into_iter()
+                    .collect(),
+            }],
+            results: Results {
+                diagnostics: &outcome.diagnostics,
+                keep,
+                root: Root::find(),
+            },
             column_kind: "utf16CodeUnits",
             original_uri_base_ids: serde_json::json!({
-                "%SRCROOT%": { "description": { "text": "The directory proclint ran in." } }
+                SRCROOT: { "description": { "text":
+                    "The repository root: the nearest directory with `.git` above the \
+                     directory proclint ran in, else that directory." } }
             }),
         }],
     };

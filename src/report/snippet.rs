@@ -30,6 +30,18 @@ impl Snippet {
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
+
+    /// The end of a span that starts at `start`, cut after `max_lines`
+    /// lines: a finding on a 150-line function is shown by its first lines,
+    /// not the whole body.
+    pub fn clip_end(&self, start: usize, end: usize, max_lines: usize) -> usize {
+        let first = self.line_starts.partition_point(|&s| s <= start);
+        match self.line_starts.get(first + max_lines.saturating_sub(1)) {
+            // The line break before the line that would be one too many.
+            Some(&next) if next < end => next.saturating_sub(1).max(start),
+            _ => end,
+        }
+    }
 }
 
 impl SourceCode for Snippet {

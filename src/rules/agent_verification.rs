@@ -299,7 +299,9 @@ impl Rule for AgentVerification {
     fn report(&self) -> ReportMeta {
         ReportMeta {
             sites: Sites::AgentTasks,
-            praise: "Deterministic checks run in shell tasks, not agent tasks",
+            // Said of the agent tasks it looks at: a process with no shell
+            // task must not be praised for running checks in shell tasks.
+            praise: "No agent task is asked to run a deterministic check",
             sdk_hint: "",
         }
     }

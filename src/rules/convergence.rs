@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use crate::js::model::{Call, Loop, LoopKind};
+use crate::js::model::{Call, Loop};
 use crate::js::syntax::{text, unparen, NodeExt};
 use crate::js::JsModel;
 
@@ -17,28 +17,13 @@ pub fn excerpt(m: &JsModel, node: Node) -> String {
 }
 
 fn shorten(s: &str) -> String {
-    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= MAX_EXCERPT {
-        return one_line;
-    }
-    let cut: String = one_line.chars().take(MAX_EXCERPT - 1).collect();
-    format!("{}…", cut.trim_end())
+    crate::js::syntax::shorten_code(s, MAX_EXCERPT)
 }
 
-/// The loop's header as written: `while (!passed)`, `for (;;)`,
-/// `do { … } while (attempt < max)`.
+/// The loop as a reader names it: `while (!passed)`, `for (;;)`,
+/// `do … while (attempt < max)`.
 pub fn loop_header(m: &JsModel, lp: &Loop) -> String {
-    let src = m.src();
-    match lp.kind {
-        LoopKind::DoWhile => {
-            let cond = lp.condition.map(|c| text(c, src)).unwrap_or("(…)");
-            shorten(&format!("do {{ … }} while {cond}"))
-        }
-        _ => {
-            let h = lp.header();
-            shorten(src.get(h.start..h.end).unwrap_or("loop"))
-        }
-    }
+    lp.display(m.src(), MAX_EXCERPT)
 }
 
 /// `ctx.task(reviewTask, …)`, `reviewPhase(…)`.

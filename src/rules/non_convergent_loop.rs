@@ -73,7 +73,7 @@ fn diagnostic(a: &RunAnalysis, t: &LoopTrajectory, sink: &ProjectSink) -> Diagno
     let in_loop = sites
         .and_then(|s| s.loop_invocation())
         .filter(|i| i.site.reported);
-    let definition = sites.and_then(|s| s.definitions.iter().find(|d| d.reported));
+    let definition = sites.and_then(|s| s.definition()).filter(|d| d.reported);
     let last_seq = t.rounds.last().map_or(0, |r| r.seq);
     let journal = a.journal_location(last_seq, "taskId");
     let (location, where_): (Location, String) = match (in_loop, definition) {
@@ -87,6 +87,21 @@ fn diagnostic(a: &RunAnalysis, t: &LoopTrajectory, sink: &ProjectSink) -> Diagno
         }
         (None, Some(def)) => (def.location.clone(), String::new()),
         (None, None) => (journal.clone(), String::new()),
+    };
+    // An id defined in several modules of the process: the journal records
+    // only the id, so the finding stays at the journal rather than guessing.
+    let where_ = match sites.filter(|s| s.ambiguous()) {
+        Some(s) => format!(
+            "{where_} (ambiguous: `{}` is defined in {} modules of the process, {}; the journal does not say which ran)",
+            t.task_id,
+            s.definitions.len(),
+            s.definitions
+                .iter()
+                .map(|d| format!("`{}`", at(&d.location)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => where_,
     };
     let message = format!(
         "check loop {name}{where_} is {} after {rounds} round{} in run `{}`: {}",

@@ -111,7 +111,11 @@ pub fn convergence(run: &Run, stall_rounds: usize) -> Vec<LoopTrajectory> {
         .map(|e| e.task_id.as_str())
         .collect();
 
-    let mut groups: Vec<((String, String), Vec<&Effect>)> = Vec::new();
+    // A loop ends when its check passes: a later dispatch of the same check
+    // (the next phase's verify step, with a label that differs only in a
+    // number) starts another loop, so six phases that each converged are
+    // not one loop that "failed again after passing".
+    let mut groups: Vec<((String, String), Vec<&Effect>, bool)> = Vec::new();
     for e in run
         .effects
         .iter()
@@ -124,16 +128,23 @@ pub fn convergence(run: &Run, stall_rounds: usize) -> Vec<LoopTrajectory> {
             e.task_id.clone(),
             e.label.as_deref().map(fingerprint).unwrap_or_default(),
         );
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, members)) => members.push(e),
-            None => groups.push((key, vec![e])),
+        let passed = round_result(e).0 == Verdict::Pass;
+        match groups
+            .iter_mut()
+            .find(|(k, _, closed)| *k == key && !*closed)
+        {
+            Some((_, members, closed)) => {
+                members.push(e);
+                *closed = passed;
+            }
+            None => groups.push((key, vec![e], passed)),
         }
     }
 
     let ended = run.terminal_event().is_some();
     groups
         .into_iter()
-        .filter_map(|(_, members)| trajectory(run, &members, stall_rounds, ended))
+        .filter_map(|(_, members, _)| trajectory(run, &members, stall_rounds, ended))
         .collect()
 }
 

@@ -129,6 +129,7 @@ fn summary_json(s: &RunSummary) -> Value {
         "run_id": s.run_id,
         "process_id": s.process_id,
         "created_at": s.created_at,
+        "path": s.path,
         "status": s.status.as_str(),
         "events": s.events,
         "effects": {
@@ -154,8 +155,15 @@ fn summary_json(s: &RunSummary) -> Value {
 
 /// `{"version":1,"runs":[…]}`, compact, sorted by created time then id.
 pub fn render_json(summaries: &[RunSummary]) -> String {
+    render_json_with(summaries, &[])
+}
+
+/// As [`render_json`], plus `without_journal`: folders under `.a5c/runs`
+/// that hold no `run.json` or `journal/` (e.g. only `tasks/…/output.json`),
+/// which are not runs.
+pub fn render_json_with(summaries: &[RunSummary], without_journal: &[String]) -> String {
     let runs: Vec<Value> = sorted(summaries).into_iter().map(summary_json).collect();
-    json!({ "version": 1, "runs": runs }).to_string()
+    json!({ "version": 1, "runs": runs, "without_journal": without_journal }).to_string()
 }
 
 const HEADERS: [&str; 9] = [
@@ -273,7 +281,7 @@ mod tests {
             pos("c") < pos("a") && pos("a") < pos("b") && pos("b") < pos("z"),
             "{out}"
         );
-        assert!(out.starts_with(r#"{"version":1,"runs":[{"run_id":"c","process_id":"p","created_at":"2026-01-01T01:00:00+02:00","status":"in-progress","events":1,"effects":{"requested":0,"ok":0,"error":0,"pending":0},"breakpoints":{"approved":0,"rejected":0,"pending":0},"started_at":null,"ended_at":null,"wall_seconds":null,"integrity":{"verified":1,"failed":0}}"#), "{out}");
+        assert!(out.starts_with(r#"{"version":1,"runs":[{"run_id":"c","process_id":"p","created_at":"2026-01-01T01:00:00+02:00","path":"c","status":"in-progress","events":1,"effects":{"requested":0,"ok":0,"error":0,"pending":0},"breakpoints":{"approved":0,"rejected":0,"pending":0},"started_at":null,"ended_at":null,"wall_seconds":null,"integrity":{"verified":1,"failed":0}}"#), "{out}");
     }
 
     #[test]

@@ -98,6 +98,45 @@ impl Loop<'_> {
         };
         Span::new(self.node.start_byte(), end)
     }
+
+    /// The loop as a reader names it, at most `max` characters:
+    /// `for (const item of items)`, `while (!passed)`, `do … while (n < max)`;
+    /// a long header keeps its keyword and parentheses and shortens what is
+    /// inside them at a token boundary: `for (let i = 0; i < items.length; …)`.
+    pub fn display(&self, src: &str, max: usize) -> String {
+        let (keyword, inner) = match self.kind {
+            LoopKind::DoWhile => {
+                let cond = self.condition.map(|c| text(unparen(c), src)).unwrap_or("…");
+                ("do … while (", cond)
+            }
+            _ => {
+                let h = self.header();
+                let header = src.get(h.start..h.end).unwrap_or("loop").trim();
+                let header = header.trim_end_matches('{').trim_end();
+                match (header.find('('), header.rfind(')')) {
+                    (Some(open), Some(close)) if open < close => {
+                        let keyword = &header[..=open];
+                        let one_line = keyword.split_whitespace().collect::<Vec<_>>().join(" ");
+                        return format!(
+                            "{one_line}{})",
+                            syntax::shorten_code(
+                                &header[open + 1..close],
+                                max.saturating_sub(one_line.chars().count() + 1).max(8)
+                            )
+                        );
+                    }
+                    _ => return syntax::shorten_code(header, max),
+                }
+            }
+        };
+        format!(
+            "{keyword}{})",
+            syntax::shorten_code(
+                inner,
+                max.saturating_sub(keyword.chars().count() + 1).max(8)
+            )
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,6 +18,8 @@ pub struct Group {
     /// Indices into `outcome.files`, sorted.
     pub files: Vec<usize>,
     pub enabled: BTreeSet<&'static str>,
+    /// Modules imported by several entries, reported once here.
+    pub shared: bool,
 }
 
 pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> {
@@ -36,6 +38,31 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
             .unwrap_or_else(|| outcome.files[i].display.to_string()),
         _ => outcome.files[i].display.to_string(),
     };
+    // With `--run` the report is about the run's process: its entry and
+    // what it imports (plus manifests and skills), not every process in the
+    // tree.
+    if let Some(a) = outcome.run.as_deref() {
+        let entry = a.entry.as_ref().and_then(|name| {
+            entries
+                .iter()
+                .copied()
+                .find(|&i| outcome.files[i].display == *name)
+        });
+        if let (Some(e), Some(modules)) = (entry, &a.process_modules) {
+            return vec![Group {
+                entry: Some(e),
+                title: title_of(e),
+                files: (0..outcome.files.len())
+                    .filter(|&i| {
+                        outcome.files[i].kind != FileKind::Process
+                            || modules.contains(&outcome.files[i].display)
+                    })
+                    .collect(),
+                enabled: enabled.clone(),
+                shared: false,
+            }];
+        }
+    }
     if entries.len() <= 1 {
         return vec![Group {
             entry: entries.first().copied(),
@@ -45,6 +72,7 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
                 .unwrap_or_else(|| project_name(outcome)),
             files: (0..outcome.files.len()).collect(),
             enabled: enabled.clone(),
+            shared: false,
         }];
     }
     let index: HashMap<String, usize> = outcome
@@ -81,6 +109,33 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
             title: title_of(e),
             files: seen.into_iter().collect(),
             enabled: enabled.clone(),
+            shared: false,
+        });
+    }
+    // A module two entries import would be reported (and its findings
+    // counted) once per entry: it gets its own section instead, and each
+    // entry's section keeps what differs.
+    let mut users: BTreeMap<usize, usize> = BTreeMap::new();
+    for g in &groups {
+        for &f in &g.files {
+            *users.entry(f).or_default() += 1;
+        }
+    }
+    let shared: Vec<usize> = users
+        .iter()
+        .filter(|(f, n)| **n > 1 && !entries.contains(f))
+        .map(|(f, _)| *f)
+        .collect();
+    if !shared.is_empty() {
+        for g in &mut groups {
+            g.files.retain(|f| !shared.contains(f));
+        }
+        groups.push(Group {
+            entry: None,
+            title: "Modules shared by several processes".into(),
+            files: shared,
+            enabled: enabled.clone(),
+            shared: true,
         });
     }
     let rest: Vec<usize> = (0..outcome.files.len())
@@ -92,6 +147,7 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
             title: "Other files".into(),
             files: rest,
             enabled: enabled.clone(),
+            shared: false,
         });
     }
     groups
@@ -110,16 +166,11 @@ fn resolve(index: &HashMap<String, usize>, dir: &str, source: &str) -> Option<us
     candidates.iter().find_map(|c| index.get(c).copied())
 }
 
-/// The project's name: the first manifest's `name`, else the deepest
-/// directory all files share.
+/// The project's name: the `name` of the project root's `package.json` (the
+/// root is the deepest directory all checked files share), else that
+/// directory's name. A manifest deeper down (an example's, a nested
+/// package's) names that package, not the project.
 pub fn project_name(outcome: &Outcome) -> String {
-    for f in &outcome.files {
-        if let Some(Facts::Manifest(m)) = &f.facts {
-            if let Some(n) = &m.name {
-                return n.clone();
-            }
-        }
-    }
     let dirs: Vec<Vec<&str>> = outcome
         .files
         .iter()
@@ -134,11 +185,42 @@ pub fn project_name(outcome: &Outcome) -> String {
         let n = common.iter().zip(d).take_while(|(a, b)| a == b).count();
         common.truncate(n);
     }
-    common
+    let root = common.join("/");
+    let root_manifest = if root.is_empty() {
+        "package.json".to_string()
+    } else {
+        format!("{root}/package.json")
+    };
+    for f in &outcome.files {
+        if let Some(Facts::Manifest(m)) = &f.facts {
+            if f.display.trim_start_matches("./") == root_manifest.trim_start_matches("./") {
+                if let Some(n) = &m.name {
+                    return n.clone();
+                }
+            }
+        }
+    }
+    // The root's manifest is not always a checked file (no SDK dependency).
+    let on_disk = std::fs::read_to_string(&root_manifest)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_string))
+        .filter(|n| !n.is_empty());
+    if let Some(name) = on_disk {
+        return name;
+    }
+    let folder = common
         .iter()
         .rev()
-        .find(|p| !p.is_empty() && **p != "." && !p.starts_with('.'))
-        .map(|s| s.to_string())
+        .find(|p| !p.is_empty() && **p != "." && **p != "..")
+        .map(|s| s.to_string());
+    folder
+        .or_else(|| {
+            // Files at the working directory (or above it): its name.
+            std::fs::canonicalize(if root.is_empty() { "." } else { &root })
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        })
         .unwrap_or_else(|| "project".into())
 }
 

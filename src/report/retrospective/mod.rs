@@ -36,7 +36,61 @@ pub struct RetroInfo {
     pub long_gap_ms: Option<i64>,
 }
 
+/// GitHub's limit for a comment or a job summary, in characters.
+pub const MAX_CHARS: usize = 65_536;
+
+/// The document, sized for a pull-request comment: when the full text
+/// would exceed [`MAX_CHARS`], the evidence under each finding is cut to a
+/// few locations with a count of the rest (summary and grades stay whole),
+/// and a note says where the rest is.
 pub fn render(outcome: &Outcome, options: &Options) -> String {
+    let full = render_with(outcome, options, None);
+    if full.chars().count() <= MAX_CHARS {
+        return full;
+    }
+    let mut last = full;
+    for keep in [10, 4, 1] {
+        let text = render_with(outcome, options, Some(keep));
+        let fits = text.chars().count() <= MAX_CHARS;
+        last = text;
+        if fits {
+            return last;
+        }
+    }
+    // Still too long (hundreds of processes, a long run): keep the header
+    // and the cross-process summary, then whole sections (a process's
+    // `<details>`, a `##` section) while they fit, and say what was left out.
+    let tail_for = |sections: usize| {
+        format!(
+            "\n> **{sections} more section{} left out** to fit GitHub's 65,536-character limit; \
+             `proclint check --format json` (and, with `--run`, `proclint runs --format json`) \
+             has everything.\n",
+            if sections == 1 { "" } else { "s" }
+        )
+    };
+    let budget = MAX_CHARS - tail_for(usize::MAX).chars().count() - 1;
+    let cut = last
+        .char_indices()
+        .nth(budget)
+        .map_or(last.len(), |(i, _)| i);
+    let boundaries = |text: &str| -> Vec<usize> {
+        let mut b: Vec<usize> = text
+            .match_indices("\n<details>")
+            .chain(text.match_indices("\n## "))
+            .map(|(i, _)| i + 1)
+            .collect();
+        b.sort_unstable();
+        b
+    };
+    let all = boundaries(&last);
+    let at = all.iter().copied().rfind(|&i| i <= cut).unwrap_or(cut);
+    let left_out = all.iter().filter(|&&i| i >= at).count();
+    let mut text = last[..at].to_string();
+    text.push_str(&tail_for(left_out));
+    text
+}
+
+fn render_with(outcome: &Outcome, options: &Options, limit: Option<usize>) -> String {
     let info = options.retro.clone().unwrap_or_default();
     let groups = groups::build(outcome, &info.enabled);
     let mut out = String::new();
@@ -49,13 +103,22 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
         n => format!("{}, {}, … ({n} processes)", titles[0], titles[1]),
     };
     let _ = writeln!(out, "# Retrospective: {project} — {title}\n");
+    if let Some(keep) = limit {
+        let _ = writeln!(
+            out,
+            "> Shortened to fit GitHub's 65,536-character comment limit: at most {keep} location{} per finding and module below. \
+             `proclint check --format json` lists every finding.\n",
+            if keep == 1 { "" } else { "s" }
+        );
+    }
     let entry_paths: Vec<String> = entries
         .iter()
         .filter_map(|g| g.entry.map(|e| format!("`{}`", outcome.files[e].display)))
         .collect();
     // Distinct process modules that are not entries.
-    let helpers = entries
+    let helpers = groups
         .iter()
+        .filter(|g| g.entry.is_some() || g.shared)
         .flat_map(|g| g.files.iter().copied())
         .filter(|i| {
             outcome.files[*i].kind == crate::discover::FileKind::Process
@@ -87,14 +150,20 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
         "Date: {} · Source commit: {} · Process: {} (+ {helpers} helper module{}) · Run: {run_text} · Outcome: {outcome_text}\n",
         info.date,
         info.commit.as_deref().map(|c| format!("`{c}`")).unwrap_or_else(|| "not a git checkout".into()),
-        if entry_paths.is_empty() { "none found".to_string() } else { entry_paths.join(", ") },
+        match entry_paths.len() {
+            0 => "none found".to_string(),
+            // A tree of hundreds of processes would fill the header line;
+            // the sections below name every one.
+            n if n > 10 => format!("{}, and {} more", entry_paths[..10].join(", "), n - 10),
+            _ => entry_paths.join(", "),
+        },
         if helpers == 1 { "" } else { "s" },
     );
 
     let single = groups.len() == 1;
     if single {
         if let Some(g) = groups.first() {
-            section_body(&mut out, outcome, g, "##");
+            section_body(&mut out, outcome, g, "##", limit);
         }
     } else {
         cross_process_summary(&mut out, outcome, &groups);
@@ -109,14 +178,14 @@ pub fn render(outcome: &Outcome, options: &Options) -> String {
                 if modules == 1 { "" } else { "s" },
                 outcome_line(&diags, modules)
             );
-            section_body(&mut out, outcome, g, "###");
+            section_body(&mut out, outcome, g, "###", limit);
             out.push_str("</details>\n\n");
         }
     }
     if let Some(a) = &outcome.run {
         run::sections(&mut out, outcome, a, &info);
     }
-    evidence(&mut out, outcome, &info);
+    evidence(&mut out, outcome, &info, limit);
     out
 }
 
@@ -133,12 +202,12 @@ fn outcome_line(diags: &[&Diagnostic], files: usize) -> String {
 }
 
 /// Context … Suggestions for one group of modules.
-fn section_body(out: &mut String, outcome: &Outcome, g: &Group, h: &str) {
+fn section_body(out: &mut String, outcome: &Outcome, g: &Group, h: &str, limit: Option<usize>) {
     let diags = g.diagnostics(outcome);
     let sites = g.sites(outcome);
     context(out, outcome, g, &sites, h);
     went_well(out, outcome, g, &diags, &sites, h);
-    went_poorly(out, &diags, h);
+    went_poorly(out, &diags, h, limit);
     review_table(out, &diags, &sites, h);
     suggest::suggestions(out, outcome, &diags, h);
 }
@@ -281,7 +350,9 @@ fn why(doc: &str) -> String {
     out.trim().to_string()
 }
 
-fn went_poorly(out: &mut String, diags: &[&Diagnostic], h: &str) {
+/// `limit`: at most this many locations per module, and modules per rule,
+/// with a count of the rest.
+fn went_poorly(out: &mut String, diags: &[&Diagnostic], h: &str, limit: Option<usize>) {
     let _ = writeln!(out, "{h} What went poorly\n");
     let by_rule = by_rule(diags);
     if by_rule.is_empty() {
@@ -302,13 +373,28 @@ fn went_poorly(out: &mut String, diags: &[&Diagnostic], h: &str) {
             modules.len(),
             if modules.len() == 1 { "" } else { "s" },
         );
-        for module in &modules {
+        let keep = limit.unwrap_or(usize::MAX);
+        for module in modules.iter().take(keep) {
             let lines: Vec<String> = ds
                 .iter()
                 .filter(|d| &*d.location.path == *module)
                 .map(|d| format!("`{}:{}`", module, d.location.start.line))
                 .collect();
-            let _ = writeln!(out, "  - {}", lines.join(", "));
+            let more = lines.len().saturating_sub(keep);
+            let shown = lines.into_iter().take(keep).collect::<Vec<_>>().join(", ");
+            if more > 0 {
+                let _ = writeln!(out, "  - {shown} and {more} more");
+            } else {
+                let _ = writeln!(out, "  - {shown}");
+            }
+        }
+        if modules.len() > keep {
+            let _ = writeln!(
+                out,
+                "  - and {} more module{}",
+                modules.len() - keep,
+                if modules.len() - keep == 1 { "" } else { "s" }
+            );
         }
         let w = why(meta.doc);
         if !w.is_empty() {
@@ -376,10 +462,15 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
         .iter()
         .filter(|d| d.severity == Severity::Error && RUN_FAILURES.contains(&d.rule))
         .collect();
-    let g = if fails.is_empty() {
-        grade(e, w, i, n)
-    } else {
+    // `missing-labels` reports each task definition without labels: when
+    // every one is reported, no task has any, and one light warning each
+    // must not add up to "Partial".
+    let g = if !fails.is_empty() {
         Grade::Fails
+    } else if area == Area::Labels && n > 0 && e + w >= n {
+        Grade::Missing
+    } else {
+        grade(e, w, i, n)
     };
     let mut where_: Vec<String> = found
         .iter()
@@ -494,10 +585,33 @@ fn cross_process_summary(out: &mut String, outcome: &Outcome, groups: &[Group]) 
     let _ = writeln!(out, "{}.\n", list.join("; "));
 }
 
-fn evidence(out: &mut String, outcome: &Outcome, info: &RetroInfo) {
+fn evidence(out: &mut String, outcome: &Outcome, info: &RetroInfo, limit: Option<usize>) {
     out.push_str("## Evidence\n\n");
     out.push_str("| File | Kind | Lines |\n|---|---|---|\n");
-    for f in &outcome.files {
+    // Shortened: the files with findings only.
+    let listed: Vec<&crate::engine::FileOutcome> = match limit {
+        None => outcome.files.iter().collect(),
+        Some(_) => {
+            let with_findings: BTreeSet<&str> = outcome
+                .diagnostics
+                .iter()
+                .map(|d| &*d.location.path)
+                .collect();
+            outcome
+                .files
+                .iter()
+                .filter(|f| with_findings.contains(&*f.display))
+                .collect()
+        }
+    };
+    if listed.len() < outcome.files.len() {
+        let _ = writeln!(
+            out,
+            "| {} more files without findings | | |",
+            outcome.files.len() - listed.len()
+        );
+    }
+    for f in listed {
         let _ = writeln!(
             out,
             "| `{}` | {} | {} |",

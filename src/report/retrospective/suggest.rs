@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::diagnostic::{Diagnostic, Edit};
 use crate::engine::Outcome;
-use crate::rules;
+use crate::rules::{self, Sites};
 
 /// Suggestions shown in full per section; the rest are summarised.
 const MAX_SUGGESTIONS: usize = 12;
@@ -99,9 +99,24 @@ pub fn suggestions(out: &mut String, outcome: &Outcome, diags: &[&Diagnostic], h
     }
     for (rule, mods) in &recurring {
         let list: Vec<String> = mods.iter().map(|m| format!("`{m}`")).collect();
-        let _ = writeln!(
+        // A shared helper only helps where the finding is about code that
+        // can be shared (a loop, a batch); a property of each task, call or
+        // breakpoint (its labels, its key) is set where it is written.
+        let shareable = rules::find(rule).is_some_and(|r| {
+            matches!(
+                r.report().sites,
+                Sites::RetryLoops | Sites::EffectLoops | Sites::ParallelSites
+            )
+        });
+        let advice = if shareable {
+            "so extract it once into a shared helper the modules import, instead of fixing every copy"
+        } else {
+            "a convention to apply at every site (proclint in CI keeps it), not code to share"
+        };
+        let _ =
+            writeln!(
             out,
-            "- `{rule}` fires in {} modules ({}). The same edit repeats in each — {} — so extract it once into a shared helper the modules import, instead of fixing every copy.",
+            "- `{rule}` fires in {} modules ({}). The same edit repeats in each — {} — {advice}.",
             mods.len(),
             list.join(", "),
             first_help.get(rule).copied().unwrap_or("see the rule's documentation"),

@@ -168,7 +168,19 @@ pub(super) fn source_suffix(a: &RunAnalysis, task_id: &str) -> String {
         return String::new();
     };
     let mut parts = Vec::new();
-    if let Some(d) = sites.definitions.first() {
+    if sites.ambiguous() {
+        // Never pick one: the journal records only the id.
+        parts.push(format!(
+            "ambiguous: defined in {} modules of the process, {}",
+            sites.definitions.len(),
+            sites
+                .definitions
+                .iter()
+                .map(|d| format!("`{}`", at(&d.location)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    } else if let Some(d) = sites.definitions.first() {
         parts.push(format!("defined at `{}`", at(&d.location)));
     }
     if !sites.invocations.is_empty() {

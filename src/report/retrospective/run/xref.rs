@@ -42,6 +42,17 @@ pub(super) fn section(out: &mut String, outcome: &Outcome, a: &RunAnalysis, tl: 
         }
         let defined = if sites.definitions.is_empty() {
             "not in the checked modules".to_string()
+        } else if sites.ambiguous() {
+            format!(
+                "ambiguous, {} definitions: {}",
+                sites.definitions.len(),
+                sites
+                    .definitions
+                    .iter()
+                    .map(|d| format!("`{}`", at(&d.location)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         } else {
             sites
                 .definitions
