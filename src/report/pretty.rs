@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::snippet::Clip;
 use super::{Options, Snippet};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
@@ -86,10 +87,29 @@ fn source_text(paths: &HashMap<&str, &Path>, display: &Arc<str>) -> Snippet {
 }
 
 fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Snippet) -> String {
+    // Long lines are cut to a window around the finding (miette panics past
+    // 65,535 columns); related spans the excerpt does not show are listed in
+    // the help like those in other files.
+    let others: Vec<(usize, usize)> = d
+        .related
+        .iter()
+        .filter(|r| r.location.path == d.location.path)
+        .map(|r| (r.location.span.start, r.location.span.end))
+        .collect();
+    let (text, clip) = match text.clip((d.location.span.start, d.location.span.end), &others) {
+        Some((excerpt, clip)) => (excerpt, Some(clip)),
+        None => (text, None),
+    };
+    let shown = |r: &crate::diagnostic::Related| {
+        r.location.path == d.location.path
+            && clip
+                .as_ref()
+                .is_none_or(|c| c.covers(r.location.span.start, r.location.span.end))
+    };
     let elsewhere: Vec<String> = d
         .related
         .iter()
-        .filter(|r| r.location.path != d.location.path)
+        .filter(|r| !shown(r))
         .map(|r| {
             format!(
                 "{}:{}:{}: {}",
@@ -116,6 +136,7 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
     let rendered = Rendered {
         diag,
         source: miette::NamedSource::new(&d.location.path, text),
+        clip,
     };
     let mut out = String::new();
     if handler.render_report(&mut out, &rendered).is_err() {
@@ -129,6 +150,8 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
 struct Rendered<'a> {
     diag: &'a Diagnostic,
     source: miette::NamedSource<Snippet>,
+    /// Set when `source` is an excerpt: maps the file's offsets into it.
+    clip: Option<Clip>,
 }
 
 impl fmt::Debug for Rendered<'_> {
@@ -171,9 +194,14 @@ impl miette::Diagnostic for Rendered<'_> {
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
         let len = self.source.inner().len();
+        let clip = self.clip.as_ref();
         let clamp = move |s: Span| {
-            let start = s.start.min(len);
-            miette::SourceSpan::from((start, s.end.min(len).saturating_sub(start)))
+            let (start, end) = match clip {
+                Some(c) => (c.map(s.start), c.map(s.end.max(s.start))),
+                None => (s.start, s.end),
+            };
+            let start = start.min(len);
+            miette::SourceSpan::from((start, end.min(len).saturating_sub(start)))
         };
         let primary = miette::LabeledSpan::new_primary_with_span(
             Some(self.diag.rule.to_string()),
@@ -186,6 +214,9 @@ impl miette::Diagnostic for Rendered<'_> {
             .related
             .iter()
             .filter(|r| r.location.path == self.diag.location.path)
+            .filter(move |r| {
+                clip.is_none_or(|c| c.covers(r.location.span.start, r.location.span.end))
+            })
             .map(move |r| {
                 miette::LabeledSpan::new_with_span(Some(r.message.clone()), clamp(r.location.span))
             });
