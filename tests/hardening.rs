@@ -91,3 +91,104 @@ fn pretty_report_of_a_finding_past_column_65535() {
     // The cut lines are short: nothing near the 65,535 limit is printed.
     assert!(out.lines().all(|l| l.chars().count() < 2_000), "{out}");
 }
+
+/// A copy of a recorded run in `dir/.a5c/runs/run-completed`.
+fn copy_run(dir: &Path) -> std::path::PathBuf {
+    let run = dir.join(".a5c/runs/run-completed");
+    copy_tree(
+        &root().join("fixtures/runs/project/.a5c/runs/run-completed"),
+        &run,
+    );
+    run
+}
+
+fn mkfifo(path: &Path) -> bool {
+    Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Git stores symbolic links, so a committed `.a5c/runs/` can point its
+/// files anywhere: at a device (read until memory ran out: its size is 0),
+/// at a file outside the repository (leaked into the timeline), or be a FIFO
+/// (hung forever). Each is reported and skipped; the rest of the run is read.
+#[cfg(unix)]
+#[test]
+fn run_files_that_are_devices_fifos_or_links_out_are_reported_not_read() {
+    use std::os::unix::fs::symlink;
+    let dir = tempdir();
+    let outside = tempdir();
+    let rundir = copy_run(dir.path());
+    let secret = write(
+        outside.path(),
+        "secret.json",
+        "{\"taskId\": \"SECRET-TASK\", \"title\": \"SECRET TITLE\", \"kind\": \"agent\"}",
+    );
+    let task = rundir.join("tasks/01KERPXZMF0000000000000004/task.json");
+    std::fs::remove_file(&task).unwrap_or_else(|e| panic!("{e}"));
+    symlink(&secret, &task).unwrap_or_else(|e| panic!("{e}"));
+    let zero = Path::new("/dev/zero");
+    let zero_is_device = std::fs::metadata(zero).is_ok_and(|m| !m.is_file());
+    if zero_is_device {
+        std::fs::remove_file(rundir.join("run.json")).unwrap_or_else(|e| panic!("{e}"));
+        symlink(zero, rundir.join("run.json")).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::remove_file(rundir.join("inputs.json")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(mkfifo(&rundir.join("inputs.json")), "mkfifo");
+    let event = rundir.join("journal/000005.01KERQ0WX00000000000000006.json");
+    std::fs::remove_file(&event).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir(&event).unwrap_or_else(|e| panic!("{e}"));
+
+    for format in ["table", "json"] {
+        let o = run(dir.path(), &["runs", "--format", format, "."], None);
+        let out = stdout(&o);
+        assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+        assert!(!out.contains("SECRET"), "{out}");
+        if format == "json" {
+            // The JSON summary counts the issues; the table lists them.
+            let failed = if zero_is_device {
+                "\"failed\":4"
+            } else {
+                "\"failed\":3"
+            };
+            assert!(out.contains(failed), "{out}");
+            continue;
+        }
+        assert!(
+            out.contains("task.json") && out.contains("a symbolic link leaving the run folder"),
+            "{out}"
+        );
+        assert!(
+            out.contains("inputs.json unreadable: not a regular file (a FIFO)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("000005.01KERQ0WX00000000000000006.json")
+                && out.contains("not a regular file (a directory)"),
+            "{out}"
+        );
+        assert!(!out.contains("sequence gap"), "{out}");
+        if zero_is_device {
+            assert!(
+                out.contains("run.json unreadable: a symbolic link leaving"),
+                "{out}"
+            );
+        }
+    }
+    // The retrospective reads the same files the same way.
+    let o = run(
+        dir.path(),
+        &[
+            "check",
+            "--run",
+            "run-completed",
+            "--format",
+            "retrospective",
+            ".",
+        ],
+        None,
+    );
+    assert!(!stdout(&o).contains("SECRET"), "{}", stdout(&o));
+    assert_ne!(code(&o), 101, "{}", stderr(&o));
+}
