@@ -192,3 +192,59 @@ fn run_files_that_are_devices_fifos_or_links_out_are_reported_not_read() {
     assert!(!stdout(&o).contains("SECRET"), "{}", stdout(&o));
     assert_ne!(code(&o), 101, "{}", stderr(&o));
 }
+
+/// Ignore files are read as git reads them: a `.gitignore` linked to
+/// `/dev/zero` aborted `check` (allocation failure), a FIFO hung it; one
+/// above the repository root (a `*` in a home folder) turned proclint off.
+#[cfg(unix)]
+#[test]
+fn ignore_files_are_bounded_and_stop_at_the_repository_root() {
+    let home = tempdir();
+    write(home.path(), ".gitignore", "*\n");
+    let repo = home.path().join("repo");
+    write(&repo, "p.js", BAD_BREAKPOINT);
+    write(&repo, "sub/q.js", BAD_BREAKPOINT);
+    write(&repo, "sub/r.js", BAD_BREAKPOINT);
+    std::fs::create_dir_all(repo.join(".git/info")).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, ".git/info/exclude", "r.js\n");
+    let zero = Path::new("/dev/zero");
+    if std::fs::metadata(zero).is_ok_and(|m| !m.is_file()) {
+        std::os::unix::fs::symlink(zero, repo.join("sub/.gitignore"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    } else {
+        let outside = write(home.path(), "elsewhere", "q.js\n");
+        std::os::unix::fs::symlink(outside, repo.join("sub/.gitignore"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(mkfifo(&repo.join(".ignore")), "mkfifo");
+
+    let o = run(&repo, &["check", "--format", "concise", "."], None);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    assert!(
+        out.contains("p.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("sub/q.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    assert!(!out.contains("r.js"), "{out}");
+    assert!(out.contains(".ignore:1:1: warning[io-error]"), "{out}");
+    assert!(out.contains("not a regular file (a FIFO)"), "{out}");
+    assert!(
+        out.contains("sub/.gitignore:1:1: warning[io-error]")
+            && out.contains("a symbolic link leaving the repository"),
+        "{out}"
+    );
+
+    // From a subfolder, the repository's ignore files above it still count.
+    std::fs::remove_file(repo.join(".ignore")).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, ".gitignore", "q.js\n");
+    std::fs::remove_file(repo.join("sub/.gitignore")).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, "sub/.ignore", "!r.js\n");
+    let o = run(&repo, &["check", "--format", "concise", "sub"], None);
+    let out = stdout(&o);
+    assert!(!out.contains("q.js"), "{out}");
+    assert!(out.contains("sub/r.js:2:9"), "{out}");
+}
