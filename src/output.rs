@@ -10,6 +10,23 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
 
+/// Writes `text` to stdout and flushes it, for commands that print a finished
+/// text (`rules`, `explain`, `runs`, `--diff`): `print!` panics when stdout
+/// fails (a full disk, `> /dev/full`: exit 101). A failure is reported on
+/// stderr and turns `code` into [`EXIT_ERROR`]; a reader that went away
+/// (`| head`) is not an error, so `code` is kept and nothing is said.
+pub fn print_stdout(text: &str, code: i32) -> i32 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => code,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
+            EXIT_ERROR
+        }
+    }
+}
+
 /// Writes through a temporary file in the same directory and renames it, so
 /// an interrupted run never leaves a truncated report.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

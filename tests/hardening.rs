@@ -248,3 +248,38 @@ fn ignore_files_are_bounded_and_stop_at_the_repository_root() {
     assert!(!out.contains("q.js"), "{out}");
     assert!(out.contains("sub/r.js:2:9"), "{out}");
 }
+
+/// `rules` and `explain` panicked (exit 101) when stdout failed, `runs`
+/// exited 2 saying nothing. Each now names the failure and exits 2.
+#[test]
+fn commands_writing_to_a_full_device_report_it() {
+    let full = Path::new("/dev/full");
+    if !std::fs::metadata(full).is_ok_and(|m| !m.is_file()) {
+        eprintln!("skipped: /dev/full is not a device here");
+        return;
+    }
+    let runs = root().join("fixtures/runs/project");
+    let runs = runs.to_string_lossy();
+    for args in [
+        &["rules"][..],
+        &["rules", "--format", "json"],
+        &["explain", "unchecked-breakpoint"],
+        &["runs", &runs],
+    ] {
+        let out = std::fs::OpenOptions::new()
+            .write(true)
+            .open(full)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_proclint"))
+            .args(args)
+            .stdout(out)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("cannot write to stdout"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}

@@ -176,7 +176,9 @@ fn check(args: CheckArgs) -> i32 {
     if args.fix {
         if args.diff {
             let plan = fix::plan(&outcome);
-            print!("{}", fix::diff(&plan));
+            if crate::output::print_stdout(&fix::diff(&plan), EXIT_OK) != EXIT_OK {
+                return EXIT_ERROR;
+            }
             for d in &plan.failed {
                 eprintln!("error: {}: {}", d.location.path, d.message);
             }
@@ -338,7 +340,10 @@ fn statistics(outcome: &engine::Outcome) -> String {
 }
 
 fn list_rules(args: &RulesArgs) -> i32 {
+    use std::fmt::Write as _;
     let all = rules::all();
+    // Built whole, then printed once: see `print_stdout`.
+    let mut text = String::new();
     match args.format {
         RulesFormat::Json => {
             let list: Vec<_> = all
@@ -356,7 +361,8 @@ fn list_rules(args: &RulesArgs) -> i32 {
                     })
                 })
                 .collect();
-            println!(
+            let _ = writeln!(
+                text,
                 "{}",
                 serde_json::to_string_pretty(&list).unwrap_or_default()
             );
@@ -368,7 +374,8 @@ fn list_rules(args: &RulesArgs) -> i32 {
                 .map(|r| r.meta().area.name().len())
                 .max()
                 .unwrap_or(4);
-            println!(
+            let _ = writeln!(
+                text,
                 "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  SUMMARY",
                 "RULE", "CATEGORY", "AREA", "SEVERITY"
             );
@@ -381,7 +388,8 @@ fn list_rules(args: &RulesArgs) -> i32 {
                 } else {
                     format!("{} (off)", m.category.name())
                 };
-                println!(
+                let _ = writeln!(
+                    text,
                     "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  {}",
                     m.id,
                     category,
@@ -392,15 +400,12 @@ fn list_rules(args: &RulesArgs) -> i32 {
             }
         }
     }
-    EXIT_OK
+    crate::output::print_stdout(&text, EXIT_OK)
 }
 
 fn explain(id: &str) -> i32 {
     match rules::meta(id) {
-        Some(m) => {
-            print!("{}", m.doc);
-            EXIT_OK
-        }
+        Some(m) => crate::output::print_stdout(m.doc, EXIT_OK),
         None => {
             let hint = crate::rules::closest_rule(id)
                 .map(|c| format!(" (did you mean `{c}`?)"))

@@ -3,7 +3,6 @@
 //! Exit codes follow `check`: 0 when every journal verifies, 1 when any
 //! integrity check failed, 2 when PATH cannot be read.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{RunsArgs, RunsFormat};
@@ -43,19 +42,13 @@ pub fn run(args: &RunsArgs) -> i32 {
             text
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(out.as_bytes())
-        .and_then(|_| stdout.flush())
-        .is_err()
-    {
-        return EXIT_ERROR;
-    }
-    if runs.iter().any(|r| r.integrity.failed() > 0) {
+    // A failed write used to exit 2 with no message.
+    let code = if runs.iter().any(|r| r.integrity.failed() > 0) {
         EXIT_FINDINGS
     } else {
         EXIT_OK
-    }
+    };
+    crate::output::print_stdout(&out, code)
 }
 
 /// `path:line: error[journal-integrity] message`, with paths as the user can open them.
