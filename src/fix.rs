@@ -156,10 +156,11 @@ pub fn diff(plan: &Plan) -> String {
     out
 }
 
-/// Writes every planned file (atomically, one by one).
-pub fn write(plan: &Plan) -> Result<(), (String, std::io::Error)> {
+/// Writes every planned file (atomically, one by one, keeping each file's
+/// identity: see [`crate::output::write_file_with`]).
+pub fn write(plan: &Plan, replace: crate::output::Replace) -> Result<(), (String, std::io::Error)> {
     for f in &plan.files {
-        crate::output::write_atomic(&f.path, f.fixed.as_bytes())
+        crate::output::write_file_with(&f.path, replace, |out| out.write_all(f.fixed.as_bytes()))
             .map_err(|e| (f.display.clone(), e))?;
     }
     Ok(())

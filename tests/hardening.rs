@@ -283,3 +283,142 @@ fn commands_writing_to_a_full_device_report_it() {
         );
     }
 }
+
+// ---- Data loss ------------------------------------------------------------
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+#[cfg(unix)]
+fn set_mode(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// `--fix` renamed a temporary file over its target: a symbolic link became
+/// a plain file (the real file never fixed), the exec bit and the group were
+/// lost and the mode became 0644.
+#[cfg(unix)]
+#[test]
+fn fix_writes_through_links_and_keeps_mode_and_group() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempdir();
+    let real = write(dir.path(), "real.js", FIXABLE_TASK);
+    std::os::unix::fs::symlink("../real.js", {
+        std::fs::create_dir(dir.path().join("d")).unwrap_or_else(|e| panic!("{e}"));
+        dir.path().join("d/link.js")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    set_mode(&real, 0o750);
+    // Another group, where permitted (as root, or a member of group 1).
+    let _ = std::os::unix::fs::chown(&real, None, Some(1));
+    let gid = std::fs::metadata(&real)
+        .map(|m| m.gid())
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--no-cache", "d/link.js"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let link = dir.path().join("d/link.js");
+    let link_meta = std::fs::symlink_metadata(&link).unwrap_or_else(|e| panic!("{e}"));
+    assert!(link_meta.file_type().is_symlink(), "the link was replaced");
+    let fixed = std::fs::read_to_string(&real).unwrap_or_else(|e| panic!("{e}"));
+    assert!(fixed.contains("labels"), "{fixed}");
+    assert_eq!(mode(&real), 0o750);
+    assert_eq!(std::fs::metadata(&real).map(|m| m.gid()).ok(), Some(gid));
+    // No temporary file is left behind.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+/// A read-only file, or one with other hard links, is not rewritten (the
+/// rename made a read-only file 0644 and broke the links) unless
+/// `--force-write` says so; then the mode is kept and every link sees the fix.
+#[cfg(unix)]
+#[test]
+fn fix_refuses_read_only_and_hard_linked_files_unless_forced() {
+    let dir = tempdir();
+    let ro = write(dir.path(), "ro.js", FIXABLE_TASK);
+    set_mode(&ro, 0o444);
+    let o = run(dir.path(), &["check", "--fix", "--no-cache", "ro.js"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("ro.js is read-only"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force-write"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&ro).ok().as_deref(),
+        Some(FIXABLE_TASK)
+    );
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--force-write", "--no-cache", "ro.js"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&ro)
+        .unwrap_or_default()
+        .contains("labels"));
+    assert_eq!(mode(&ro), 0o444);
+
+    let a = write(dir.path(), "a.js", FIXABLE_TASK);
+    let b = dir.path().join("b.js");
+    std::fs::hard_link(&a, &b).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(dir.path(), &["check", "--fix", "--no-cache", "a.js"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a.js has 1 other hard link"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&a).ok().as_deref(),
+        Some(FIXABLE_TASK)
+    );
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--force-write", "--no-cache", "a.js"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let fixed = std::fs::read_to_string(&b).unwrap_or_default();
+    assert!(fixed.contains("labels"), "{fixed}");
+    assert_eq!(std::fs::read_to_string(&a).ok(), Some(fixed));
+}
+
+/// `--output` naming a linted file (here through `..`) overwrote the source
+/// with the report.
+#[test]
+fn output_naming_an_input_is_refused() {
+    let dir = tempdir();
+    write(dir.path(), "a/p.js", BAD_BREAKPOINT);
+    let o = run(dir.path(), &["check", "--output", "a/../a/p.js", "a"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("names an input file (a/p.js)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a/p.js"))
+            .ok()
+            .as_deref(),
+        Some(BAD_BREAKPOINT)
+    );
+}

@@ -9,7 +9,7 @@ use crate::config::{Config, RuleLevel};
 use crate::diagnostic::Severity;
 use crate::engine::{self, Stage};
 use crate::fix;
-use crate::output::{write_atomic_with, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use crate::report::{self, Format};
 use crate::rules::{self, RuleSwitches};
 
@@ -210,7 +210,7 @@ fn check(args: CheckArgs) -> i32 {
             if plan.files.is_empty() {
                 break;
             }
-            if let Err((file, e)) = fix::write(&plan) {
+            if let Err((file, e)) = fix::write(&plan, replace_policy(&args)) {
                 eprintln!("error: cannot write {file}: {e}");
                 return EXIT_ERROR;
             }
@@ -288,8 +288,19 @@ fn check(args: CheckArgs) -> i32 {
         }
         Ok(())
     };
+    if let Some(input) = args
+        .output
+        .as_deref()
+        .and_then(|o| names_an_input(o, &outcome))
+    {
+        eprintln!(
+            "error: --output {} names an input file ({input}); refusing to overwrite it",
+            args.output.as_deref().unwrap_or(Path::new("")).display()
+        );
+        return EXIT_ERROR;
+    }
     let written = match &args.output {
-        Some(path) => write_atomic_with(path, emit),
+        Some(path) => crate::output::write_file_with(path, replace_policy(&args), emit),
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             emit(&mut out).and_then(|()| out.flush())
@@ -305,6 +316,40 @@ fn check(args: CheckArgs) -> i32 {
     // delay that (≈ 3% of a warm run, on the main thread).
     std::mem::forget(outcome);
     code
+}
+
+fn replace_policy(args: &CheckArgs) -> crate::output::Replace {
+    if args.force_write {
+        crate::output::Replace::Force
+    } else {
+        crate::output::Replace::Safe
+    }
+}
+
+/// The linted file `output` is (the same file, by identity: through links
+/// and `..`), if any: a report written there would destroy the source.
+fn names_an_input(output: &Path, outcome: &engine::Outcome) -> Option<String> {
+    let target = std::fs::metadata(output).ok()?;
+    let real = std::fs::canonicalize(output).ok();
+    outcome
+        .files
+        .iter()
+        .find(|f| {
+            std::fs::metadata(&f.path).is_ok_and(|m| same_file(&m, &target))
+                || real.is_some() && std::fs::canonicalize(&f.path).ok() == real
+        })
+        .map(|f| f.display.to_string())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.is_file() && (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false // the canonical paths are compared instead
 }
 
 fn report_unfixable(plan: &fix::Plan) {
