@@ -422,3 +422,40 @@ fn output_naming_an_input_is_refused() {
         Some(BAD_BREAKPOINT)
     );
 }
+
+// ---- Wrong results --------------------------------------------------------
+
+/// Written by Node (`JSON.stringify(ev, null, 2)`, checksum over the same
+/// text without the checksum): JavaScript strings may hold a lone surrogate
+/// (half an emoji), which `JSON.stringify` escapes. The event was "not valid
+/// JSON" to proclint.
+const LONE_SURROGATE_EVENT: &str = r#"{
+  "type": "EFFECT_RESOLVED_NOTE",
+  "recordedAt": "2026-01-12T10:00:00.000Z",
+  "data": {
+    "note": "cut \ud83d",
+    "pair": "😀",
+    "low": "\ude00x",
+    "esc": "\\ud83d"
+  },
+  "checksum": "85f73e495b2854a304b4ddf99518eff3e2e6b16d1d0acb9772972e03bd841b76"
+}
+"#;
+
+#[test]
+fn lone_surrogate_escapes_parse_and_verify_like_json_parse() {
+    let dir = tempdir();
+    let rundir = copy_run(dir.path());
+    write(
+        &rundir,
+        "journal/000013.01KERYJCFC000000000000000H.json",
+        LONE_SURROGATE_EVENT,
+    );
+    let o = run(dir.path(), &["runs", "."], None);
+    let out = stdout(&o);
+    // 12 fixture events and this one verify; the one issue is that it came
+    // after the run completed.
+    assert!(out.contains("13 ok, 1 FAILED"), "{out}");
+    assert!(!out.contains("JSON"), "{out}");
+    assert!(!out.contains("checksum"), "{out}");
+}

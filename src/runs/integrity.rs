@@ -124,7 +124,7 @@ pub(crate) fn verify_event_text(rel: &str, text: &str) -> CheckedEvent {
         line,
         message,
     };
-    let value: Value = match serde_json::from_str(text) {
+    let value: Value = match super::jsjson::parse(text) {
         Ok(v) => v,
         Err(e) => {
             let line = u32::try_from(e.line()).ok().filter(|l| *l > 0);

@@ -278,7 +278,7 @@ fn io_message(e: &std::io::Error) -> String {
 /// Reads and parses a JSON file.
 pub(crate) fn read_json(path: &Path, within: Option<&RunFolder>) -> Result<Value, String> {
     let text = read_text(path, within)?;
-    serde_json::from_str(&text).map_err(|e| integrity::describe_parse_error(&e))
+    super::jsjson::parse(&text).map_err(|e| integrity::describe_parse_error(&e))
 }
 
 /// A run directory as given, and its real path: what its files' real paths
@@ -309,7 +309,9 @@ impl<'a> RunFolder<'a> {
         let path = resolve_ref(self.dir, reference)?;
         let within = (self.real.as_path(), "the run folder");
         match crate::source::read_regular(&path, MAX_FILE_BYTES, Some(within)) {
-            Ok(bytes) => serde_json::from_slice(&bytes).ok(),
+            Ok(bytes) => std::str::from_utf8(&bytes)
+                .ok()
+                .and_then(|t| super::jsjson::parse(t).ok()),
             Err(e) => {
                 if e.kind() != std::io::ErrorKind::NotFound {
                     self.refused.borrow_mut().push(IntegrityIssue {
