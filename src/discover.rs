@@ -174,6 +174,55 @@ pub fn walk_dir(
     errors.extend(skipped);
 }
 
+/// Keeps one candidate per file when several paths name it (`. $PWD`,
+/// `a/p.js a/../a/p.js`): it was linted and reported once per name. The
+/// first name given wins; it is linted as named if any name was explicit.
+/// Files are told apart by identity (device and inode) where there is one,
+/// else by their canonical path.
+fn dedup_same_files(out: &mut Vec<Candidate>) {
+    let mut seen: std::collections::HashMap<FileId, usize> = std::collections::HashMap::new();
+    let mut kept: Vec<Candidate> = Vec::with_capacity(out.len());
+    for c in out.drain(..) {
+        let Some(id) = file_id(&c.path) else {
+            kept.push(c);
+            continue;
+        };
+        match seen.get(&id) {
+            Some(&i) => {
+                if let Some(first) = kept.get_mut(i) {
+                    first.explicit |= c.explicit;
+                }
+            }
+            None => {
+                seen.insert(id, kept.len());
+                kept.push(c);
+            }
+        }
+    }
+    *out = kept;
+}
+
+#[derive(PartialEq, Eq, Hash)]
+enum FileId {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    #[cfg(not(unix))]
+    Path(PathBuf),
+}
+
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| FileId::Inode(m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(path: &Path) -> Option<FileId> {
+    std::fs::canonicalize(path).ok().map(FileId::Path)
+}
+
 /// The path an error of the walk is about (an unreadable subdirectory), so
 /// it is reported there rather than at the walk's root.
 fn error_path(e: &ignore::Error) -> Option<&Path> {
@@ -361,6 +410,9 @@ pub fn discover(paths: &[PathBuf], config: &Config) -> (Vec<Candidate>, Vec<Walk
             continue;
         }
         walk_dir(root, config, &mut errors, |c| out.push(c));
+    }
+    if paths.len() > 1 {
+        dedup_same_files(&mut out);
     }
     out.sort_by(|a, b| a.display.cmp(&b.display));
     // A file both walked and named keeps the named file's guarantee (it is

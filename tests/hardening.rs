@@ -459,3 +459,25 @@ fn lone_surrogate_escapes_parse_and_verify_like_json_parse() {
     assert!(!out.contains("JSON"), "{out}");
     assert!(!out.contains("checksum"), "{out}");
 }
+
+/// The same file named twice was linted and reported twice.
+#[test]
+fn the_same_file_named_twice_is_linted_once() {
+    let dir = tempdir();
+    write(dir.path(), "a/p.js", BAD_BREAKPOINT);
+    let abs = dir.path().to_string_lossy().into_owned();
+    for args in [
+        vec!["check", "--format", "concise", "a/p.js", "a/../a/p.js"],
+        vec!["check", "--format", "concise", ".", &abs],
+        vec!["check", "--format", "concise", "a", "./a/p.js"],
+    ] {
+        let o = run(dir.path(), &args, None);
+        let out = stdout(&o);
+        assert_eq!(
+            out.matches("unchecked-breakpoint").count(),
+            1,
+            "{args:?}: {out}"
+        );
+        assert!(out.contains("in 1 file"), "{args:?}: {out}");
+    }
+}
