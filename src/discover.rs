@@ -56,18 +56,22 @@ impl WalkError {
 /// Kind by name alone. JavaScript still needs the content scan unless the
 /// file was named explicitly.
 pub fn kind_by_name(path: &Path) -> Option<FileKind> {
-    let name = path.file_name()?.to_str()?;
+    // Compared as OS strings, not `&str`: a file name need not be UTF-8 (on
+    // Unix it is bytes), and such a file was skipped without a word.
+    let name = path.file_name()?;
     if name == "SKILL.md" {
         return Some(FileKind::Skill);
     }
     if name == "package.json" {
         return Some(FileKind::Manifest);
     }
-    let ext = path.extension()?.to_str()?;
-    match ext {
-        "js" | "mjs" | "cjs" => Some(FileKind::Process),
-        "md" => Some(FileKind::Skill),
-        _ => None,
+    let ext = path.extension()?;
+    if ext == "js" || ext == "mjs" || ext == "cjs" {
+        Some(FileKind::Process)
+    } else if ext == "md" {
+        Some(FileKind::Skill)
+    } else {
+        None
     }
 }
 

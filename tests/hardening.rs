@@ -481,3 +481,40 @@ fn the_same_file_named_twice_is_linted_once() {
         assert!(out.contains("in 1 file"), "{args:?}: {out}");
     }
 }
+
+/// A file name that is not UTF-8 (bytes, on Unix) was skipped silently,
+/// walked or named: "0 files", exit 0. It is linted, and shown with U+FFFD
+/// for the bytes that are not UTF-8.
+#[cfg(unix)]
+#[test]
+fn non_utf8_file_names_are_linted() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempdir();
+    let name = OsStr::from_bytes(b"p\xff.js");
+    std::fs::write(dir.path().join(name), BAD_BREAKPOINT).unwrap_or_else(|e| panic!("{e}"));
+    let sub = dir.path().join(OsStr::from_bytes(b"d\xfe"));
+    write(&sub, "q.js", BAD_BREAKPOINT);
+    let o = run(dir.path(), &["check", "--format", "concise", "."], None);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains("p\u{fffd}.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("d\u{fffd}/q.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args([
+            OsStr::new("check"),
+            OsStr::new("--format"),
+            OsStr::new("concise"),
+            name,
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(stdout(&o).contains("in 1 file"), "{}", stdout(&o));
+}
