@@ -518,3 +518,44 @@ fn non_utf8_file_names_are_linted() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(stdout(&o).contains("in 1 file"), "{}", stdout(&o));
 }
+
+/// stdin is linted as the same bytes on disk: invalid UTF-8 was an exit 2
+/// on stdin, and `max-file-size` and the NUL check were skipped.
+#[test]
+fn stdin_is_linted_like_the_same_bytes_on_disk() {
+    let dir = tempdir();
+    let mut bad = b"export async function process(inputs, ctx) {\n  const s = \"".to_vec();
+    bad.push(0xff);
+    bad.extend_from_slice(
+        b"\";\n  await ctx.breakpoint({ question: 'Ship?', label: 'Ship?' });\n}\n",
+    );
+    std::fs::write(dir.path().join("bad.js"), &bad).unwrap_or_else(|e| panic!("{e}"));
+    let mut nul = BAD_BREAKPOINT.as_bytes().to_vec();
+    nul.extend_from_slice(b"// \0\n");
+    std::fs::write(dir.path().join("nul.js"), &nul).unwrap_or_else(|e| panic!("{e}"));
+    let big = format!("{BAD_BREAKPOINT}// {}\n", "x".repeat(200));
+    write(dir.path(), "big.js", &big);
+    write(dir.path(), "proclint.toml", "max-file-size = 150\n");
+    for (name, bytes) in [
+        ("bad.js", bad.clone()),
+        ("nul.js", nul.clone()),
+        ("big.js", big.clone().into_bytes()),
+    ] {
+        let disk = run(
+            dir.path(),
+            &["check", "--format", "concise", "--no-cache", name],
+            None,
+        );
+        let piped = run(
+            dir.path(),
+            &["check", "--format", "concise", "--stdin-filename", name],
+            Some(&bytes),
+        );
+        assert_eq!(code(&piped), code(&disk), "{name}: {}", stderr(&piped));
+        let strip = |s: String| {
+            s.replace("stdin is", "")
+                .replace(&format!("{} bytes is", bytes.len()), "")
+        };
+        assert_eq!(strip(stdout(&piped)), strip(stdout(&disk)), "{name}");
+    }
+}

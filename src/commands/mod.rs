@@ -126,12 +126,19 @@ fn check(args: CheckArgs) -> i32 {
     }
     let stdin = match &args.stdin_filename {
         Some(path) => {
-            let mut text = String::new();
-            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+            // Bytes, read as a file on disk is: invalid UTF-8 is a finding,
+            // not an error, and reading stops past max-file-size (one byte
+            // over says "too large").
+            let mut bytes = Vec::new();
+            let limit = config.max_file_size.saturating_add(1);
+            if let Err(e) = std::io::Read::read_to_end(
+                &mut std::io::Read::take(std::io::stdin(), limit),
+                &mut bytes,
+            ) {
                 eprintln!("error: cannot read stdin: {e}");
                 return EXIT_ERROR;
             }
-            Some((path.clone(), text))
+            Some((path.clone(), bytes))
         }
         None => None,
     };
