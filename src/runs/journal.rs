@@ -143,9 +143,19 @@ pub struct Run {
     /// Effects in request order.
     pub effects: Vec<Effect>,
     pub integrity: IntegrityReport,
+    /// Effect ids to their place in `effects` ([`Run::effect`]): readers
+    /// that scanned `effects` per effect were quadratic.
+    effect_index: HashMap<String, usize>,
 }
 
 impl Run {
+    /// The effect with this id (the first request, as `effects` keeps it).
+    pub fn effect(&self, effect_id: &str) -> Option<&Effect> {
+        self.effect_index
+            .get(effect_id)
+            .and_then(|&i| self.effects.get(i))
+    }
+
     pub fn terminal_event(&self) -> Option<&Event> {
         self.events.iter().find(|e| e.is_terminal())
     }
@@ -383,6 +393,11 @@ pub fn load_run(dir: &Path, root: &Path) -> Run {
             .map(str::to_string);
     }
 
+    let effect_index = effects
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.effect_id.clone(), i))
+        .collect();
     Run {
         dir: dir.to_path_buf(),
         rel_dir,
@@ -392,6 +407,7 @@ pub fn load_run(dir: &Path, root: &Path) -> Run {
         events,
         effects,
         integrity: report,
+        effect_index,
     }
 }
 
