@@ -559,3 +559,76 @@ fn stdin_is_linted_like_the_same_bytes_on_disk() {
         assert_eq!(strip(stdout(&piped)), strip(stdout(&disk)), "{name}");
     }
 }
+
+/// Baseline entries are relative to the baseline's folder, also for files
+/// outside it: a file outside was stored relative to the working directory,
+/// so a baseline in `config/`, or one written from another folder, lost or
+/// mismatched its entries (and called them stale).
+#[test]
+fn baseline_paths_are_relative_to_the_baseline_wherever_proclint_runs() {
+    let dir = tempdir();
+    write(dir.path(), "a/p.js", BAD_BREAKPOINT);
+    write(dir.path(), "b/q.js", BAD_BREAKPOINT);
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    std::fs::create_dir(a.join("config")).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(
+        &a,
+        &[
+            "check",
+            "--no-cache",
+            "--write-baseline",
+            "config/base.json",
+            ".",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = std::fs::read_to_string(a.join("config/base.json")).unwrap_or_default();
+    assert!(text.contains("\"path\":\"../p.js\""), "{text}");
+    // The same tree from its parent, and from the baseline's folder.
+    for (cwd, args) in [
+        (
+            dir.path().to_path_buf(),
+            vec!["--baseline", "a/config/base.json", "a"],
+        ),
+        (a.join("config"), vec!["--baseline", "base.json", ".."]),
+    ] {
+        let mut all = vec!["check", "--no-cache", "--format", "concise"];
+        all.extend(args);
+        let o = run(&cwd, &all, None);
+        assert_eq!(code(&o), 0, "{all:?}: {}", stdout(&o));
+        assert!(!stdout(&o).contains("baseline-stale"), "{}", stdout(&o));
+    }
+    // b's findings written into a's baseline are b's, not a's.
+    let o = run(
+        &b,
+        &[
+            "check",
+            "--no-cache",
+            "--write-baseline",
+            "../a/base.json",
+            ".",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run(
+        &a,
+        &[
+            "check",
+            "--no-cache",
+            "--format",
+            "concise",
+            "--baseline",
+            "base.json",
+            ".",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("p.js:2:9"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("baseline-stale"), "{}", stdout(&o));
+    let text = std::fs::read_to_string(a.join("base.json")).unwrap_or_default();
+    assert!(text.contains("\"path\":\"../b/q.js\""), "{text}");
+}
