@@ -632,3 +632,41 @@ fn baseline_paths_are_relative_to_the_baseline_wherever_proclint_runs() {
     let text = std::fs::read_to_string(a.join("base.json")).unwrap_or_default();
     assert!(text.contains("\"path\":\"../b/q.js\""), "{text}");
 }
+
+/// `--fix` said "changed on disk while proclint ran" for files that did not
+/// change: one with invalid UTF-8 (never written back), and every buffer
+/// given on stdin.
+#[test]
+fn fix_names_the_real_reason_a_file_is_not_fixed() {
+    let dir = tempdir();
+    let mut bytes = FIXABLE_TASK.as_bytes().to_vec();
+    bytes.extend_from_slice(b"// caf\xe9\n");
+    std::fs::write(dir.path().join("latin1.js"), &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--no-cache", "latin1.js"],
+        None,
+    );
+    assert!(!stderr(&o).contains("changed on disk"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("latin1.js is not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("latin1.js")).ok(),
+        Some(bytes)
+    );
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--stdin-filename", "task.js"],
+        Some(FIXABLE_TASK.as_bytes()),
+    );
+    assert!(!stderr(&o).contains("changed on disk"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("task.js was read from stdin"),
+        "{}",
+        stderr(&o)
+    );
+}

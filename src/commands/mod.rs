@@ -363,6 +363,9 @@ fn report_unfixable(plan: &fix::Plan) {
     for f in &plan.changed {
         eprintln!("warning: {f} changed on disk while proclint ran; its fixes were not applied");
     }
+    for (f, why) in &plan.skipped {
+        eprintln!("warning: {f} {why}; its fixes were not applied");
+    }
 }
 
 pub fn exit_code(outcome: &engine::Outcome, fail_on: Severity, exit_zero: bool) -> i32 {
