@@ -670,3 +670,18 @@ fn fix_names_the_real_reason_a_file_is_not_fixed() {
         stderr(&o)
     );
 }
+
+/// A `run.json` of `[1]` was accepted silently.
+#[test]
+fn run_json_that_is_not_an_object_is_an_integrity_issue() {
+    let dir = tempdir();
+    let rundir = copy_run(dir.path());
+    write(&rundir, "run.json", "[1]\n");
+    let o = run(dir.path(), &["runs", "."], None);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("run.json is not a JSON object"),
+        "{}",
+        stdout(&o)
+    );
+}

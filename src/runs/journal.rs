@@ -342,6 +342,15 @@ pub fn load_run(dir: &Path, root: &Path) -> Run {
     let folder = RunFolder::new(dir, &rel_dir);
 
     let meta = match read_json(&dir.join("run.json"), Some(&folder)) {
+        Ok(v) if !v.is_object() => {
+            // `[1]` parsed and gave no metadata, silently.
+            report.issues.push(IntegrityIssue {
+                file: join_rel(&rel_dir, "run.json"),
+                line: None,
+                message: "run.json is not a JSON object".to_string(),
+            });
+            RunMeta::default()
+        }
         Ok(v) => parse_meta(&v),
         Err(message) => {
             report.issues.push(IntegrityIssue {
