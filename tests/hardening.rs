@@ -685,3 +685,29 @@ fn run_json_that_is_not_an_object_is_an_integrity_issue() {
         stdout(&o)
     );
 }
+
+/// A report saved as `run.json` in the checked folder made it "the" run
+/// folder: `check --run ID` then found no run.
+#[test]
+fn a_stray_run_json_does_not_hide_the_projects_runs() {
+    let dir = tempdir();
+    copy_run(dir.path());
+    write(dir.path(), "p.js", GOOD_BREAKPOINT);
+    write(dir.path(), "run.json", "{\"saved\": \"report\"}\n");
+    let o = run(
+        dir.path(),
+        &[
+            "check",
+            "--run",
+            "run-completed",
+            "--format",
+            "concise",
+            ".",
+        ],
+        None,
+    );
+    assert!(!stderr(&o).contains("no run"), "{}", stderr(&o));
+    assert_ne!(code(&o), 2, "{}", stderr(&o));
+    let o = run(dir.path(), &["runs", "."], None);
+    assert!(stdout(&o).contains("run-completed"), "{}", stdout(&o));
+}
