@@ -347,6 +347,14 @@ mod tests {
         assert_eq!(b.entry_path("a.js"), "process/a.js");
         assert_eq!(b.entry_path("./sub/../a.js"), "process/a.js");
         assert_eq!(b.entry_path("../other/b.js"), "other/b.js");
-        assert_eq!(b.entry_path("/elsewhere/c.js"), "/elsewhere/c.js");
+        // Outside the baseline's folder too (issue 19): relative, so it
+        // matches whatever the working directory.
+        assert_eq!(b.entry_path("/elsewhere/c.js"), "../elsewhere/c.js");
+        let nested = Baseline {
+            display: "config/base.json".into(),
+            dir: PathBuf::from("/repo/config"),
+            cwd: PathBuf::from("/repo"),
+        };
+        assert_eq!(nested.entry_path("src/a.js"), "../src/a.js");
     }
 }
