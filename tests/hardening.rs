@@ -711,3 +711,35 @@ fn a_stray_run_json_does_not_hide_the_projects_runs() {
     let o = run(dir.path(), &["runs", "."], None);
     assert!(stdout(&o).contains("run-completed"), "{}", stdout(&o));
 }
+
+/// An error about one key of a `[rules.X]` table pointed at the table's
+/// header (or 1:1), not at the key.
+#[test]
+fn rule_table_errors_point_at_the_key() {
+    let dir = tempdir();
+    write(dir.path(), "p.js", GOOD_BREAKPOINT);
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"error\"\n\n[rules.unknown-context-method]\nseverity = \"warning\"\nextra-methods = []\nbogus = 1\n",
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--color", "never", "."],
+        None,
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("proclint.toml:7:1"), "{}", stderr(&o));
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules.unknown-context-method]\nextra-methods = []\nseverity = \"loud\"\n",
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--color", "never", "."],
+        None,
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("proclint.toml:3:1"), "{}", stderr(&o));
+}
