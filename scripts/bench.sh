@@ -3,8 +3,9 @@
 #
 #   scripts/bench.sh [--peer] [--scales "1 2 4"] [--runs N] [--peer-runs N]
 #                    [--files N] [--seed N] [--no-build] [--profile]
+#   scripts/bench.sh --scaling [--no-build]
 #
-# Builds `cargo build --release`, generates the corpus under
+# Builds `cargo build --release` (PROCLINT_BIN=path uses another binary), generates the corpus under
 # benches/corpus-<scale> (scripts/gen_corpus.py; git-ignored), and reports for
 # `proclint check --parse-only` (read + tree-sitter parse only) and the full
 # `proclint check --format json --output /dev/null`: wall time, files/s, MB/s,
@@ -17,6 +18,15 @@
 # --profile it also runs both modes under `valgrind --tool=callgrind` on a
 # small corpus (150 files, one thread) and prints the instruction-count ratio
 # full/parse-only, which no machine load disturbs, and the top functions.
+#
+# With --scaling it runs only the scaling check of issue 19 instead: inputs
+# that were superlinear (scripts/gen_scaling.py), each at 1x/2x/4x — `runs`
+# and the retrospective over one run of 10k/20k/40k effects,
+# `parallel-without-isolation` on one `ctx.parallel.all` of 4k/8k/16k thunks,
+# a one-line module of 1/2/4 MB — printing CPU seconds (user+sys) and peak
+# RSS, and failing (exit 1) when 4x costs more than 6x the CPU of 1x
+# (linear is 4x; the margin absorbs a shared machine). The one-line module
+# also prints RSS bytes per source byte over a tiny module's RSS.
 #
 # Wall times come from hyperfine (mean of --runs runs after one warm-up, so
 # the corpus is in the page cache: these are warm-page-cache, cold-proclint
@@ -37,6 +47,7 @@ PROFILE=0
 FILES=3200
 SEED=20240601
 BUILD=1
+SCALING=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --peer) PEER=1 ;;
@@ -47,13 +58,16 @@ while [ $# -gt 0 ]; do
     --seed) SEED=$2; shift ;;
     --no-build) BUILD=0 ;;
     --profile) PROFILE=1 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --scaling) SCALING=1 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
 done
 
-for tool in hyperfine python3 /usr/bin/time; do
+TOOLS="hyperfine python3 /usr/bin/time"
+[ "$SCALING" = 1 ] && TOOLS="python3 /usr/bin/time"
+for tool in $TOOLS; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y hyperfine time python3)" >&2; exit 2; }
 done
 
@@ -61,7 +75,7 @@ OUT=$ROOT/target/bench
 mkdir -p "$OUT"
 RESULTS=$OUT/results.tsv
 : >"$RESULTS"
-PROCLINT=$ROOT/target/release/proclint
+PROCLINT=${PROCLINT_BIN:-$ROOT/target/release/proclint}
 RSS_RUNS=3
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -71,6 +85,72 @@ if [ "$BUILD" = 1 ]; then
   cargo build --release
 fi
 [ -x "$PROCLINT" ] || { echo "no $PROCLINT; run without --no-build" >&2; exit 2; }
+
+# cpu_rss CMD...: "CPU-seconds peak-RSS-KB" of one run (output discarded).
+cpu_rss() {
+  /usr/bin/time -f '%U %S %M' -o "$OUT/cpu.txt" "$@" >/dev/null 2>&1 || true
+  # A failing exit status adds a "Command exited…" line before the figures.
+  tail -1 "$OUT/cpu.txt" | awk '{printf "%.2f %d\n", $1 + $2, $3}'
+}
+
+# scaling NAME MAKE CMD...: MAKE K builds the input at scale K (1, 2, 4);
+# CMD runs with {} replaced by that input. Fails the check when 4x > 6x 1x.
+SCALING_OK=1
+scaling() {
+  local name=$1 make=$2
+  shift 2
+  local k input args cpu rss first=""
+  echo "-- $name (load $(load))"
+  for k in 1 2 4; do
+    input=$($make "$k")
+    args=()
+    for a in "$@"; do args+=("${a//\{\}/$input}"); done
+    read -r cpu rss < <(cpu_rss "${args[@]}")
+    printf "   %sx: cpu %6.2fs  peak RSS %7d KB\n" "$k" "$cpu" "$rss"
+    [ -z "$first" ] && first=$cpu
+    last=$cpu
+  done
+  if python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(0 if b <= 6 * max(a, 0.05) else 1)" "$first" "$last"; then
+    echo "   linear (4x/1x = $(python3 -c "import sys; print(round(float(sys.argv[2]) / max(float(sys.argv[1]), 0.01), 2))" "$first" "$last"))"
+  else
+    echo "   SUPERLINEAR: 4x costs more than 6x the CPU of 1x"
+    SCALING_OK=0
+  fi
+}
+
+if [ "$SCALING" = 1 ]; then
+  S=$OUT/scaling
+  mkdir -p "$S"
+  make_run() {
+    local d=$S/run-$1
+    [ -d "$d" ] || python3 scripts/gen_scaling.py runs "$d" $((10000 * $1))
+    echo "$d"
+  }
+  make_par() {
+    local f=$S/parallel-$1.js
+    [ -f "$f" ] || python3 scripts/gen_scaling.py parallel "$f" $((4000 * $1))
+    echo "$f"
+  }
+  make_line() {
+    local f=$S/line-$1.js
+    [ -f "$f" ] || python3 scripts/gen_scaling.py line "$f" $((1048576 * $1))
+    echo "$f"
+  }
+  echo "== scaling check (issue 19; $PROCLINT)"
+  scaling "runs, one run of 10k/20k/40k effects" make_run "$PROCLINT" runs {}
+  scaling "retrospective of that run" make_run \
+    "$PROCLINT" check --no-cache --no-config --run run-big --format retrospective {}
+  scaling "parallel-without-isolation, 4k/8k/16k thunks" make_par \
+    "$PROCLINT" check --no-cache --no-config --select parallel-without-isolation --format json {}
+  scaling "one-line module, 1/2/4 MB" make_line \
+    "$PROCLINT" check --no-cache --no-config --format json {}
+  echo 'export async function process(inputs, ctx) { await ctx.task(t, {}); }' >"$S/tiny.js"
+  read -r _ base < <(cpu_rss "$PROCLINT" check --no-cache --no-config --format json "$S/tiny.js")
+  read -r _ big < <(cpu_rss "$PROCLINT" check --no-cache --no-config --format json "$S/line-4.js")
+  echo "   one-line module: $(( (big - base) * 1024 / $(stat -c %s "$S/line-4.js") )) bytes of RSS per source byte (4 MB, over a tiny module's $base KB)"
+  [ "$SCALING_OK" = 1 ] || exit 1
+  exit 0
+fi
 
 # gen SCALE: (re)generate benches/corpus-SCALE unless its manifest matches.
 gen() {

@@ -64,14 +64,15 @@ impl Baseline {
         Ok(Baseline { display, dir, cwd })
     }
 
-    /// A finding's path as stored: relative to the baseline's directory
-    /// when the file is under it, else as displayed.
+    /// A finding's path as stored: relative to the baseline's directory,
+    /// with `..` for a file outside it. (A file outside was stored as
+    /// displayed, relative to the working directory: the same tree checked
+    /// from elsewhere, or a baseline in `config/`, lost or mismatched it,
+    /// and `--write-baseline ../a/base.json` from `b/` mixed `b`'s paths
+    /// into `a`'s.)
     fn entry_path(&self, display: &str) -> String {
         let abs = normalise(&self.cwd.join(display));
-        match abs.strip_prefix(&self.dir) {
-            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
-            Err(_) => display.to_string(),
-        }
+        relative_to(&abs, &self.dir).unwrap_or_else(|| display.to_string())
     }
 
     fn entry(&self, d: &Diagnostic) -> Entry {
@@ -277,6 +278,24 @@ pub fn render(entries: &[Entry]) -> String {
 
 /// Resolves `.` and `..` without touching the file system (the file may
 /// not exist, and symlinks should not change a stored path).
+/// `path` relative to `base` (both absolute and normalised), `/`-separated,
+/// climbing with `..`; `None` when they share no root (other drives).
+fn relative_to(path: &Path, base: &Path) -> Option<String> {
+    let p: Vec<Component> = path.components().collect();
+    let b: Vec<Component> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return None;
+    }
+    let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
+    parts.extend(
+        p[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    Some(parts.join("/"))
+}
+
 fn normalise(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
@@ -328,6 +347,14 @@ mod tests {
         assert_eq!(b.entry_path("a.js"), "process/a.js");
         assert_eq!(b.entry_path("./sub/../a.js"), "process/a.js");
         assert_eq!(b.entry_path("../other/b.js"), "other/b.js");
-        assert_eq!(b.entry_path("/elsewhere/c.js"), "/elsewhere/c.js");
+        // Outside the baseline's folder too (issue 19): relative, so it
+        // matches whatever the working directory.
+        assert_eq!(b.entry_path("/elsewhere/c.js"), "../elsewhere/c.js");
+        let nested = Baseline {
+            display: "config/base.json".into(),
+            dir: PathBuf::from("/repo/config"),
+            cwd: PathBuf::from("/repo"),
+        };
+        assert_eq!(nested.entry_path("src/a.js"), "../src/a.js");
     }
 }

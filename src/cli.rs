@@ -151,6 +151,12 @@ pub struct CheckArgs {
     #[arg(long, requires = "fix")]
     pub diff: bool,
 
+    /// Let --fix and --output rewrite a read-only file (its mode is kept) or
+    /// one with other hard links (written in place, so every link sees it);
+    /// without it such files are refused and left unchanged.
+    #[arg(long)]
+    pub force_write: bool,
+
     /// Lint stdin as if it were the file at PATH (editor integration); the
     /// rest of PATH's project is loaded as context.
     #[arg(long, value_name = "PATH")]

@@ -319,12 +319,14 @@ impl Config {
                     toml::Value::String(s) => parse_level(&s)
                         .ok_or_else(|| err(Some(value_span.clone()), bad_level(&s)))?,
                     toml::Value::Table(mut t) => {
+                        // Errors inside a `[rules.X]` table point at the key.
                         let level = match t.remove("severity") {
-                            Some(toml::Value::String(s)) => parse_level(&s)
-                                .ok_or_else(|| err(Some(value_span.clone()), bad_level(&s)))?,
+                            Some(toml::Value::String(s)) => parse_level(&s).ok_or_else(|| {
+                                err(Some(key_in(text, &value_span, "severity")), bad_level(&s))
+                            })?,
                             Some(_) => {
                                 return Err(err(
-                                    Some(value_span),
+                                    Some(key_in(text, &value_span, "severity")),
                                     "`severity` must be a string".into(),
                                 ))
                             }
@@ -337,7 +339,7 @@ impl Config {
                                 format!("known: severity, {}", options.join(", "))
                             };
                             return Err(err(
-                                Some(value_span),
+                                Some(key_in(text, &value_span, unknown)),
                                 format!("unknown option `{unknown}` for rule `{id}` ({keys})"),
                             ));
                         }
@@ -506,6 +508,32 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// Where `key` is written inside a rule's table (`span`, as toml reports
+/// it): errors about one key of `[rules.X]` pointed at the table, or at 1:1.
+/// The whole table when the key is not found as written (quoted oddly).
+fn key_in(text: &str, span: &Range<usize>, key: &str) -> Range<usize> {
+    // A `[rules.X]` table's span is its header: its keys follow, up to the
+    // next header.
+    let end = text
+        .get(span.end..)
+        .and_then(|rest| rest.find("\n[").map(|i| span.end + i))
+        .unwrap_or(text.len())
+        .max(span.end);
+    let Some(table) = text.get(span.start..end) else {
+        return span.clone();
+    };
+    for (at, _) in table.match_indices(key) {
+        let before = table[..at].chars().next_back();
+        let after = table[at + key.len()..].trim_start_matches([' ', '\t', '"', '\'']);
+        let starts = before.is_none_or(|c| matches!(c, '\n' | ' ' | '\t' | '{' | ',' | '"' | '\''));
+        if starts && after.starts_with('=') {
+            let start = span.start + at;
+            return start..start + key.len();
+        }
+    }
+    span.clone()
 }
 
 #[cfg(test)]

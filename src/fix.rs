@@ -23,6 +23,10 @@ pub struct Plan {
     pub files: Vec<FilePlan>,
     /// Files skipped because they changed on disk while proclint ran.
     pub changed: Vec<String>,
+    /// Files skipped for another reason, with it: text read from stdin, or
+    /// read with substitutions for invalid UTF-8. (Both were reported as
+    /// "changed on disk".)
+    pub skipped: Vec<(String, &'static str)>,
     /// `internal-error`s of files whose fixes could not be planned (a bug
     /// in a rule's edits): those files are left untouched, the others are
     /// still fixed.
@@ -91,7 +95,8 @@ pub fn plan(outcome: &Outcome) -> Plan {
         match planned {
             Ok(Ok(Some(f))) => plan.files.push(f),
             Ok(Ok(None)) => {}
-            Ok(Err(changed)) => plan.changed.push(changed),
+            Ok(Err(Skip::Changed(changed))) => plan.changed.push(changed),
+            Ok(Err(Skip::Because(display, why))) => plan.skipped.push((display, why)),
             Err(p) => {
                 let file = crate::source::SourceFile::new(display, String::new());
                 plan.failed.push(crate::engine::internal(
@@ -105,22 +110,38 @@ pub fn plan(outcome: &Outcome) -> Plan {
     plan
 }
 
-/// The fixed text of one file; `Err(display)` when it changed on disk.
+/// Why a file's fixes are not applied.
+enum Skip {
+    Changed(String),
+    Because(String, &'static str),
+}
+
+/// The fixed text of one file; `Err` when it is not to be rewritten.
 fn plan_file(
     display: &str,
     file: &crate::engine::FileOutcome,
     diags: &[&Diagnostic],
-) -> Result<Option<FilePlan>, String> {
+) -> Result<Option<FilePlan>, Skip> {
     {
-        let Ok(bytes) = std::fs::read(&file.path) else {
-            return Err(display.to_string());
+        let Some(hash) = file.hash else {
+            // Linted from stdin (`--stdin-filename`): not what is on disk.
+            return Err(Skip::Because(
+                display.to_string(),
+                "was read from stdin; --fix rewrites files on disk",
+            ));
         };
-        if Some(crate::source::content_hash(&bytes)) != file.hash {
-            return Err(display.to_string());
+        let Ok(bytes) = std::fs::read(&file.path) else {
+            return Err(Skip::Changed(display.to_string()));
+        };
+        if crate::source::content_hash(&bytes) != hash {
+            return Err(Skip::Changed(display.to_string()));
         }
         let Ok(original) = String::from_utf8(bytes) else {
             // Invalid UTF-8 was read with substitutions; never write it back.
-            return Err(display.to_string());
+            return Err(Skip::Because(
+                display.to_string(),
+                "is not valid UTF-8 (proclint read it with substitutions and never writes that back)",
+            ));
         };
         let edits: Vec<&[Edit]> = diags
             .iter()
@@ -156,10 +177,11 @@ pub fn diff(plan: &Plan) -> String {
     out
 }
 
-/// Writes every planned file (atomically, one by one).
-pub fn write(plan: &Plan) -> Result<(), (String, std::io::Error)> {
+/// Writes every planned file (atomically, one by one, keeping each file's
+/// identity: see [`crate::output::write_file_with`]).
+pub fn write(plan: &Plan, replace: crate::output::Replace) -> Result<(), (String, std::io::Error)> {
     for f in &plan.files {
-        crate::output::write_atomic(&f.path, f.fixed.as_bytes())
+        crate::output::write_file_with(&f.path, replace, |out| out.write_all(f.fixed.as_bytes()))
             .map_err(|e| (f.display.clone(), e))?;
     }
     Ok(())

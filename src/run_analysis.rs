@@ -191,7 +191,7 @@ pub fn file_location(path: &str, line: Option<u32>) -> Location {
 }
 
 fn line_span(path: &Path, line: u32) -> Option<Span> {
-    let text = journal::read_text(path).ok()?;
+    let text = journal::read_text(path, None).ok()?;
     let start = if line == 1 {
         0
     } else {

@@ -313,6 +313,90 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// Reads `path` only if it is a regular file of at most `limit` bytes and,
+/// when `within` is given as (canonical folder, its name for messages), only
+/// if its real path (after every symbolic link) stays inside that folder.
+///
+/// Files named by untrusted trees (run journals, ignore files: git stores
+/// symbolic links, so a committed `.a5c/runs/` can hold any) must not make
+/// proclint read a device until memory runs out (`metadata().len()` is 0 for
+/// `/dev/zero`), hang on a FIFO, or leak a file from elsewhere. The file is
+/// opened non-blocking (opening a FIFO for reading waits for a writer) and
+/// its type and size are checked on the open handle, so what is read is what
+/// was checked; reading stops past `limit` even if the file grows.
+pub fn read_regular(
+    path: &std::path::Path,
+    limit: u64,
+    within: Option<(&std::path::Path, &str)>,
+) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    if let Some((root, name)) = within {
+        let real = std::fs::canonicalize(path)?;
+        if !real.starts_with(root) {
+            return Err(std::io::Error::other(format!(
+                "a symbolic link leaving {name} (to {}): not read",
+                real.display()
+            )));
+        }
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!(
+            "not a regular file ({}): not read",
+            file_type_name(&meta.file_type())
+        )));
+    }
+    if meta.len() > limit {
+        return Err(std::io::Error::other(format!(
+            "file is {} bytes, larger than the {limit}-byte limit",
+            meta.len()
+        )));
+    }
+    let capacity = usize::try_from(meta.len()).map_or(0, |n| n.saturating_add(1));
+    let mut bytes = Vec::with_capacity(capacity);
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "the file grew past the {limit}-byte limit while being read"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// "a directory", "a FIFO", "a device"… for messages about what was skipped.
+pub fn file_type_name(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

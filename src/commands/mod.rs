@@ -9,7 +9,7 @@ use crate::config::{Config, RuleLevel};
 use crate::diagnostic::Severity;
 use crate::engine::{self, Stage};
 use crate::fix;
-use crate::output::{write_atomic_with, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use crate::report::{self, Format};
 use crate::rules::{self, RuleSwitches};
 
@@ -151,12 +151,19 @@ fn check(mut args: CheckArgs) -> i32 {
     }
     let stdin = match &args.stdin_filename {
         Some(path) => {
-            let mut text = String::new();
-            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+            // Bytes, read as a file on disk is: invalid UTF-8 is a finding,
+            // not an error, and reading stops past max-file-size (one byte
+            // over says "too large").
+            let mut bytes = Vec::new();
+            let limit = config.max_file_size.saturating_add(1);
+            if let Err(e) = std::io::Read::read_to_end(
+                &mut std::io::Read::take(std::io::stdin(), limit),
+                &mut bytes,
+            ) {
                 eprintln!("error: cannot read stdin: {e}");
                 return EXIT_ERROR;
             }
-            Some((path.clone(), text))
+            Some((path.clone(), bytes))
         }
         None => None,
     };
@@ -204,7 +211,7 @@ fn check(mut args: CheckArgs) -> i32 {
     if args.fix {
         if args.diff {
             let plan = fix::plan(&outcome);
-            if print_stdout(&fix::diff(&plan)) != EXIT_OK {
+            if crate::output::print_stdout(&fix::diff(&plan), EXIT_OK) != EXIT_OK {
                 return EXIT_ERROR;
             }
             for d in &plan.failed {
@@ -240,7 +247,7 @@ fn check(mut args: CheckArgs) -> i32 {
             if plan.files.is_empty() {
                 break;
             }
-            if let Err((file, e)) = fix::write(&plan) {
+            if let Err((file, e)) = fix::write(&plan, replace_policy(&args)) {
                 eprintln!("error: cannot write {file}: {e}");
                 return EXIT_ERROR;
             }
@@ -350,8 +357,20 @@ fn check(mut args: CheckArgs) -> i32 {
         }
         Ok(())
     };
+    if let Some(input) = args
+        .output
+        .as_deref()
+        .and_then(|o| names_an_input(o, &outcome))
+    {
+        eprintln!(
+            "error: --output {} names an input file ({input}); refusing to overwrite it",
+            args.output.as_deref().unwrap_or(Path::new("")).display()
+        );
+        return EXIT_ERROR;
+    }
     let written = match &args.output {
-        Some(path) => write_atomic_with(path, emit).map_err(|e| (Some(path), e)),
+        Some(path) => crate::output::write_file_with(path, replace_policy(&args), emit)
+            .map_err(|e| (Some(path), e)),
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             emit(&mut out)
@@ -387,9 +406,46 @@ fn check(mut args: CheckArgs) -> i32 {
     code
 }
 
+fn replace_policy(args: &CheckArgs) -> crate::output::Replace {
+    if args.force_write {
+        crate::output::Replace::Force
+    } else {
+        crate::output::Replace::Safe
+    }
+}
+
+/// The linted file `output` is (the same file, by identity: through links
+/// and `..`), if any: a report written there would destroy the source.
+fn names_an_input(output: &Path, outcome: &engine::Outcome) -> Option<String> {
+    let target = std::fs::metadata(output).ok()?;
+    let real = std::fs::canonicalize(output).ok();
+    outcome
+        .files
+        .iter()
+        .find(|f| {
+            std::fs::metadata(&f.path).is_ok_and(|m| same_file(&m, &target))
+                || real.is_some() && std::fs::canonicalize(&f.path).ok() == real
+        })
+        .map(|f| f.display.to_string())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.is_file() && (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false // the canonical paths are compared instead
+}
+
 fn report_unfixable(plan: &fix::Plan) {
     for f in &plan.changed {
         eprintln!("warning: {f} changed on disk while proclint ran; its fixes were not applied");
+    }
+    for (f, why) in &plan.skipped {
+        eprintln!("warning: {f} {why}; its fixes were not applied");
     }
 }
 
@@ -492,6 +548,7 @@ fn warn_if_only_run_rules(config: &Config) {
 fn list_rules(args: &RulesArgs) -> i32 {
     use std::fmt::Write as _;
     let all = rules::all();
+    // Built whole, then printed once: see `print_stdout`.
     let mut text = String::new();
     match args.format {
         RulesFormat::Json => {
@@ -545,32 +602,17 @@ fn list_rules(args: &RulesArgs) -> i32 {
             }
         }
     }
-    print_stdout(&text)
+    crate::output::print_stdout(&text, EXIT_OK)
 }
 
 fn explain(id: &str) -> i32 {
     match rules::meta(id) {
-        Some(m) => print_stdout(m.doc),
+        Some(m) => crate::output::print_stdout(m.doc, EXIT_OK),
         None => {
             let hint = crate::rules::closest_rule(id)
                 .map(|c| format!(" (did you mean `{c}`?)"))
                 .unwrap_or_default();
             eprintln!("error: unknown rule `{id}`{hint}; `proclint rules` lists them");
-            EXIT_ERROR
-        }
-    }
-}
-
-/// Writes `text` to stdout. A reader that closed the pipe early (`| head`)
-/// is not an error: the output ends quietly, as other Unix tools' does,
-/// where `print!` would panic.
-pub(crate) fn print_stdout(text: &str) -> i32 {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => EXIT_OK,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
-        Err(e) => {
-            eprintln!("error: cannot write to stdout: {e}");
             EXIT_ERROR
         }
     }

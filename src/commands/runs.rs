@@ -63,14 +63,13 @@ pub fn run(args: &RunsArgs) -> i32 {
             text
         }
     };
-    if super::print_stdout(&out) != EXIT_OK {
-        return EXIT_ERROR;
-    }
-    if runs.iter().any(|r| r.integrity.failed() > 0) {
+    // A failed write used to exit 2 with no message.
+    let code = if runs.iter().any(|r| r.integrity.failed() > 0) {
         EXIT_FINDINGS
     } else {
         EXIT_OK
-    }
+    };
+    crate::output::print_stdout(&out, code)
 }
 
 /// `path:line: error[journal-integrity] message`, with paths as the user can open them.

@@ -140,12 +140,12 @@ pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
 }
 
 /// Lints `paths`, plus, with `stdin`, a buffer as if it were the file at
-/// that path. When only files are given (pre-commit, editors), the other
+/// that path (the same bytes on disk give the same findings). When only files are given (pre-commit, editors), the other
 /// process modules of their project are loaded as context so cross-module
 /// rules still see them; findings are reported only for the given files.
 pub fn run_input(
     paths: &[PathBuf],
-    stdin: Option<(PathBuf, String)>,
+    stdin: Option<(PathBuf, Vec<u8>)>,
     config: &Config,
     stage: Stage,
 ) -> Outcome {
@@ -182,7 +182,7 @@ pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// retrospective.
 pub fn run_input_with_run(
     paths: &[PathBuf],
-    stdin: Option<(PathBuf, String)>,
+    stdin: Option<(PathBuf, Vec<u8>)>,
     config: &Config,
     stage: Stage,
     run: Option<Run>,
@@ -193,7 +193,7 @@ pub fn run_input_with_run(
 /// [`run_input_with_run`] with a result cache for process modules.
 pub fn run_cached(
     paths: &[PathBuf],
-    stdin: Option<(PathBuf, String)>,
+    stdin: Option<(PathBuf, Vec<u8>)>,
     config: &Config,
     stage: Stage,
     run: Option<Run>,

@@ -75,24 +75,7 @@ fn lint_candidate_inner(
     report: bool,
     cache: Option<&Cache>,
 ) -> Option<FileOutcome> {
-    let note = |rule: &'static str, msg: String| FileOutcome {
-        display: c.display.clone(),
-        path: c.path.clone(),
-        kind: c.kind,
-        lines: 0,
-        report,
-        diagnostics: vec![Diagnostic::new(
-            rule,
-            config.severity_of(rule).unwrap_or(Severity::Info),
-            whole_file(c.display.clone()),
-            msg,
-        )],
-        directives: Vec::new(),
-        summary: None,
-        facts: None,
-        hash: None,
-        cache_key: None,
-    };
+    let note = |rule: &'static str, msg: String| note(c, config, report, rule, msg);
     // The type is checked before reading: reading a FIFO (or a device)
     // would block forever or never end. Vanished files fail here or at the
     // read below and become an `io-error` note.
@@ -121,6 +104,87 @@ fn lint_candidate_inner(
         Err(e) => return Some(note("io-error", format!("cannot read: {e}"))),
     };
     inject::point("read", &c.display);
+    lint_bytes(c, bytes, config, stage, report, cache)
+}
+
+/// A buffer given on stdin (`--stdin-filename`), linted as the same bytes
+/// on disk at `c.path` are: `max-file-size`, the NUL check and invalid UTF-8
+/// (read as U+FFFD, with a `parse-error`) apply alike. `over_limit` says the
+/// buffer was cut at `max-file-size`. Never cached.
+pub(super) fn lint_stdin(
+    c: &Candidate,
+    bytes: Vec<u8>,
+    over_limit: bool,
+    config: &Config,
+    stage: Stage,
+) -> Option<FileOutcome> {
+    if over_limit {
+        return Some(note(
+            c,
+            config,
+            true,
+            "skipped-file",
+            format!(
+                "not linted: stdin is over max-file-size ({} bytes)",
+                config.max_file_size
+            ),
+        ));
+    }
+    match catch_unwind(AssertUnwindSafe(|| {
+        lint_bytes(c, bytes, config, stage, true, None)
+    })) {
+        // No content hash: `--fix` plans only files whose bytes on disk it
+        // linted, and these were not read from disk.
+        Ok(o) => o.map(|o| FileOutcome { hash: None, ..o }),
+        Err(p) => {
+            let file = SourceFile::new(c.display.clone(), String::new());
+            Some(FileOutcome {
+                diagnostics: vec![internal(&file, "read", panic_message(&p))],
+                ..empty_outcome(c, true)
+            })
+        }
+    }
+}
+
+/// A note on the whole file instead of its findings (not read, skipped).
+fn note(
+    c: &Candidate,
+    config: &Config,
+    report: bool,
+    rule: &'static str,
+    msg: String,
+) -> FileOutcome {
+    FileOutcome {
+        display: c.display.clone(),
+        path: c.path.clone(),
+        kind: c.kind,
+        lines: 0,
+        report,
+        diagnostics: vec![Diagnostic::new(
+            rule,
+            config.severity_of(rule).unwrap_or(Severity::Info),
+            whole_file(c.display.clone()),
+            msg,
+        )],
+        directives: Vec::new(),
+        summary: None,
+        facts: None,
+        hash: None,
+        cache_key: None,
+    }
+}
+
+/// One file's bytes, read: the process-code scan, the NUL check, the cache
+/// or the per-file pass.
+fn lint_bytes(
+    c: &Candidate,
+    bytes: Vec<u8>,
+    config: &Config,
+    stage: Stage,
+    report: bool,
+    cache: Option<&Cache>,
+) -> Option<FileOutcome> {
+    let note = |rule: &'static str, msg: String| note(c, config, report, rule, msg);
     let scan = !c.explicit || (config.scan_named_files && report);
     if c.kind == FileKind::Process && scan && !discover::looks_like_process(&bytes) {
         return None;

@@ -189,8 +189,12 @@ fn candidates(paths: &[PathBuf]) -> (Vec<RunDir>, Vec<PathBuf>) {
     (dirs, roots)
 }
 
+/// A run folder has a `journal/`, or a `run.json` and no `.a5c/` of its
+/// own: a project folder holding a saved report named `run.json` is a
+/// project, whose runs are under `.a5c/runs/` (it was taken for the only
+/// run, and `--run ID` found "no run … known runs: ").
 fn is_run_dir(dir: &Path) -> bool {
-    dir.join("run.json").is_file() || dir.join("journal").is_dir()
+    dir.join("journal").is_dir() || (dir.join("run.json").is_file() && !dir.join(".a5c").is_dir())
 }
 
 fn load(dir: &Path) -> Run {

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::guard::whole_file;
 use super::project_pass::finish_cached;
 use super::read::lint_candidate_cached;
-use super::{analyse, FileOutcome, Outcome, Stage};
+use super::{FileOutcome, Outcome, Stage};
 use crate::cache::Cache;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -21,14 +21,13 @@ use crate::discover::{self, Candidate, FileKind};
 use crate::project;
 use crate::rules::RuleSwitches;
 use crate::runs::Run;
-use crate::source::SourceFile;
 
 /// Context modules are loaded at most this many import hops away.
 const CONTEXT_ROUNDS: usize = 3;
 
 pub(super) fn run_inner(
     paths: &[PathBuf],
-    stdin: Option<(PathBuf, String)>,
+    stdin: Option<(PathBuf, Vec<u8>)>,
     config: &Config,
     stage: Stage,
     run: Option<Run>,
@@ -39,13 +38,23 @@ pub(super) fn run_inner(
         .iter()
         .map(|c| project::module_key(&c.path))
         .collect();
-    if let Some((path, text)) = &stdin {
-        let kind = discover::kind_by_name(path).unwrap_or(FileKind::Process);
-        let display = discover::display_path(path);
-        let file = SourceFile::new(display, text.clone());
+    if let Some((path, bytes)) = &stdin {
+        let c = Candidate {
+            path: path.clone(),
+            display: discover::display_path(path),
+            kind: discover::kind_by_name(path).unwrap_or(FileKind::Process),
+            explicit: true,
+        };
         let key = project::module_key(path);
         files.retain(|f| project::module_key(&f.path) != key);
-        files.push(analyse(&file, kind, config, stage, key.clone(), true));
+        let over = bytes.len() as u64 > config.max_file_size;
+        files.extend(super::read::lint_stdin(
+            &c,
+            bytes.clone(),
+            over,
+            config,
+            stage,
+        ));
         given.push(key);
     }
     let file_list = stdin.is_some() || (!paths.is_empty() && paths.iter().all(|p| p.is_file()));

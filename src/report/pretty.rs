@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::snippet::Clip;
 use super::{Options, Snippet};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
@@ -90,10 +91,29 @@ fn source_text(paths: &HashMap<&str, &Path>, display: &Arc<str>) -> Snippet {
 }
 
 fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Snippet) -> String {
+    // Long lines are cut to a window around the finding (miette panics past
+    // 65,535 columns); related spans the excerpt does not show are listed in
+    // the help like those in other files.
+    let others: Vec<(usize, usize)> = d
+        .related
+        .iter()
+        .filter(|r| r.location.path == d.location.path)
+        .map(|r| (r.location.span.start, r.location.span.end))
+        .collect();
+    let (text, clip) = match text.clip((d.location.span.start, d.location.span.end), &others) {
+        Some((excerpt, clip)) => (excerpt, Some(clip)),
+        None => (text, None),
+    };
+    let shown = |r: &crate::diagnostic::Related| {
+        r.location.path == d.location.path
+            && clip
+                .as_ref()
+                .is_none_or(|c| c.covers(r.location.span.start, r.location.span.end))
+    };
     let elsewhere: Vec<String> = d
         .related
         .iter()
-        .filter(|r| r.location.path != d.location.path)
+        .filter(|r| !shown(r))
         .map(|r| {
             format!(
                 "{}:{}:{}: {}",
@@ -120,6 +140,7 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
     let rendered = Rendered {
         diag,
         source: miette::NamedSource::new(&d.location.path, text),
+        clip,
     };
     let mut out = String::new();
     if handler.render_report(&mut out, &rendered).is_err() {
@@ -133,6 +154,8 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
 struct Rendered<'a> {
     diag: &'a Diagnostic,
     source: miette::NamedSource<Snippet>,
+    /// Set when `source` is an excerpt: maps the file's offsets into it.
+    clip: Option<Clip>,
 }
 
 impl fmt::Debug for Rendered<'_> {
@@ -176,9 +199,16 @@ impl miette::Diagnostic for Rendered<'_> {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
         let text = self.source.inner();
         let len = text.len();
+        let clip = self.clip.as_ref();
         let clamp = move |s: Span| {
-            let start = s.start.min(len);
-            let end = text.clip_end(start, s.end.min(len), MAX_SPAN_LINES);
+            // Long lines are cut to a window first (positions re-anchored),
+            // then a span is cut to a few lines.
+            let (start, end) = match clip {
+                Some(c) => (c.map(s.start), c.map(s.end.max(s.start))),
+                None => (s.start, s.end),
+            };
+            let start = start.min(len);
+            let end = text.clip_end(start, end.min(len), MAX_SPAN_LINES);
             miette::SourceSpan::from((start, end.saturating_sub(start)))
         };
         let primary = miette::LabeledSpan::new_primary_with_span(
@@ -192,6 +222,9 @@ impl miette::Diagnostic for Rendered<'_> {
             .related
             .iter()
             .filter(|r| r.location.path == self.diag.location.path)
+            .filter(move |r| {
+                clip.is_none_or(|c| c.covers(r.location.span.start, r.location.span.end))
+            })
             .map(move |r| {
                 miette::LabeledSpan::new_with_span(Some(r.message.clone()), clamp(r.location.span))
             });

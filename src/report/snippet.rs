@@ -13,6 +13,58 @@ use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanConten
 pub struct Snippet {
     text: Arc<str>,
     line_starts: Arc<[usize]>,
+    /// For an excerpt ([`Snippet::clip`]): where it sits in the file.
+    origin: Option<Arc<Origin>>,
+}
+
+/// An excerpt's place in its file: the file line of its first line, and per
+/// excerpt line how many bytes of the file line were cut before what it
+/// shows (minus the `…` marker), so miette's line and column headers name
+/// the file's positions.
+#[derive(Debug)]
+struct Origin {
+    first_line: usize,
+    column_shift: Vec<isize>,
+}
+
+/// Lines longer than this many bytes are cut around the finding before
+/// miette lays them out: miette pads with a width argument, and Rust's
+/// formatter panics ("Formatting argument out of range") past 65,535
+/// columns — a minified bundle, or 17,000 tabs (4 columns each).
+pub const LONG_LINE: usize = 1_000;
+/// Bytes kept on each side of a finding on a cut line.
+const WINDOW: usize = 120;
+const MARKER: &str = "…";
+
+/// Where the pieces of an excerpt come from: (file start, file end,
+/// excerpt start), in order. Maps a file offset into the excerpt.
+#[derive(Debug, Clone, Default)]
+pub struct Clip {
+    pieces: Vec<(usize, usize, usize)>,
+}
+
+impl Clip {
+    /// The excerpt offset of a file offset; one that was cut away lands on
+    /// the nearest kept byte after it (or the end of the excerpt).
+    pub fn map(&self, offset: usize) -> usize {
+        for &(start, end, at) in &self.pieces {
+            if offset < start {
+                return at;
+            }
+            if offset <= end {
+                return at + (offset - start);
+            }
+        }
+        self.pieces.last().map_or(0, |&(s, e, at)| at + (e - s))
+    }
+
+    /// Whether the excerpt shows the file byte range `start..end` whole.
+    pub fn covers(&self, start: usize, end: usize) -> bool {
+        self.pieces
+            .iter()
+            .any(|&(s, e, _)| s <= start && start <= e)
+            && self.pieces.iter().any(|&(s, e, _)| s <= end && end <= e)
+    }
 }
 
 impl Snippet {
@@ -20,7 +72,114 @@ impl Snippet {
         Snippet {
             line_starts: crate::source::line_starts(&text).into(),
             text,
+            origin: None,
         }
+    }
+
+    /// The file line (0-based) that holds `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The bytes of line `line` without its line break, and where the next
+    /// line starts.
+    fn line_bounds(&self, line: usize) -> (usize, usize, usize) {
+        let start = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
+        let next = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        let bytes = self.text.as_bytes();
+        let mut end = next;
+        while end > start && matches!(bytes[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        (start, end, next)
+    }
+
+    /// `primary` and the `others` spans on the lines around it, cut to
+    /// windows where a line is longer than [`LONG_LINE`]; `None` when no
+    /// line miette would draw for the spans is that long. The excerpt holds
+    /// the primary span's lines and one line of context each side (as the
+    /// pretty report draws them); spans in `others` outside it map to its
+    /// edges, so the caller keeps only those [`Clip::covers`] says are in.
+    pub fn clip(
+        &self,
+        primary: (usize, usize),
+        others: &[(usize, usize)],
+    ) -> Option<(Snippet, Clip)> {
+        let len = self.text.len();
+        let (start, end) = (
+            primary.0.min(len),
+            primary.1.min(len).max(primary.0.min(len)),
+        );
+        let first = self.line_of(start).saturating_sub(1);
+        let last = (self.line_of(end) + 1).min(self.line_starts.len().saturating_sub(1));
+        let long = |line: usize| {
+            let (s, e, _) = self.line_bounds(line);
+            e - s > LONG_LINE
+        };
+        let mut lines_of_others = others.iter().flat_map(|&(s, e)| {
+            let (s, e) = (s.min(len), e.min(len));
+            self.line_of(s).saturating_sub(1)..=self.line_of(e) + 1
+        });
+        if !(first..=last).any(long)
+            && !lines_of_others.any(|l| l < self.line_starts.len() && long(l))
+        {
+            return None;
+        }
+        let bytes = self.text.as_bytes();
+        let mut text = String::new();
+        let mut clip = Clip::default();
+        let mut column_shift = Vec::new();
+        let spans: Vec<(usize, usize)> = std::iter::once((start, end))
+            .chain(others.iter().map(|&(s, e)| (s.min(len), e.min(len))))
+            .collect();
+        for line in first..=last {
+            let (ls, le, next) = self.line_bounds(line);
+            let (mut ws, mut we) = (ls, le);
+            let mut shift = 0isize;
+            if le - ls > LONG_LINE {
+                // Anchor on the first label boundary on this line.
+                let anchor = spans
+                    .iter()
+                    .flat_map(|&(s, e)| [s, e])
+                    .find(|&p| p >= ls && p <= le)
+                    .unwrap_or(ls);
+                ws = floor_char(&self.text, anchor.saturating_sub(WINDOW).max(ls));
+                we = floor_char(&self.text, (anchor + WINDOW).min(le));
+                if we < ws {
+                    we = ws;
+                }
+            }
+            if ws > ls {
+                text.push_str(MARKER);
+                shift = (ws - ls) as isize - MARKER.len() as isize;
+            }
+            clip.pieces.push((ws, we, text.len()));
+            text.push_str(&self.text[ws..we]);
+            if we < le {
+                text.push_str(MARKER);
+            }
+            // The line break itself, kept as it is (miette's line rules).
+            let at = text.len();
+            clip.pieces.push((le, next, at));
+            text.push_str(std::str::from_utf8(&bytes[le..next]).unwrap_or("\n"));
+            column_shift.push(shift);
+        }
+        let mut snippet = Snippet::new(Arc::from(text));
+        snippet.origin = Some(Arc::new(Origin {
+            first_line: first,
+            column_shift,
+        }));
+        Some((snippet, clip))
     }
 
     pub fn len(&self) -> usize {
@@ -74,14 +233,36 @@ impl SourceCode for Snippet {
         let data = bytes
             .get(start..start + found.span().len())
             .ok_or(MietteError::OutOfBounds)?;
-        Ok(Box::new(MietteSpanContents::new(
-            data,
-            SourceSpan::new(start.into(), found.span().len()),
+        let (mut line, mut column, mut line_count) = (
             base_line + found.line(),
             found.column(),
             base_line + found.line_count(),
+        );
+        if let Some(origin) = &self.origin {
+            // miette reports a column only without context lines before.
+            if context_lines_before == 0 {
+                let shift = origin.column_shift.get(line).copied().unwrap_or(0);
+                column = column.saturating_add_signed(shift);
+            }
+            line += origin.first_line;
+            line_count += origin.first_line;
+        }
+        Ok(Box::new(MietteSpanContents::new(
+            data,
+            SourceSpan::new(start.into(), found.span().len()),
+            line,
+            column,
+            line_count,
         )))
     }
+}
+
+/// The largest char boundary at or before `at`.
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 #[cfg(test)]

@@ -124,7 +124,7 @@ pub(crate) fn verify_event_text(rel: &str, text: &str) -> CheckedEvent {
         line,
         message,
     };
-    let value: Value = match serde_json::from_str(text) {
+    let value: Value = match super::jsjson::parse(text) {
         Ok(v) => v,
         Err(e) => {
             let line = u32::try_from(e.line()).ok().filter(|l| *l > 0);
@@ -401,7 +401,9 @@ pub(crate) fn check_events(events: &[Event], run_dir: &Path) -> Vec<IntegrityIss
 fn missing_ref(run_dir: &Path, reference: &str) -> Option<String> {
     match resolve_ref(run_dir, reference) {
         None => Some(format!("`{reference}` points outside the run directory")),
-        Some(p) if p.is_file() => None,
+        // Something is there: whether it can be read (a regular file, inside
+        // the run folder) is reported by the reader.
+        Some(p) if p.exists() => None,
         Some(_) => Some(format!("`{reference}` does not exist")),
     }
 }

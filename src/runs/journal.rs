@@ -4,7 +4,7 @@
 //! truncated event or a dangling `resultRef` still loads, and what is wrong is
 //! recorded in [`Run::integrity`] so the report can say so next to the data.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -143,9 +143,19 @@ pub struct Run {
     /// Effects in request order.
     pub effects: Vec<Effect>,
     pub integrity: IntegrityReport,
+    /// Effect ids to their place in `effects` ([`Run::effect`]): readers
+    /// that scanned `effects` per effect were quadratic.
+    effect_index: HashMap<String, usize>,
 }
 
 impl Run {
+    /// The effect with this id (the first request, as `effects` keeps it).
+    pub fn effect(&self, effect_id: &str) -> Option<&Effect> {
+        self.effect_index
+            .get(effect_id)
+            .and_then(|&i| self.effects.get(i))
+    }
+
     pub fn terminal_event(&self) -> Option<&Event> {
         self.events.iter().find(|e| e.is_terminal())
     }
@@ -177,8 +187,12 @@ pub fn discover_runs(root: &Path) -> Vec<RunDir> {
     found
 }
 
+/// A run folder has a `journal/`, or a `run.json` and no `.a5c/` of its
+/// own: a project folder holding a saved report named `run.json` is a
+/// project, whose runs are under `.a5c/runs/` (it was taken for the only
+/// run, and `--run ID` found "no run … known runs: ").
 fn is_run_dir(dir: &Path) -> bool {
-    dir.join("run.json").is_file() || dir.join("journal").is_dir()
+    dir.join("journal").is_dir() || (dir.join("run.json").is_file() && !dir.join(".a5c").is_dir())
 }
 
 fn is_runs_container(dir: &Path) -> bool {
@@ -256,16 +270,14 @@ fn join_rel(rel_dir: &str, tail: &str) -> String {
     }
 }
 
-/// Reads a small text file; the error is a short human message.
-pub(crate) fn read_text(path: &Path) -> Result<String, String> {
-    let meta = fs::metadata(path).map_err(|e| io_message(&e))?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "file is {} bytes, larger than the {MAX_FILE_BYTES}-byte limit",
-            meta.len()
-        ));
-    }
-    let bytes = fs::read(path).map_err(|e| io_message(&e))?;
+/// Reads a small text file; the error is a short human message. Only a
+/// regular file is read, at most [`MAX_FILE_BYTES`] of it (a device reports
+/// a size of 0), never through a symbolic link that leaves `within` (the
+/// run folder: docs/runs.md promises outside files are never read).
+pub(crate) fn read_text(path: &Path, within: Option<&RunFolder>) -> Result<String, String> {
+    let within = within.map(|w| (w.real.as_path(), "the run folder"));
+    let bytes =
+        crate::source::read_regular(path, MAX_FILE_BYTES, within).map_err(|e| io_message(&e))?;
     String::from_utf8(bytes)
         .map_err(|e| format!("not valid UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
 }
@@ -278,16 +290,71 @@ fn io_message(e: &std::io::Error) -> String {
 }
 
 /// Reads and parses a JSON file.
-pub(crate) fn read_json(path: &Path) -> Result<Value, String> {
-    let text = read_text(path)?;
-    serde_json::from_str(&text).map_err(|e| integrity::describe_parse_error(&e))
+pub(crate) fn read_json(path: &Path, within: Option<&RunFolder>) -> Result<Value, String> {
+    let text = read_text(path, within)?;
+    super::jsjson::parse(&text).map_err(|e| integrity::describe_parse_error(&e))
+}
+
+/// A run directory as given, and its real path: what its files' real paths
+/// must start with.
+pub(crate) struct RunFolder<'a> {
+    pub dir: &'a Path,
+    real: PathBuf,
+    rel_dir: String,
+    /// References that exist but were not read (a device, a FIFO, a link
+    /// out of the folder), reported with the run's integrity issues.
+    refused: std::cell::RefCell<Vec<IntegrityIssue>>,
+}
+
+impl<'a> RunFolder<'a> {
+    pub(crate) fn new(dir: &'a Path, rel_dir: &str) -> RunFolder<'a> {
+        RunFolder {
+            dir,
+            rel_dir: rel_dir.to_string(),
+            refused: Default::default(),
+            // A folder that cannot be resolved has no files to read; its
+            // own path then matches no real path and every read is refused.
+            real: fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()),
+        }
+    }
+
+    /// The JSON a run-relative reference names, if it stays in the folder.
+    fn read_ref(&self, reference: &str) -> Option<Value> {
+        let path = resolve_ref(self.dir, reference)?;
+        let within = (self.real.as_path(), "the run folder");
+        match crate::source::read_regular(&path, MAX_FILE_BYTES, Some(within)) {
+            Ok(bytes) => std::str::from_utf8(&bytes)
+                .ok()
+                .and_then(|t| super::jsjson::parse(t).ok()),
+            Err(e) => {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    self.refused.borrow_mut().push(IntegrityIssue {
+                        file: join_rel(&self.rel_dir, reference.trim_start_matches("./")),
+                        line: None,
+                        message: io_message(&e),
+                    });
+                }
+                None
+            }
+        }
+    }
 }
 
 pub fn load_run(dir: &Path, root: &Path) -> Run {
     let rel_dir = rel_path(dir, root);
     let mut report = IntegrityReport::default();
+    let folder = RunFolder::new(dir, &rel_dir);
 
-    let meta = match read_json(&dir.join("run.json")) {
+    let meta = match read_json(&dir.join("run.json"), Some(&folder)) {
+        Ok(v) if !v.is_object() => {
+            // `[1]` parsed and gave no metadata, silently.
+            report.issues.push(IntegrityIssue {
+                file: join_rel(&rel_dir, "run.json"),
+                line: None,
+                message: "run.json is not a JSON object".to_string(),
+            });
+            RunMeta::default()
+        }
         Ok(v) => parse_meta(&v),
         Err(message) => {
             report.issues.push(IntegrityIssue {
@@ -298,7 +365,7 @@ pub fn load_run(dir: &Path, root: &Path) -> Run {
             RunMeta::default()
         }
     };
-    let inputs = match read_json(&dir.join("inputs.json")) {
+    let inputs = match read_json(&dir.join("inputs.json"), Some(&folder)) {
         Ok(v) => Some(v),
         // The SDK itself treats a missing inputs.json as "no inputs".
         Err(m) if m == "file not found" => None,
@@ -312,9 +379,10 @@ pub fn load_run(dir: &Path, root: &Path) -> Run {
         }
     };
 
-    let events = read_journal(dir, &rel_dir, &mut report);
+    let events = read_journal(&folder, &rel_dir, &mut report);
     report.issues.extend(integrity::check_events(&events, dir));
-    let effects = build_effects(&events, dir);
+    let effects = build_effects(&events, &folder);
+    report.issues.extend(folder.refused.take());
 
     let run_id = meta
         .run_id
@@ -338,6 +406,11 @@ pub fn load_run(dir: &Path, root: &Path) -> Run {
             .map(str::to_string);
     }
 
+    let effect_index = effects
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.effect_id.clone(), i))
+        .collect();
     Run {
         dir: dir.to_path_buf(),
         rel_dir,
@@ -347,6 +420,7 @@ pub fn load_run(dir: &Path, root: &Path) -> Run {
         events,
         effects,
         integrity: report,
+        effect_index,
     }
 }
 
@@ -368,8 +442,8 @@ fn parse_meta(v: &Value) -> RunMeta {
     }
 }
 
-fn read_journal(dir: &Path, rel_dir: &str, report: &mut IntegrityReport) -> Vec<Event> {
-    let journal_dir = dir.join("journal");
+fn read_journal(folder: &RunFolder, rel_dir: &str, report: &mut IntegrityReport) -> Vec<Event> {
+    let journal_dir = folder.dir.join("journal");
     let Ok(entries) = fs::read_dir(&journal_dir) else {
         report.issues.push(IntegrityIssue {
             file: join_rel(rel_dir, "journal"),
@@ -378,9 +452,11 @@ fn read_journal(dir: &Path, rel_dir: &str, report: &mut IntegrityReport) -> Vec<
         });
         return Vec::new();
     };
+    // Every entry, whatever its type: a directory, FIFO or symbolic link
+    // where an event belongs is reported by the read (as not a regular
+    // file), not skipped and then taken for a gap in the sequence.
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
         .map(|e| e.file_name().to_string_lossy().into_owned())
         // Like the SDK's loader: only *.json counts, which also skips the
         // `*.json.tmp-<pid>-<ms>` leftovers of interrupted atomic writes.
@@ -406,7 +482,7 @@ fn read_journal(dir: &Path, rel_dir: &str, report: &mut IntegrityReport) -> Vec<
 
     let mut events = Vec::new();
     for (name, rel) in files {
-        let text = match read_text(&journal_dir.join(&name.file_name)) {
+        let text = match read_text(&journal_dir.join(&name.file_name), Some(folder)) {
             Ok(t) => t,
             Err(message) => {
                 report.issues.push(IntegrityIssue {
@@ -462,27 +538,32 @@ fn to_event(
     }
 }
 
-fn build_effects(events: &[Event], dir: &Path) -> Vec<Effect> {
+fn build_effects(events: &[Event], folder: &RunFolder) -> Vec<Effect> {
     let mut effects: Vec<Effect> = Vec::new();
+    // Effect ids to their place in `effects`: a run of n effects was
+    // quadratic with a scan per event (40k effects: 9 s).
+    let mut by_id: HashMap<&str, usize> = HashMap::new();
     for event in events {
         let Some(effect_id) = event.data_str("effectId") else {
             continue;
         };
         match event.event_type.as_str() {
             "EFFECT_REQUESTED" => {
-                if effects.iter().any(|e| e.effect_id == effect_id) {
+                if by_id.contains_key(effect_id) {
                     continue; // duplicate request: reported by integrity, first one wins
                 }
-                effects.push(requested_effect(event, effect_id, dir));
+                by_id.insert(effect_id, effects.len());
+                effects.push(requested_effect(event, effect_id, folder));
             }
             "EFFECT_RESOLVED" | "EFFECT_CANCELLED" => {
-                let Some(effect) = effects
-                    .iter_mut()
-                    .find(|e| e.effect_id == effect_id && e.resolution.is_none())
+                let Some(effect) = by_id
+                    .get(effect_id)
+                    .and_then(|&i| effects.get_mut(i))
+                    .filter(|e| e.resolution.is_none())
                 else {
                     continue;
                 };
-                effect.resolution = Some(resolution(event, effect_id, dir));
+                effect.resolution = Some(resolution(event, effect_id, folder));
             }
             _ => {}
         }
@@ -490,13 +571,13 @@ fn build_effects(events: &[Event], dir: &Path) -> Vec<Effect> {
     effects
 }
 
-fn requested_effect(event: &Event, effect_id: &str, dir: &Path) -> Effect {
+fn requested_effect(event: &Event, effect_id: &str, folder: &RunFolder) -> Effect {
     let s = |key: &str| event.data_str(key).map(str::to_string);
     let task_ref = event
         .data_str("taskDefRef")
         .map(str::to_string)
         .unwrap_or_else(|| format!("tasks/{effect_id}/task.json"));
-    let task = resolve_ref(dir, &task_ref).and_then(|p| read_json(&p).ok());
+    let task = folder.read_ref(&task_ref);
     let task_str = |key: &str| {
         task.as_ref()
             .and_then(|t| t.get(key))
@@ -531,7 +612,7 @@ fn requested_effect(event: &Event, effect_id: &str, dir: &Path) -> Effect {
     }
 }
 
-fn resolution(event: &Event, effect_id: &str, dir: &Path) -> Resolution {
+fn resolution(event: &Event, effect_id: &str, folder: &RunFolder) -> Resolution {
     let status = match (event.event_type.as_str(), event.data_str("status")) {
         ("EFFECT_CANCELLED", _) => EffectStatus::Cancelled,
         (_, Some("ok")) => EffectStatus::Ok,
@@ -541,8 +622,8 @@ fn resolution(event: &Event, effect_id: &str, dir: &Path) -> Resolution {
         .data_str("resultRef")
         .map(str::to_string)
         .unwrap_or_else(|| format!("tasks/{effect_id}/result.json"));
-    let result = resolve_ref(dir, &result_ref).and_then(|p| read_json(&p).ok());
-    let value = result.as_ref().and_then(|r| result_value(r, dir));
+    let result = folder.read_ref(&result_ref);
+    let value = result.as_ref().and_then(|r| result_value(r, folder));
     let error_message = error_message(event.data.get("error"))
         .or_else(|| error_message(result.as_ref().and_then(|r| r.get("error"))))
         .or_else(|| {
@@ -562,12 +643,12 @@ fn resolution(event: &Event, effect_id: &str, dir: &Path) -> Resolution {
 
 /// The SDK writes the result object as both `value` and `result`; results over
 /// 1 MiB are spilled to a blob named by `resultRef` inside `result.json`.
-fn result_value(result: &Value, dir: &Path) -> Option<Value> {
+fn result_value(result: &Value, folder: &RunFolder) -> Option<Value> {
     if let Some(v) = result.get("value").or_else(|| result.get("result")) {
         return Some(v.clone());
     }
     let blob = result.get("resultRef").and_then(Value::as_str)?;
-    resolve_ref(dir, blob).and_then(|p| read_json(&p).ok())
+    folder.read_ref(blob)
 }
 
 fn error_message(error: Option<&Value>) -> Option<String> {

@@ -12,7 +12,72 @@
 //!   `\b \t \n \f \r` short forms and lowercase `\u00xx` otherwise. U+2028/2029,
 //!   DEL and all other non-ASCII characters are written literally.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
+
+/// Stands for a lone UTF-16 surrogate in a parsed string, followed by its
+/// four lowercase hex digits. JavaScript strings may hold one (`"\ud83d"`:
+/// half an emoji cut by `slice`), `JSON.stringify` writes it as that escape
+/// and the SDK checksums the escape; a Rust string cannot hold it and
+/// `serde_json` rejects the event. U+FDD0 is a noncharacter ("never
+/// interchanged"), so a real one followed by four hex digits is the only
+/// text this misreads.
+const LONE_SURROGATE: char = '\u{FDD0}';
+
+/// Parses JSON as JavaScript's `JSON.parse` does, lone surrogate escapes
+/// included (see [`LONE_SURROGATE`]); [`stringify_pretty`] writes them back.
+pub fn parse(text: &str) -> serde_json::Result<Value> {
+    serde_json::from_str(&mask_lone_surrogates(text))
+}
+
+/// `text` with each `\uXXXX` escape of an unpaired surrogate replaced by
+/// `\ufdd0` and the surrogate's digits (lowercase, as `JSON.stringify`
+/// writes them).
+fn mask_lone_surrogates(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let surrogate_at = |i: usize| -> Option<u16> {
+        let hex = bytes.get(i + 2..i + 6)?;
+        if bytes.get(i..i + 2)? != b"\\u" {
+            return None;
+        }
+        let v = u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+        (0xD800..=0xDFFF).contains(&v).then_some(v)
+    };
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while let Some(found) = memchr::memchr(b'\\', &bytes[i..]) {
+        let at = i + found;
+        let Some(v) = surrogate_at(at) else {
+            // Any other escape, `\\` included, is two bytes or more that
+            // cannot start a surrogate escape.
+            i = at + 2;
+            if i >= bytes.len() {
+                break;
+            }
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&v)
+            && surrogate_at(at + 6).is_some_and(|w| (0xDC00..=0xDFFF).contains(&w));
+        if paired {
+            i = at + 12;
+            continue;
+        }
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len() + 16));
+        o.push_str(&text[copied..at]);
+        o.push_str(&format!("\\ufdd0{v:04x}"));
+        copied = at + 6;
+        i = at + 6;
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            Cow::Owned(o)
+        }
+        None => Cow::Borrowed(text),
+    }
+}
 
 /// `JSON.stringify(value, null, 2)`.
 pub fn stringify_pretty(value: &Value) -> String {
@@ -84,7 +149,20 @@ fn newline_indent(out: &mut String, depth: usize) {
 fn write_string(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
-    for c in s.chars() {
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == LONE_SURROGATE {
+            let digits = chars.as_str().get(..4).filter(|d| {
+                d.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            });
+            if let Some(d) = digits {
+                out.push_str("\\u");
+                out.push_str(d);
+                chars = chars.as_str()[4..].chars();
+                continue;
+            }
+        }
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),

@@ -222,23 +222,62 @@ fn long_gaps(run: &Run, options: &TimelineOptions) -> Vec<Gap> {
     let mut ranked = all.clone();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let decile = all.len().div_ceil(10);
-    let slowest: Vec<usize> = ranked.iter().take(decile).map(|(i, _)| *i).collect();
+    // Flags by gap index and a sweep over the effects in flight: a search
+    // of the slowest list and a scan of every effect per gap made a run of
+    // n effects quadratic.
+    let mut slowest = vec![false; timed.len()];
+    for (i, _) in ranked.iter().take(decile) {
+        if let Some(s) = slowest.get_mut(*i) {
+            *s = true;
+        }
+    }
+    let effects = &run.effects;
+    let mut by_request: Vec<usize> = (0..effects.len()).collect();
+    by_request.sort_by_key(|&i| effects[i].requested_seq);
+    let mut by_resolution: Vec<(u64, usize)> = effects
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| Some((e.resolution.as_ref()?.seq, i)))
+        .collect();
+    by_resolution.sort_unstable();
+    let (mut requested, mut resolved) = (0, 0);
+    let mut in_flight: std::collections::BTreeSet<usize> = Default::default();
 
     all.into_iter()
         .filter_map(|(i, ms)| {
-            let slowest_decile = slowest.contains(&i);
+            let slowest_decile = slowest.get(i).copied().unwrap_or(false);
             let over_threshold = ms > options.gap_threshold_ms;
             if !slowest_decile && !over_threshold {
                 return None;
             }
             let (from, _, from_at) = timed[i];
             let (to, _, to_at) = timed[i + 1];
-            let waiting_on = run
-                .effects
+            // Gaps come in sequence order, so both cursors only move on:
+            // in flight are effects requested by `from` and not resolved
+            // before `to`.
+            while let Some(&e) = by_request.get(requested) {
+                if effects[e].requested_seq > from.seq {
+                    break;
+                }
+                if effects[e]
+                    .resolution
+                    .as_ref()
+                    .is_none_or(|r| r.seq >= to.seq)
+                {
+                    in_flight.insert(e);
+                }
+                requested += 1;
+            }
+            while let Some(&(seq, e)) = by_resolution.get(resolved) {
+                if seq >= to.seq {
+                    break;
+                }
+                in_flight.remove(&e);
+                resolved += 1;
+            }
+            let waiting_on = in_flight
                 .iter()
-                .filter(|e| e.requested_seq <= from.seq)
-                .filter(|e| e.resolution.as_ref().is_none_or(|r| r.seq >= to.seq))
-                .map(|e| e.task_id.clone())
+                .map(|&e| effects[e].task_id.clone())
                 .collect();
             Some(Gap {
                 from_seq: from.seq,

@@ -156,10 +156,7 @@ pub(super) fn breakpoint_name(b: &BreakpointEntry) -> String {
 }
 
 pub(super) fn is_breakpoint(a: &RunAnalysis, effect_id: &str) -> bool {
-    a.run
-        .effects
-        .iter()
-        .any(|e| e.effect_id == effect_id && e.is_breakpoint())
+    a.run.effect(effect_id).is_some_and(|e| e.is_breakpoint())
 }
 
 /// " (defined at `tasks.js:3`, called at `process.js:14`)" when known.

@@ -82,12 +82,7 @@ pub(super) fn section(
         });
     }
     for e in &tl.effects {
-        let ms = a
-            .run
-            .effects
-            .iter()
-            .find(|x| x.effect_id == e.effect_id)
-            .and_then(|x| x.requested_ms);
+        let ms = a.run.effect(&e.effect_id).and_then(|x| x.requested_ms);
         let (text, took) = match breakpoints.get(e.effect_id.as_str()) {
             Some(b) => breakpoint_row(b),
             None => effect_row(e),

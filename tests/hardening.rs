@@ -1,0 +1,745 @@
+//! Hardening, round 2 (issue 19): files proclint writes keep their identity,
+//! files it reads cannot hurt it, and nothing grows superlinearly. Each test
+//! is a regression test for one finding of the adversarial pass, run end to
+//! end through the binary.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use common::*;
+
+/// Runs proclint with a deadline (a hang fails the test, not the suite) and
+/// optional stdin bytes.
+fn run(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_proclint"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("RAYON_NUM_THREADS", "2")
+        .env_remove("PROCLINT_INJECT_PANIC")
+        .env_remove("NO_COLOR")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = pipe.write_all(&bytes);
+        });
+    }
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => out.unwrap_or_else(|e| panic!("cannot wait for proclint: {e}")),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
+            panic!("proclint {args:?} did not finish in 60 s");
+        }
+    }
+}
+
+// ---- Crashes ------------------------------------------------------------
+
+/// miette pads with a width argument and Rust's formatter panics past
+/// 65,535 columns: 17,000 tabs (4 columns each) before a finding, or a
+/// minified line, exited 101 in the default (pretty) format.
+#[test]
+fn pretty_report_of_a_finding_past_column_65535() {
+    let dir = tempdir();
+    let tabs = "\t".repeat(17_000);
+    write(
+        dir.path(),
+        "tabs.js",
+        &format!(
+            "export async function process(inputs, ctx) {{\n{tabs}await ctx.breakpoint({{ question: 'Ship?', label: 'Ship?' }});\n}}\n"
+        ),
+    );
+    let filler = "x = 1;".repeat(20_000);
+    write(
+        dir.path(),
+        "min.js",
+        &format!(
+            "export async function process(inputs, ctx) {{ {filler} await ctx.breakpoint({{ question: 'Ship?', label: 'Ship?' }}); {filler} }}\n"
+        ),
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--format", "pretty", "tabs.js", "min.js"],
+        None,
+    );
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    // The header names the file's position, not the excerpt's.
+    assert!(out.contains("[tabs.js:2:17007]"), "{out}");
+    assert!(out.contains("[min.js:1:"), "{out}");
+    assert_eq!(out.matches("unchecked-breakpoint").count(), 4, "{out}");
+    assert!(out.contains("await ctx.breakpoint("), "{out}");
+    // The cut lines are short: nothing near the 65,535 limit is printed.
+    assert!(out.lines().all(|l| l.chars().count() < 2_000), "{out}");
+}
+
+/// A copy of a recorded run in `dir/.a5c/runs/run-completed`.
+fn copy_run(dir: &Path) -> std::path::PathBuf {
+    let run = dir.join(".a5c/runs/run-completed");
+    copy_tree(
+        &root().join("fixtures/runs/project/.a5c/runs/run-completed"),
+        &run,
+    );
+    run
+}
+
+fn mkfifo(path: &Path) -> bool {
+    Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Git stores symbolic links, so a committed `.a5c/runs/` can point its
+/// files anywhere: at a device (read until memory ran out: its size is 0),
+/// at a file outside the repository (leaked into the timeline), or be a FIFO
+/// (hung forever). Each is reported and skipped; the rest of the run is read.
+#[cfg(unix)]
+#[test]
+fn run_files_that_are_devices_fifos_or_links_out_are_reported_not_read() {
+    use std::os::unix::fs::symlink;
+    let dir = tempdir();
+    let outside = tempdir();
+    let rundir = copy_run(dir.path());
+    let secret = write(
+        outside.path(),
+        "secret.json",
+        "{\"taskId\": \"SECRET-TASK\", \"title\": \"SECRET TITLE\", \"kind\": \"agent\"}",
+    );
+    let task = rundir.join("tasks/01KERPXZMF0000000000000004/task.json");
+    std::fs::remove_file(&task).unwrap_or_else(|e| panic!("{e}"));
+    symlink(&secret, &task).unwrap_or_else(|e| panic!("{e}"));
+    let zero = Path::new("/dev/zero");
+    let zero_is_device = std::fs::metadata(zero).is_ok_and(|m| !m.is_file());
+    if zero_is_device {
+        std::fs::remove_file(rundir.join("run.json")).unwrap_or_else(|e| panic!("{e}"));
+        symlink(zero, rundir.join("run.json")).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::remove_file(rundir.join("inputs.json")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(mkfifo(&rundir.join("inputs.json")), "mkfifo");
+    let event = rundir.join("journal/000005.01KERQ0WX00000000000000006.json");
+    std::fs::remove_file(&event).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir(&event).unwrap_or_else(|e| panic!("{e}"));
+
+    for format in ["table", "json"] {
+        let o = run(dir.path(), &["runs", "--format", format, "."], None);
+        let out = stdout(&o);
+        assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+        assert!(!out.contains("SECRET"), "{out}");
+        if format == "json" {
+            // The JSON summary counts the issues; the table lists them.
+            let failed = if zero_is_device {
+                "\"failed\":4"
+            } else {
+                "\"failed\":3"
+            };
+            assert!(out.contains(failed), "{out}");
+            continue;
+        }
+        assert!(
+            out.contains("task.json") && out.contains("a symbolic link leaving the run folder"),
+            "{out}"
+        );
+        assert!(
+            out.contains("inputs.json unreadable: not a regular file (a FIFO)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("000005.01KERQ0WX00000000000000006.json")
+                && out.contains("not a regular file (a directory)"),
+            "{out}"
+        );
+        assert!(!out.contains("sequence gap"), "{out}");
+        if zero_is_device {
+            assert!(
+                out.contains("run.json unreadable: a symbolic link leaving"),
+                "{out}"
+            );
+        }
+    }
+    // The retrospective reads the same files the same way.
+    let o = run(
+        dir.path(),
+        &[
+            "check",
+            "--run",
+            "run-completed",
+            "--format",
+            "retrospective",
+            ".",
+        ],
+        None,
+    );
+    assert!(!stdout(&o).contains("SECRET"), "{}", stdout(&o));
+    assert_ne!(code(&o), 101, "{}", stderr(&o));
+}
+
+/// Ignore files are read as git reads them: a `.gitignore` linked to
+/// `/dev/zero` aborted `check` (allocation failure), a FIFO hung it; one
+/// above the repository root (a `*` in a home folder) turned proclint off.
+#[cfg(unix)]
+#[test]
+fn ignore_files_are_bounded_and_stop_at_the_repository_root() {
+    let home = tempdir();
+    write(home.path(), ".gitignore", "*\n");
+    let repo = home.path().join("repo");
+    write(&repo, "p.js", BAD_BREAKPOINT);
+    write(&repo, "sub/q.js", BAD_BREAKPOINT);
+    write(&repo, "sub/r.js", BAD_BREAKPOINT);
+    std::fs::create_dir_all(repo.join(".git/info")).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, ".git/info/exclude", "r.js\n");
+    let zero = Path::new("/dev/zero");
+    if std::fs::metadata(zero).is_ok_and(|m| !m.is_file()) {
+        std::os::unix::fs::symlink(zero, repo.join("sub/.gitignore"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    } else {
+        let outside = write(home.path(), "elsewhere", "q.js\n");
+        std::os::unix::fs::symlink(outside, repo.join("sub/.gitignore"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(mkfifo(&repo.join(".ignore")), "mkfifo");
+
+    let o = run(&repo, &["check", "--format", "concise", "."], None);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    assert!(
+        out.contains("p.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("sub/q.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    assert!(!out.contains("r.js"), "{out}");
+    assert!(out.contains(".ignore:1:1: warning[io-error]"), "{out}");
+    assert!(out.contains("not a regular file (a FIFO)"), "{out}");
+    assert!(
+        out.contains("sub/.gitignore:1:1: warning[io-error]")
+            && out.contains("a symbolic link leaving the repository"),
+        "{out}"
+    );
+
+    // From a subfolder, the repository's ignore files above it still count.
+    std::fs::remove_file(repo.join(".ignore")).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, ".gitignore", "q.js\n");
+    std::fs::remove_file(repo.join("sub/.gitignore")).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, "sub/.ignore", "!r.js\n");
+    let o = run(&repo, &["check", "--format", "concise", "sub"], None);
+    let out = stdout(&o);
+    assert!(!out.contains("q.js"), "{out}");
+    assert!(out.contains("sub/r.js:2:9"), "{out}");
+}
+
+/// `rules` and `explain` panicked (exit 101) when stdout failed, `runs`
+/// exited 2 saying nothing. Each now names the failure and exits 2.
+#[test]
+fn commands_writing_to_a_full_device_report_it() {
+    let full = Path::new("/dev/full");
+    if !std::fs::metadata(full).is_ok_and(|m| !m.is_file()) {
+        eprintln!("skipped: /dev/full is not a device here");
+        return;
+    }
+    let runs = root().join("fixtures/runs/project");
+    let runs = runs.to_string_lossy();
+    for args in [
+        &["rules"][..],
+        &["rules", "--format", "json"],
+        &["explain", "unchecked-breakpoint"],
+        &["runs", &runs],
+    ] {
+        let out = std::fs::OpenOptions::new()
+            .write(true)
+            .open(full)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_proclint"))
+            .args(args)
+            .stdout(out)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("cannot write to stdout"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+// ---- Data loss ------------------------------------------------------------
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+#[cfg(unix)]
+fn set_mode(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// `--fix` renamed a temporary file over its target: a symbolic link became
+/// a plain file (the real file never fixed), the exec bit and the group were
+/// lost and the mode became 0644.
+#[cfg(unix)]
+#[test]
+fn fix_writes_through_links_and_keeps_mode_and_group() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempdir();
+    let real = write(dir.path(), "real.js", FIXABLE_TASK);
+    std::os::unix::fs::symlink("../real.js", {
+        std::fs::create_dir(dir.path().join("d")).unwrap_or_else(|e| panic!("{e}"));
+        dir.path().join("d/link.js")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    set_mode(&real, 0o750);
+    // Another group, where permitted (as root, or a member of group 1).
+    let _ = std::os::unix::fs::chown(&real, None, Some(1));
+    let gid = std::fs::metadata(&real)
+        .map(|m| m.gid())
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--no-cache", "d/link.js"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let link = dir.path().join("d/link.js");
+    let link_meta = std::fs::symlink_metadata(&link).unwrap_or_else(|e| panic!("{e}"));
+    assert!(link_meta.file_type().is_symlink(), "the link was replaced");
+    let fixed = std::fs::read_to_string(&real).unwrap_or_else(|e| panic!("{e}"));
+    assert!(fixed.contains("labels"), "{fixed}");
+    assert_eq!(mode(&real), 0o750);
+    assert_eq!(std::fs::metadata(&real).map(|m| m.gid()).ok(), Some(gid));
+    // No temporary file is left behind.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+/// A read-only file, or one with other hard links, is not rewritten (the
+/// rename made a read-only file 0644 and broke the links) unless
+/// `--force-write` says so; then the mode is kept and every link sees the fix.
+#[cfg(unix)]
+#[test]
+fn fix_refuses_read_only_and_hard_linked_files_unless_forced() {
+    let dir = tempdir();
+    let ro = write(dir.path(), "ro.js", FIXABLE_TASK);
+    set_mode(&ro, 0o444);
+    let o = run(dir.path(), &["check", "--fix", "--no-cache", "ro.js"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("ro.js is read-only"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force-write"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&ro).ok().as_deref(),
+        Some(FIXABLE_TASK)
+    );
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--force-write", "--no-cache", "ro.js"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&ro)
+        .unwrap_or_default()
+        .contains("labels"));
+    assert_eq!(mode(&ro), 0o444);
+
+    let a = write(dir.path(), "a.js", FIXABLE_TASK);
+    let b = dir.path().join("b.js");
+    std::fs::hard_link(&a, &b).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(dir.path(), &["check", "--fix", "--no-cache", "a.js"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a.js has 1 other hard link"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&a).ok().as_deref(),
+        Some(FIXABLE_TASK)
+    );
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--force-write", "--no-cache", "a.js"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let fixed = std::fs::read_to_string(&b).unwrap_or_default();
+    assert!(fixed.contains("labels"), "{fixed}");
+    assert_eq!(std::fs::read_to_string(&a).ok(), Some(fixed));
+}
+
+/// `--output` naming a linted file (here through `..`) overwrote the source
+/// with the report.
+#[test]
+fn output_naming_an_input_is_refused() {
+    let dir = tempdir();
+    write(dir.path(), "a/p.js", BAD_BREAKPOINT);
+    let o = run(dir.path(), &["check", "--output", "a/../a/p.js", "a"], None);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("names an input file (a/p.js)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a/p.js"))
+            .ok()
+            .as_deref(),
+        Some(BAD_BREAKPOINT)
+    );
+}
+
+// ---- Wrong results --------------------------------------------------------
+
+/// Written by Node (`JSON.stringify(ev, null, 2)`, checksum over the same
+/// text without the checksum): JavaScript strings may hold a lone surrogate
+/// (half an emoji), which `JSON.stringify` escapes. The event was "not valid
+/// JSON" to proclint.
+const LONE_SURROGATE_EVENT: &str = r#"{
+  "type": "EFFECT_RESOLVED_NOTE",
+  "recordedAt": "2026-01-12T10:00:00.000Z",
+  "data": {
+    "note": "cut \ud83d",
+    "pair": "😀",
+    "low": "\ude00x",
+    "esc": "\\ud83d"
+  },
+  "checksum": "85f73e495b2854a304b4ddf99518eff3e2e6b16d1d0acb9772972e03bd841b76"
+}
+"#;
+
+#[test]
+fn lone_surrogate_escapes_parse_and_verify_like_json_parse() {
+    let dir = tempdir();
+    let rundir = copy_run(dir.path());
+    write(
+        &rundir,
+        "journal/000013.01KERYJCFC000000000000000H.json",
+        LONE_SURROGATE_EVENT,
+    );
+    let o = run(dir.path(), &["runs", "."], None);
+    let out = stdout(&o);
+    // 12 fixture events and this one verify; the one issue is that it came
+    // after the run completed.
+    assert!(out.contains("13 ok, 1 FAILED"), "{out}");
+    assert!(!out.contains("JSON"), "{out}");
+    assert!(!out.contains("checksum"), "{out}");
+}
+
+/// The same file named twice was linted and reported twice.
+#[test]
+fn the_same_file_named_twice_is_linted_once() {
+    let dir = tempdir();
+    write(dir.path(), "a/p.js", BAD_BREAKPOINT);
+    let abs = dir.path().to_string_lossy().into_owned();
+    for args in [
+        vec!["check", "--format", "concise", "a/p.js", "a/../a/p.js"],
+        vec!["check", "--format", "concise", ".", &abs],
+        vec!["check", "--format", "concise", "a", "./a/p.js"],
+    ] {
+        let o = run(dir.path(), &args, None);
+        let out = stdout(&o);
+        assert_eq!(
+            out.matches("unchecked-breakpoint").count(),
+            1,
+            "{args:?}: {out}"
+        );
+        assert!(out.contains("in 1 file"), "{args:?}: {out}");
+    }
+}
+
+/// A file name that is not UTF-8 (bytes, on Unix) was skipped silently,
+/// walked or named: "0 files", exit 0. It is linted, and shown with U+FFFD
+/// for the bytes that are not UTF-8.
+#[cfg(unix)]
+#[test]
+fn non_utf8_file_names_are_linted() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempdir();
+    let name = OsStr::from_bytes(b"p\xff.js");
+    std::fs::write(dir.path().join(name), BAD_BREAKPOINT).unwrap_or_else(|e| panic!("{e}"));
+    let sub = dir.path().join(OsStr::from_bytes(b"d\xfe"));
+    write(&sub, "q.js", BAD_BREAKPOINT);
+    let o = run(dir.path(), &["check", "--format", "concise", "."], None);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains("p\u{fffd}.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("d\u{fffd}/q.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args([
+            OsStr::new("check"),
+            OsStr::new("--format"),
+            OsStr::new("concise"),
+            name,
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(stdout(&o).contains("in 1 file"), "{}", stdout(&o));
+}
+
+/// stdin is linted as the same bytes on disk: invalid UTF-8 was an exit 2
+/// on stdin, and `max-file-size` and the NUL check were skipped.
+#[test]
+fn stdin_is_linted_like_the_same_bytes_on_disk() {
+    let dir = tempdir();
+    let mut bad = b"export async function process(inputs, ctx) {\n  const s = \"".to_vec();
+    bad.push(0xff);
+    bad.extend_from_slice(
+        b"\";\n  await ctx.breakpoint({ question: 'Ship?', label: 'Ship?' });\n}\n",
+    );
+    std::fs::write(dir.path().join("bad.js"), &bad).unwrap_or_else(|e| panic!("{e}"));
+    let mut nul = BAD_BREAKPOINT.as_bytes().to_vec();
+    nul.extend_from_slice(b"// \0\n");
+    std::fs::write(dir.path().join("nul.js"), &nul).unwrap_or_else(|e| panic!("{e}"));
+    let big = format!("{BAD_BREAKPOINT}// {}\n", "x".repeat(200));
+    write(dir.path(), "big.js", &big);
+    write(dir.path(), "proclint.toml", "max-file-size = 150\n");
+    for (name, bytes) in [
+        ("bad.js", bad.clone()),
+        ("nul.js", nul.clone()),
+        ("big.js", big.clone().into_bytes()),
+    ] {
+        let disk = run(
+            dir.path(),
+            &["check", "--format", "concise", "--no-cache", name],
+            None,
+        );
+        let piped = run(
+            dir.path(),
+            &["check", "--format", "concise", "--stdin-filename", name],
+            Some(&bytes),
+        );
+        assert_eq!(code(&piped), code(&disk), "{name}: {}", stderr(&piped));
+        let strip = |s: String| {
+            s.replace("stdin is", "")
+                .replace(&format!("{} bytes is", bytes.len()), "")
+        };
+        assert_eq!(strip(stdout(&piped)), strip(stdout(&disk)), "{name}");
+    }
+}
+
+/// Baseline entries are relative to the baseline's folder, also for files
+/// outside it: a file outside was stored relative to the working directory,
+/// so a baseline in `config/`, or one written from another folder, lost or
+/// mismatched its entries (and called them stale).
+#[test]
+fn baseline_paths_are_relative_to_the_baseline_wherever_proclint_runs() {
+    let dir = tempdir();
+    write(dir.path(), "a/p.js", BAD_BREAKPOINT);
+    write(dir.path(), "b/q.js", BAD_BREAKPOINT);
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    std::fs::create_dir(a.join("config")).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(
+        &a,
+        &[
+            "check",
+            "--no-cache",
+            "--write-baseline",
+            "config/base.json",
+            ".",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = std::fs::read_to_string(a.join("config/base.json")).unwrap_or_default();
+    assert!(text.contains("\"path\":\"../p.js\""), "{text}");
+    // The same tree from its parent, and from the baseline's folder.
+    for (cwd, args) in [
+        (
+            dir.path().to_path_buf(),
+            vec!["--baseline", "a/config/base.json", "a"],
+        ),
+        (a.join("config"), vec!["--baseline", "base.json", ".."]),
+    ] {
+        let mut all = vec!["check", "--no-cache", "--format", "concise"];
+        all.extend(args);
+        let o = run(&cwd, &all, None);
+        assert_eq!(code(&o), 0, "{all:?}: {}", stdout(&o));
+        assert!(!stdout(&o).contains("baseline-stale"), "{}", stdout(&o));
+    }
+    // b's findings written into a's baseline are b's, not a's.
+    let o = run(
+        &b,
+        &[
+            "check",
+            "--no-cache",
+            "--write-baseline",
+            "../a/base.json",
+            ".",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run(
+        &a,
+        &[
+            "check",
+            "--no-cache",
+            "--format",
+            "concise",
+            "--baseline",
+            "base.json",
+            ".",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("p.js:2:9"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("baseline-stale"), "{}", stdout(&o));
+    let text = std::fs::read_to_string(a.join("base.json")).unwrap_or_default();
+    assert!(text.contains("\"path\":\"../b/q.js\""), "{text}");
+}
+
+/// `--fix` said "changed on disk while proclint ran" for files that did not
+/// change: one with invalid UTF-8 (never written back), and every buffer
+/// given on stdin.
+#[test]
+fn fix_names_the_real_reason_a_file_is_not_fixed() {
+    let dir = tempdir();
+    let mut bytes = FIXABLE_TASK.as_bytes().to_vec();
+    bytes.extend_from_slice(b"// caf\xe9\n");
+    std::fs::write(dir.path().join("latin1.js"), &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--no-cache", "latin1.js"],
+        None,
+    );
+    assert!(!stderr(&o).contains("changed on disk"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("latin1.js is not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("latin1.js")).ok(),
+        Some(bytes)
+    );
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--stdin-filename", "task.js"],
+        Some(FIXABLE_TASK.as_bytes()),
+    );
+    assert!(!stderr(&o).contains("changed on disk"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("task.js was read from stdin"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A `run.json` of `[1]` was accepted silently.
+#[test]
+fn run_json_that_is_not_an_object_is_an_integrity_issue() {
+    let dir = tempdir();
+    let rundir = copy_run(dir.path());
+    write(&rundir, "run.json", "[1]\n");
+    let o = run(dir.path(), &["runs", "."], None);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("run.json is not a JSON object"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// A report saved as `run.json` in the checked folder made it "the" run
+/// folder: `check --run ID` then found no run.
+#[test]
+fn a_stray_run_json_does_not_hide_the_projects_runs() {
+    let dir = tempdir();
+    copy_run(dir.path());
+    write(dir.path(), "p.js", GOOD_BREAKPOINT);
+    write(dir.path(), "run.json", "{\"saved\": \"report\"}\n");
+    let o = run(
+        dir.path(),
+        &[
+            "check",
+            "--run",
+            "run-completed",
+            "--format",
+            "concise",
+            ".",
+        ],
+        None,
+    );
+    assert!(!stderr(&o).contains("no run"), "{}", stderr(&o));
+    assert_ne!(code(&o), 2, "{}", stderr(&o));
+    let o = run(dir.path(), &["runs", "."], None);
+    assert!(stdout(&o).contains("run-completed"), "{}", stdout(&o));
+}
+
+/// An error about one key of a `[rules.X]` table pointed at the table's
+/// header (or 1:1), not at the key.
+#[test]
+fn rule_table_errors_point_at_the_key() {
+    let dir = tempdir();
+    write(dir.path(), "p.js", GOOD_BREAKPOINT);
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"error\"\n\n[rules.unknown-context-method]\nseverity = \"warning\"\nextra-methods = []\nbogus = 1\n",
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--color", "never", "."],
+        None,
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("proclint.toml:7:1"), "{}", stderr(&o));
+    write(
+        dir.path(),
+        "proclint.toml",
+        "[rules.unknown-context-method]\nextra-methods = []\nseverity = \"loud\"\n",
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--color", "never", "."],
+        None,
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("proclint.toml:3:1"), "{}", stderr(&o));
+}
