@@ -181,3 +181,65 @@ async def test_pull_diagnostics_and_other_files(pull_client: LanguageClient):
         types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=other))
     )
     assert list(report.items) == []
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_cross_module_finding_follows_a_saved_module(client: LanguageClient):
+    # tasks.js declares `notes`, which nothing reads; helpers.js starts
+    # reading it. Other modules are context read from disk, so the finding
+    # clears when helpers.js is saved.
+    multi = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" / "multi"
+    project = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-multi-"))
+    (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
+    for f in multi.iterdir():
+        (project / f.name).write_text(f.read_text())
+    tasks = (project / "tasks.js").as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=tasks, language_id="javascript", version=1, text=(project / "tasks.js").read_text()
+            )
+        )
+    )
+    await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
+    assert [d.code for d in client.diagnostics[tasks]] == ["unused-output-field"]
+
+    helpers = project / "helpers.js"
+    text = helpers.read_text().replace("files)`", "files, ${result.notes})`")
+    helpers.write_text(text)
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=helpers.as_uri()))
+    )
+    await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
+    assert list(client.diagnostics[tasks]) == []
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[PROCLINT, "server"],
+        server_env={"PROCLINT_INJECT_PANIC": "model:ship.js"},
+    )
+)
+async def panicking_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=caps(pull=False), root_uri=PROJECT.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_panic_is_an_internal_error_diagnostic(panicking_client: LanguageClient):
+    client = panicking_client
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=URI, language_id="javascript", version=1, text=SOURCE)
+        )
+    )
+    found = await diagnostics(client)
+    assert "internal-error" in found, found
+    # The connection lives on: the next request is answered.
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(0, 0))
+    )
+    assert hover is None or hover.contents
