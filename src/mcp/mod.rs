@@ -255,11 +255,15 @@ fn lint_target(target: &Target) -> (Outcome, Option<String>, Option<(String, Str
         }
         Target::Paths(paths) => {
             let (config, warning) = config(&paths[0]);
-            (
-                engine::run_input(paths, None, &config, Stage::Full),
-                warning,
-                None,
-            )
+            // The result cache, as `check` uses it: an agent checks the
+            // same tree again after each edit.
+            let cache = crate::cache::Cache::new(
+                config.cache_dir(),
+                &crate::cache::Cache::build_id(),
+                &config,
+            );
+            let outcome = engine::run_cached(paths, None, &config, Stage::Full, None, Some(&cache));
+            (outcome, warning, None)
         }
     }
 }

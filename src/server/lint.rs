@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cache::Cache;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Edit};
 use crate::discover::{self, FileKind};
@@ -80,10 +81,22 @@ pub fn kind_of(path: &Path, text: &str) -> Option<FileKind> {
 /// Lints `text` as the file at `path`, with the other process modules of
 /// its project loaded from disk as context. Returns the outcome and the
 /// buffer's display path (its findings are the ones with that path).
+///
+/// The context modules go through the result cache, as with `check`: an
+/// editor lints on every change, and only the buffer changes between two
+/// lints. The buffer itself is never cached.
 pub fn lint_buffer(path: &Path, text: String, config: &Config) -> (Outcome, String) {
     let rel = relative(path);
     let display = discover::display_path(&rel).to_string();
-    let outcome = engine::run_input(&[], Some((rel, text)), config, Stage::Full);
+    let cache = Cache::new(config.cache_dir(), &Cache::build_id(), config);
+    let outcome = engine::run_cached(
+        &[],
+        Some((rel, text)),
+        config,
+        Stage::Full,
+        None,
+        Some(&cache),
+    );
     (outcome, display)
 }
 
