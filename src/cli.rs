@@ -43,6 +43,10 @@ pub enum Command {
     },
     /// Print the man page (roff) to stdout.
     Man,
+    /// Run the language server (LSP over stdio) for editors.
+    Server,
+    /// Run the Model Context Protocol server (over stdio) for coding agents.
+    Mcp,
 }
 
 #[derive(Debug, Args)]

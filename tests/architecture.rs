@@ -8,8 +8,9 @@
 use std::path::{Path, PathBuf};
 
 /// Lowest first. A module may import its own layer and the layers before
-/// it. Every top-level module of `src/` must be listed; `server` and `mcp`
-/// are reserved for the language server and MCP front doors.
+/// it. Every top-level module of `src/` must be listed; `server` (the
+/// language server) and `mcp` (the MCP server) share a layer, and `mcp`
+/// uses `server::lint`.
 const LAYERS: &[(&str, &[&str])] = &[
     ("source", &["source", "inject", "output"]),
     ("diagnostic", &["diagnostic"]),

@@ -26,6 +26,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Runs(args) => runs::run(&args),
         Command::Completions { shell } => crate::manual::completions(shell),
         Command::Man => crate::manual::man(),
+        Command::Server => crate::server::run(),
+        Command::Mcp => crate::mcp::run(),
     }
 }
 

@@ -1,0 +1,451 @@
+//! `proclint mcp`: a Model Context Protocol server over stdio, so an agent
+//! can check what it writes before it runs it.
+//!
+//! The transport is MCP's stdio one: one JSON-RPC 2.0 message per line on
+//! stdin and stdout, nothing else on stdout. The subset implemented is what
+//! a tools-only server needs: `initialize`, `ping`, `tools/list`,
+//! `tools/call`, and notifications (accepted, ignored). It is written here
+//! over serde_json rather than with the `rmcp` SDK, whose async runtime
+//! (tokio) and schema derivation would more than double the build for a
+//! protocol that is five methods of line-delimited JSON (see
+//! docs/development.md, "Crates and why").
+//!
+//! Tools: `check` (paths, or a source text and the file name it will have:
+//! findings as JSON, fixes as edits with positions), `explain` (a rule's
+//! doc) and `fix` (the unified diff of the safe fixes; nothing is written).
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{self, Outcome, Stage};
+use crate::server::lint;
+use crate::source::{LineIndex, Location};
+
+/// Protocol versions this server speaks, newest first. The client's is
+/// echoed when known (the handshake's rule), else the newest is offered.
+const VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Serves on stdin/stdout until stdin closes. The exit code is 0 then, 2
+/// if stdout fails.
+pub fn run() -> i32 {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    match serve(stdin.lock(), stdout.lock()) {
+        Ok(()) => crate::output::EXIT_OK,
+        Err(e) => {
+            eprintln!("error: proclint mcp: {e}");
+            crate::output::EXIT_ERROR
+        }
+    }
+}
+
+/// The message loop, over any reader and writer (the tests drive it in
+/// memory).
+pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match serde_json::from_str::<Value>(&line) {
+            Ok(message) => handle(&message),
+            Err(e) => Some(error(Value::Null, -32700, &format!("parse error: {e}"))),
+        };
+        if let Some(reply) = reply {
+            serde_json::to_writer(&mut output, &reply)?;
+            output.write_all(b"\n")?;
+            output.flush()?;
+        }
+    }
+    Ok(())
+}
+
+/// The reply to one message; `None` for notifications and responses.
+fn handle(message: &Value) -> Option<Value> {
+    let id = message.get("id").cloned();
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        // A response to a request we never send, or a batch (removed from
+        // the protocol in 2025-06-18).
+        return id.map(|id| error(id, -32600, "invalid request"));
+    };
+    // Notifications (`notifications/initialized`, `…/cancelled`) need no
+    // answer: every call here finishes before the next line is read.
+    let id = id?;
+    let params = message.get("params").cloned().unwrap_or(Value::Null);
+    let result = match method {
+        "initialize" => Ok(initialize(&params)),
+        "ping" => Ok(json!({})),
+        "tools/list" => Ok(json!({ "tools": tools() })),
+        "tools/call" => call(&params),
+        _ => Err((-32601, format!("method not found: {method}"))),
+    };
+    Some(match result {
+        Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+        Err((code, message)) => error(id, code, &message),
+    })
+}
+
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+}
+
+fn initialize(params: &Value) -> Value {
+    let asked = params.get("protocolVersion").and_then(Value::as_str);
+    let version = asked
+        .filter(|v| VERSIONS.contains(v))
+        .unwrap_or(VERSIONS[0]);
+    json!({
+        "protocolVersion": version,
+        "capabilities": { "tools": { "listChanged": false } },
+        "serverInfo": { "name": "proclint", "version": env!("CARGO_PKG_VERSION") },
+        "instructions": "Check babysitter process modules (JavaScript), SKILL.md files and \
+            package.json with `check` before running them; `fix` gives the safe fixes as a \
+            diff; `explain` gives a rule's documentation.",
+    })
+}
+
+fn tools() -> Value {
+    let target = json!({
+        "paths": {
+            "type": "array", "items": { "type": "string" },
+            "description": "Files or directories to lint (relative to the server's working directory)."
+        },
+        "source": {
+            "type": "string",
+            "description": "A file's text to lint instead of paths; give `filename` too."
+        },
+        "filename": {
+            "type": "string",
+            "description": "The path `source` will have (its name picks process module, SKILL.md or package.json; its folder gives the project's other modules as context)."
+        }
+    });
+    json!([
+        {
+            "name": "check",
+            "title": "Lint with proclint",
+            "description": "Lint babysitter process modules, SKILL.md files and package.json: \
+                paths, or a source text plus the file name it will have. Returns every finding \
+                (rule, severity, 1-based line/column in UTF-16 units, message, help, related \
+                locations) and each safe fix as edits.",
+            "inputSchema": { "type": "object", "properties": target },
+            "annotations": { "readOnlyHint": true, "openWorldHint": false },
+        },
+        {
+            "name": "fix",
+            "title": "Safe fixes as a diff",
+            "description": "The unified diff of every safe fix for paths or a source text \
+                (with `filename`); nothing is written. For a source text the fixed text is \
+                returned too.",
+            "inputSchema": { "type": "object", "properties": target },
+            "annotations": { "readOnlyHint": true, "openWorldHint": false },
+        },
+        {
+            "name": "explain",
+            "title": "A rule's documentation",
+            "description": "The documentation of a proclint rule: what it finds, why it matters, \
+                examples, how to suppress it.",
+            "inputSchema": {
+                "type": "object",
+                "properties": { "rule": { "type": "string", "description": "Rule id, e.g. unchecked-breakpoint." } },
+                "required": ["rule"]
+            },
+            "annotations": { "readOnlyHint": true, "openWorldHint": false },
+        }
+    ])
+}
+
+/// `tools/call`: protocol errors for an unknown tool; a tool's own
+/// failure (bad arguments, a panic) is a result with `isError`, which the
+/// agent sees and can correct.
+fn call(params: &Value) -> Result<Value, (i64, String)> {
+    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+    let empty = Map::new();
+    let args = params
+        .get("arguments")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let tool: fn(&Map<String, Value>) -> Result<Value, String> = match name {
+        "check" => check,
+        "fix" => fix,
+        "explain" => explain,
+        _ => return Err((-32602, format!("unknown tool: {name}"))),
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool(args)))
+        .unwrap_or_else(|p| {
+            Err(format!(
+                "internal error in proclint: {}",
+                engine::panic_message(&p)
+            ))
+        });
+    Ok(match outcome {
+        Ok(structured) => {
+            let text = match &structured {
+                Value::Object(o) if o.len() == 1 && o.contains_key("doc") => {
+                    o["doc"].as_str().unwrap_or("").to_string()
+                }
+                v => serde_json::to_string_pretty(v).unwrap_or_default(),
+            };
+            json!({
+                "content": [{ "type": "text", "text": text }],
+                "structuredContent": structured,
+                "isError": false,
+            })
+        }
+        Err(message) => json!({
+            "content": [{ "type": "text", "text": message }],
+            "isError": true,
+        }),
+    })
+}
+
+/// What a tool lints: a buffer, or paths on disk.
+enum Target {
+    Source { path: PathBuf, text: String },
+    Paths(Vec<PathBuf>),
+}
+
+fn target(args: &Map<String, Value>) -> Result<Target, String> {
+    if let Some(text) = args.get("source").and_then(Value::as_str) {
+        let Some(name) = args.get("filename").and_then(Value::as_str) else {
+            return Err("`source` needs `filename`, the path the text will have \
+                        (e.g. processes/deploy.js, SKILL.md, package.json)"
+                .into());
+        };
+        return Ok(Target::Source {
+            path: PathBuf::from(name),
+            text: text.to_string(),
+        });
+    }
+    let paths: Vec<PathBuf> = match args.get("paths") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(PathBuf::from)
+            .collect(),
+        Some(Value::String(p)) => vec![PathBuf::from(p)],
+        _ => Vec::new(),
+    };
+    if paths.is_empty() {
+        return Err("give `paths`, or `source` with `filename`".into());
+    }
+    for p in &paths {
+        if std::fs::symlink_metadata(p).is_err() {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+    }
+    Ok(Target::Paths(paths))
+}
+
+/// The configuration for a target, and a warning if its proclint.toml is
+/// invalid (the defaults are used then).
+fn config(anchor: &Path) -> (crate::config::Config, Option<String>) {
+    let (config, error) = lint::config_for(anchor);
+    (config, error.map(|e| format!("proclint.toml ignored: {e}")))
+}
+
+fn lint_target(target: &Target) -> (Outcome, Option<String>, Option<(String, String)>) {
+    match target {
+        Target::Source { path, text } => {
+            let (config, warning) = config(path);
+            let (outcome, display) = lint::lint_buffer(path, text.clone(), &config);
+            (outcome, warning, Some((display, text.clone())))
+        }
+        Target::Paths(paths) => {
+            let (config, warning) = config(&paths[0]);
+            // The result cache, as `check` uses it: an agent checks the
+            // same tree again after each edit.
+            let cache = crate::cache::Cache::new(
+                config.cache_dir(),
+                &crate::cache::Cache::build_id(),
+                &config,
+            );
+            let outcome = engine::run_cached(paths, None, &config, Stage::Full, None, Some(&cache));
+            (outcome, warning, None)
+        }
+    }
+}
+
+fn check(args: &Map<String, Value>) -> Result<Value, String> {
+    let target = target(args)?;
+    let (outcome, warning, buffer) = lint_target(&target);
+    // Texts by display path, read once, for the positions of fixes.
+    let mut texts: std::collections::HashMap<String, Option<(String, LineIndex)>> =
+        Default::default();
+    if let Some((display, text)) = buffer {
+        let index = LineIndex::new(&text);
+        texts.insert(display, Some((text, index)));
+    }
+    let mut findings = Vec::new();
+    for d in &outcome.diagnostics {
+        let path = d.location.path.to_string();
+        let text = texts.entry(path).or_insert_with(|| {
+            let file = outcome
+                .files
+                .iter()
+                .find(|f| f.display == d.location.path)?;
+            let bytes = std::fs::read(&file.path).ok()?;
+            let (text, _) = crate::source::decode(bytes);
+            let index = LineIndex::new(&text);
+            Some((text, index))
+        });
+        findings.push(finding(d, text.as_ref()));
+    }
+    let count = |s| outcome.count(s);
+    let mut result = json!({
+        "findings": findings,
+        "summary": {
+            "files": outcome.files.iter().filter(|f| f.report).count(),
+            "errors": count(crate::diagnostic::Severity::Error),
+            "warnings": count(crate::diagnostic::Severity::Warning),
+            "infos": count(crate::diagnostic::Severity::Info),
+        },
+    });
+    if let Some(w) = warning {
+        result["warning"] = Value::String(w);
+    }
+    Ok(result)
+}
+
+fn range(location: &Location) -> Value {
+    json!({
+        "path": &*location.path,
+        "line": location.start.line,
+        "column": location.start.column,
+        "end_line": location.end.line,
+        "end_column": location.end.column,
+    })
+}
+
+fn finding(d: &Diagnostic, text: Option<&(String, LineIndex)>) -> Value {
+    let mut v = range(&d.location);
+    v["rule"] = json!(d.rule);
+    v["severity"] = json!(d.severity.as_str());
+    v["message"] = json!(d.message);
+    v["help"] = json!(d.help);
+    v["doc_url"] = json!(lint::doc_url(d.rule));
+    v["related"] = d
+        .related
+        .iter()
+        .map(|r| {
+            let mut l = range(&r.location);
+            l["message"] = json!(r.message);
+            l
+        })
+        .collect();
+    v["fix"] = match (&d.fix, text) {
+        (Some(f), Some((text, index))) => json!({
+            "description": f.description,
+            "safe": f.safe,
+            "edits": f.edits.iter().map(|e| {
+                let (start, end) = lint::edit_range(index, text, e);
+                json!({
+                    "line": start.line, "column": start.column,
+                    "end_line": end.line, "end_column": end.column,
+                    "start_byte": e.span.start, "end_byte": e.span.end,
+                    "replacement": e.replacement,
+                })
+            }).collect::<Vec<_>>(),
+        }),
+        _ => Value::Null,
+    };
+    v
+}
+
+fn fix(args: &Map<String, Value>) -> Result<Value, String> {
+    let target = target(args)?;
+    match &target {
+        Target::Source { path, text } => {
+            let (config, warning) = config(path);
+            let (fixed, applied) = lint::fix_buffer(path, text, &config);
+            let display = crate::discover::display_path(&lint::relative(path)).to_string();
+            let diff = if applied > 0 {
+                lint::diff(&display, text, &fixed)
+            } else {
+                String::new()
+            };
+            let mut result = json!({ "diff": diff, "applied": applied, "fixed": fixed });
+            if let Some(w) = warning {
+                result["warning"] = Value::String(w);
+            }
+            Ok(result)
+        }
+        Target::Paths(_) => {
+            let (outcome, warning, _) = lint_target(&target);
+            let plan = crate::fix::plan(&outcome);
+            if let Some(d) = plan.failed.first() {
+                return Err(format!("{}: {}", d.location.path, d.message));
+            }
+            let mut result = json!({
+                "diff": crate::fix::diff(&plan),
+                "applied": plan.applied(),
+                "files": plan.files.iter().map(|f| f.display.clone()).collect::<Vec<_>>(),
+                "changed_on_disk": plan.changed,
+            });
+            if let Some(w) = warning {
+                result["warning"] = Value::String(w);
+            }
+            Ok(result)
+        }
+    }
+}
+
+fn explain(args: &Map<String, Value>) -> Result<Value, String> {
+    let id = args.get("rule").and_then(Value::as_str).unwrap_or("");
+    match crate::rules::meta(id) {
+        Some(m) => Ok(json!({ "doc": m.doc })),
+        None => {
+            let hint = crate::rules::closest_rule(id)
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default();
+            Err(format!("unknown rule `{id}`{hint}"))
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn exchange(lines: &[Value]) -> Vec<Value> {
+        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn handshake_and_tools() {
+        let replies = exchange(&[
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}),
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+            json!({"jsonrpc":"2.0","id":3,"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":4,"method":"nope"}),
+            json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"explain","arguments":{"rule":"unchecked-breakpointt"}}}),
+        ]);
+        assert_eq!(replies.len(), 5, "{replies:?}");
+        assert_eq!(replies[0]["result"]["protocolVersion"], "2025-03-26");
+        let names: Vec<&str> = replies[1]["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["check", "fix", "explain"]);
+        assert_eq!(replies[2]["result"], json!({}));
+        assert_eq!(replies[3]["error"]["code"], -32601);
+        assert_eq!(replies[4]["result"]["isError"], true);
+        assert!(replies[4]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `unchecked-breakpoint`"));
+    }
+}

@@ -1,0 +1,245 @@
+//! What the language server and the MCP server share: the configuration for
+//! a file (read afresh on every lint, so a `proclint.toml` edit applies to
+//! the next lint without a restart), linting a buffer with the rest of its
+//! project as context (the `--stdin-filename` path), and the positions of
+//! edits and suppression comments.
+
+use std::path::{Path, PathBuf};
+
+use crate::cache::Cache;
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Edit};
+use crate::discover::{self, FileKind};
+use crate::engine::{self, Outcome, Stage};
+use crate::fix;
+use crate::source::{LineIndex, Pos};
+
+/// `path` made absolute against the working directory.
+pub fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => cwd.join(path),
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+/// `path` relative to the working directory when it is inside it: the
+/// engine's context modules display that way, and one file must have one
+/// display path.
+pub fn relative(path: &Path) -> PathBuf {
+    let abs = absolute(path);
+    match std::env::current_dir() {
+        Ok(cwd) => match abs.strip_prefix(&cwd) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+            _ => abs,
+        },
+        Err(_) => abs,
+    }
+}
+
+/// The effective configuration for a file or directory: the nearest
+/// `proclint.toml` above it, else the defaults. Read on every call (a few
+/// hundred microseconds), which is how edits to it take effect at once.
+/// An invalid file gives the defaults and its error in one line, for the
+/// caller to show.
+pub fn config_for(anchor: &Path) -> (Config, Option<String>) {
+    let abs = absolute(anchor);
+    let dir = if abs.is_dir() {
+        abs.as_path()
+    } else {
+        abs.parent().unwrap_or(Path::new("/"))
+    };
+    let Some(file) = Config::discover(dir) else {
+        return (Config::default(), None);
+    };
+    match Config::load(&file, &crate::rules::Registry) {
+        Ok(mut config) => {
+            // As the CLI does: a root under the working directory is made
+            // relative, because include/exclude globs match display paths.
+            config.root = relative(&config.root);
+            if config.root.as_os_str().is_empty() {
+                config.root = PathBuf::from(".");
+            }
+            (config, None)
+        }
+        Err(errors) => (
+            Config::default(),
+            Some(
+                errors
+                    .iter()
+                    .map(|e| e.one_line())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+        ),
+    }
+}
+
+/// The kind a file is linted as, or `None` for files proclint does not
+/// read (an editor opens every JavaScript file; only process modules,
+/// SKILL.md and package.json get findings).
+pub fn kind_of(path: &Path, text: &str) -> Option<FileKind> {
+    match engine::kind_of(path)? {
+        FileKind::Process if !discover::looks_like_process(text.as_bytes()) => None,
+        kind => Some(kind),
+    }
+}
+
+/// Lints `text` as the file at `path`, with the other process modules of
+/// its project loaded from disk as context. Returns the outcome and the
+/// buffer's display path (its findings are the ones with that path).
+///
+/// The context modules go through the result cache, as with `check`: an
+/// editor lints on every change, and only the buffer changes between two
+/// lints. The buffer itself is never cached.
+pub fn lint_buffer(path: &Path, text: String, config: &Config) -> (Outcome, String) {
+    let rel = relative(path);
+    let display = discover::display_path(&rel).to_string();
+    let cache = Cache::new(config.cache_dir(), &Cache::build_id(), config);
+    let outcome = engine::run_cached(
+        &[],
+        Some((rel, text.into_bytes())),
+        config,
+        Stage::Full,
+        None,
+        Some(&cache),
+    );
+    (outcome, display)
+}
+
+/// Applies the safe fixes to a buffer, re-linting after each pass so fixes
+/// that overlapped apply too (as `check --fix` does). Returns the fixed
+/// text and how many fixes were applied.
+pub fn fix_buffer(path: &Path, text: &str, config: &Config) -> (String, usize) {
+    let mut current = text.to_string();
+    let mut applied = 0;
+    for _ in 0..4 {
+        let (outcome, display) = lint_buffer(path, current.clone(), config);
+        let edits: Vec<&[Edit]> = outcome
+            .diagnostics
+            .iter()
+            .filter(|d| *d.location.path == *display)
+            .filter_map(|d| d.fix.as_ref())
+            .filter(|f| f.safe && !f.edits.is_empty())
+            .map(|f| f.edits.as_slice())
+            .collect();
+        if edits.is_empty() {
+            break;
+        }
+        let (fixed, n) = fix::apply(&current, &edits);
+        if n == 0 || fixed == current {
+            break;
+        }
+        applied += n;
+        current = fixed;
+    }
+    (current, applied)
+}
+
+/// A unified diff between two versions of one file, headed `a/` and `b/`
+/// like `check --fix --diff`.
+pub fn diff(display: &str, original: &str, fixed: &str) -> String {
+    let plan = fix::Plan {
+        files: vec![fix::FilePlan {
+            display: display.to_string(),
+            path: PathBuf::from(display),
+            original: original.to_string(),
+            fixed: fixed.to_string(),
+            applied: 1,
+        }],
+        ..fix::Plan::default()
+    };
+    fix::diff(&plan)
+}
+
+/// The start and end positions (1-based line, 1-based UTF-16 column) of
+/// an edit's byte span in `text`.
+pub fn edit_range(index: &LineIndex, text: &str, edit: &Edit) -> (Pos, Pos) {
+    (
+        index.pos(text, edit.span.start),
+        index.pos(text, edit.span.end),
+    )
+}
+
+/// How a suppression comment is written in a file of this kind; `None`
+/// where the format has no comments (package.json).
+fn comment(kind: FileKind, body: &str) -> Option<String> {
+    match kind {
+        FileKind::Process => Some(format!("// {body}")),
+        FileKind::Skill => Some(format!("<!-- {body} -->")),
+        _ => None,
+    }
+}
+
+/// The edit that inserts `proclint-disable-next-line RULE -- reason` above
+/// the diagnostic's line, indented like it.
+pub fn disable_line_edit(kind: FileKind, text: &str, d: &Diagnostic) -> Option<Edit> {
+    let index = LineIndex::new(text);
+    let line0 = (d.location.start.line as usize).saturating_sub(1);
+    let start = index.line_start(line0).min(text.len());
+    let line = index.line_text(text, line0);
+    let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
+    let body = format!("proclint-disable-next-line {} -- reason", d.rule);
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    Some(Edit {
+        span: crate::source::Span::new(start, start),
+        replacement: format!("{indent}{}{newline}", comment(kind, &body)?),
+    })
+}
+
+/// The edit that inserts `proclint-disable-file RULE -- reason` at the top
+/// of the file (after a `#!` line, and after a SKILL.md's frontmatter,
+/// which must stay first).
+pub fn disable_file_edit(kind: FileKind, text: &str, rule: &str) -> Option<Edit> {
+    let body = format!("proclint-disable-file {rule} -- reason");
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut at = 0;
+    if text.starts_with("#!") {
+        at = text.find('\n').map_or(text.len(), |i| i + 1);
+    }
+    if kind == FileKind::Skill && text.starts_with("---") {
+        // The line after the closing `---` of the frontmatter.
+        let mut offset = 0;
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            offset += line.len();
+            if i > 0 && line.trim_end() == "---" {
+                at = offset;
+                break;
+            }
+        }
+    }
+    let mut replacement = comment(kind, &body)?;
+    replacement.push_str(newline);
+    if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+        replacement.insert_str(0, newline);
+    }
+    Some(Edit {
+        span: crate::source::Span::new(at, at),
+        replacement,
+    })
+}
+
+/// The public page of a rule's documentation.
+pub fn doc_url(rule: &str) -> String {
+    format!("https://github.com/a5c-ai/proclint/blob/main/rules/{rule}.md")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_directive_goes_after_frontmatter_and_shebang() {
+        let skill = "---\nname: x\n---\n# X\n";
+        let e = disable_file_edit(FileKind::Skill, skill, "r").unwrap();
+        assert_eq!(e.span.start, "---\nname: x\n---\n".len());
+        let js = "#!/usr/bin/env node\nx\n";
+        let e = disable_file_edit(FileKind::Process, js, "r").unwrap();
+        assert_eq!(e.span.start, 20);
+        assert_eq!(e.replacement, "// proclint-disable-file r -- reason\n");
+        assert!(disable_file_edit(FileKind::Manifest, "{}", "r").is_none());
+    }
+}

@@ -1,0 +1,702 @@
+//! The language server's message loop and its document state.
+//!
+//! Each open document keeps its text (edits are applied incrementally, in
+//! UTF-16 positions as LSP counts them) and the findings of its last lint.
+//! A document is linted with the rest of its project loaded from disk as
+//! context, as `check --stdin-filename` does; the configuration is read
+//! afresh on every lint, so a saved `proclint.toml` applies to the next
+//! one. The engine takes source text, not a tree, so each lint re-parses
+//! the buffer (see docs/editors.md for the latency this gives).
+//!
+//! Changes are coalesced: the loop handles every message already queued
+//! before it lints the documents they made dirty, and a request about a
+//! dirty document lints it first.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use lsp_types as lsp;
+use serde_json::{json, Value};
+
+use super::lint;
+use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::discover::FileKind;
+use crate::source::{LineIndex, Pos};
+
+/// An open document.
+struct Doc {
+    path: PathBuf,
+    text: String,
+    version: i32,
+    /// Edited since its last lint.
+    dirty: bool,
+    /// The last lint: the text it read and its findings on this document.
+    linted: Option<Linted>,
+}
+
+struct Linted {
+    text: String,
+    index: LineIndex,
+    kind: Option<FileKind>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+pub(super) struct Server {
+    connection: Connection,
+    docs: HashMap<String, Doc>,
+    /// The client pulls diagnostics (`textDocument/diagnostic`); otherwise
+    /// they are published.
+    pull: bool,
+    refresh: bool,
+    next_id: i32,
+    /// The last configuration error shown, so it is shown once.
+    shown_config_error: Option<String>,
+}
+
+/// Serves until `exit`. Errors are protocol or I/O failures of the
+/// connection itself.
+pub(super) fn serve(connection: Connection) -> Result<(), String> {
+    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
+    let init: lsp::InitializeParams = serde_json::from_value(params).unwrap_or_default();
+    let caps = &init.capabilities;
+    let pull = caps
+        .text_document
+        .as_ref()
+        .is_some_and(|t| t.diagnostic.is_some());
+    let refresh = caps
+        .workspace
+        .as_ref()
+        .and_then(|w| w.diagnostic.as_ref())
+        .and_then(|d| d.refresh_support)
+        .unwrap_or(false);
+    let watch = caps
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        .unwrap_or(false);
+    let mut capabilities = json!({
+        "positionEncoding": "utf-16",
+        "textDocumentSync": {
+            "openClose": true,
+            "change": 2,
+            "save": { "includeText": false },
+        },
+        "codeActionProvider": { "codeActionKinds": ["quickfix"] },
+        "hoverProvider": true,
+    });
+    if pull {
+        capabilities["diagnosticProvider"] = json!({
+            "identifier": "proclint",
+            "interFileDependencies": true,
+            "workspaceDiagnostics": false,
+        });
+    }
+    let result = json!({
+        "capabilities": capabilities,
+        "serverInfo": { "name": "proclint", "version": env!("CARGO_PKG_VERSION") },
+    });
+    connection
+        .initialize_finish(id, result)
+        .map_err(|e| e.to_string())?;
+    let mut server = Server {
+        connection,
+        docs: HashMap::new(),
+        pull,
+        refresh,
+        next_id: 0,
+        shown_config_error: None,
+    };
+    if watch {
+        // Config edits and other modules saved outside the editor.
+        server.request(
+            "client/registerCapability",
+            json!({ "registrations": [{
+                "id": "proclint-watch",
+                "method": "workspace/didChangeWatchedFiles",
+                "registerOptions": { "watchers": [
+                    { "globPattern": "**/proclint.toml" },
+                    { "globPattern": "**/*.{js,mjs,cjs}" },
+                    { "globPattern": "**/package.json" },
+                    { "globPattern": "**/SKILL.md" },
+                ]},
+            }]}),
+        )?;
+    }
+    server.run()
+}
+
+impl Server {
+    fn run(&mut self) -> Result<(), String> {
+        loop {
+            let message = match self.connection.receiver.recv() {
+                Ok(m) => m,
+                Err(_) => return Ok(()),
+            };
+            if self.handle(message)? {
+                return Ok(());
+            }
+            // Everything already queued first: a burst of keystrokes is
+            // linted once.
+            while let Ok(message) = self.connection.receiver.try_recv() {
+                if self.handle(message)? {
+                    return Ok(());
+                }
+            }
+            if !self.pull {
+                self.publish_dirty()?;
+            }
+        }
+    }
+
+    /// Handles one message; `true` on `exit` (after `shutdown`).
+    fn handle(&mut self, message: Message) -> Result<bool, String> {
+        match message {
+            Message::Request(req) => {
+                if self
+                    .connection
+                    .handle_shutdown(&req)
+                    .map_err(|e| e.to_string())?
+                {
+                    return Ok(true);
+                }
+                let id = req.id.clone();
+                // A panic in a handler fails that request, never the
+                // connection.
+                let response = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.request_reply(req)
+                }))
+                .unwrap_or_else(|p| {
+                    Response::new_err(
+                        id,
+                        lsp_server::ErrorCode::InternalError as i32,
+                        format!(
+                            "internal error in proclint: {}",
+                            crate::engine::panic_message(&p)
+                        ),
+                    )
+                });
+                self.send(Message::Response(response))?;
+            }
+            Message::Notification(n) => {
+                if n.method == "exit" {
+                    return Ok(true);
+                }
+                self.notification(n)?;
+            }
+            Message::Response(_) => {}
+        }
+        Ok(false)
+    }
+
+    fn send(&self, message: Message) -> Result<(), String> {
+        self.connection
+            .sender
+            .send(message)
+            .map_err(|e| e.to_string())
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Result<(), String> {
+        self.next_id += 1;
+        let id = RequestId::from(format!("proclint-{}", self.next_id));
+        self.send(Message::Request(Request::new(id, method.into(), params)))
+    }
+
+    fn notify(&self, method: &str, params: impl serde::Serialize) -> Result<(), String> {
+        self.send(Message::Notification(Notification::new(
+            method.into(),
+            params,
+        )))
+    }
+
+    fn request_reply(&mut self, req: Request) -> Response {
+        let id = req.id.clone();
+        let result = match req.method.as_str() {
+            "textDocument/diagnostic" => {
+                serde_json::from_value::<lsp::DocumentDiagnosticParams>(req.params)
+                    .map(|p| self.pull_diagnostics(&p.text_document.uri))
+            }
+            "textDocument/codeAction" => {
+                serde_json::from_value::<lsp::CodeActionParams>(req.params)
+                    .map(|p| self.code_actions(&p.text_document.uri, p.range, &p.context))
+            }
+            "textDocument/hover" => {
+                serde_json::from_value::<lsp::HoverParams>(req.params).map(|p| {
+                    let at = p.text_document_position_params;
+                    self.hover(&at.text_document.uri, at.position)
+                })
+            }
+            _ => {
+                return Response::new_err(
+                    id,
+                    lsp_server::ErrorCode::MethodNotFound as i32,
+                    format!("unsupported request: {}", req.method),
+                )
+            }
+        };
+        match result {
+            Ok(value) => Response::new_ok(id, value),
+            Err(e) => Response::new_err(
+                id,
+                lsp_server::ErrorCode::InvalidParams as i32,
+                e.to_string(),
+            ),
+        }
+    }
+
+    fn notification(&mut self, n: Notification) -> Result<(), String> {
+        match n.method.as_str() {
+            "textDocument/didOpen" => {
+                if let Ok(p) = serde_json::from_value::<lsp::DidOpenTextDocumentParams>(n.params) {
+                    let doc = p.text_document;
+                    if let Some(path) = uri_to_path(doc.uri.as_str()) {
+                        self.docs.insert(
+                            doc.uri.as_str().to_string(),
+                            Doc {
+                                path,
+                                text: doc.text,
+                                version: doc.version,
+                                dirty: true,
+                                linted: None,
+                            },
+                        );
+                    }
+                }
+            }
+            "textDocument/didChange" => {
+                if let Ok(p) = serde_json::from_value::<lsp::DidChangeTextDocumentParams>(n.params)
+                {
+                    if let Some(doc) = self.docs.get_mut(p.text_document.uri.as_str()) {
+                        for change in p.content_changes {
+                            match change.range {
+                                Some(range) => {
+                                    apply_change(&mut doc.text, range, &change.text);
+                                }
+                                None => doc.text = change.text,
+                            }
+                        }
+                        doc.version = p.text_document.version;
+                        doc.dirty = true;
+                    }
+                }
+            }
+            "textDocument/didClose" => {
+                if let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(n.params) {
+                    let uri = p.text_document.uri;
+                    if self.docs.remove(uri.as_str()).is_some() && !self.pull {
+                        self.notify(
+                            "textDocument/publishDiagnostics",
+                            json!({ "uri": uri, "diagnostics": [] }),
+                        )?;
+                    }
+                }
+            }
+            // Saved modules are the context of the others (cross-module
+            // rules read them from disk), and a saved proclint.toml changes
+            // every document's configuration: re-lint everything open.
+            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => {
+                for doc in self.docs.values_mut() {
+                    doc.dirty = true;
+                }
+                if self.pull && self.refresh {
+                    self.request("workspace/diagnostic/refresh", Value::Null)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Lints a document if it changed since its last lint.
+    fn ensure_linted(&mut self, uri: &str) {
+        let Some(doc) = self.docs.get(uri) else {
+            return;
+        };
+        if !doc.dirty && doc.linted.is_some() {
+            return;
+        }
+        let (linted, config_error) = lint_doc(&doc.path, &doc.text);
+        if let Some(doc) = self.docs.get_mut(uri) {
+            doc.linted = Some(linted);
+            doc.dirty = false;
+        }
+        if config_error != self.shown_config_error {
+            if let Some(message) = &config_error {
+                // Shown once per distinct error; the defaults apply meanwhile.
+                let _ = self.notify(
+                    "window/showMessage",
+                    json!({ "type": 1, "message": format!("proclint.toml ignored: {message}") }),
+                );
+            }
+            self.shown_config_error = config_error;
+        }
+    }
+
+    fn publish_dirty(&mut self) -> Result<(), String> {
+        let dirty: BTreeSet<String> = self
+            .docs
+            .iter()
+            .filter(|(_, d)| d.dirty)
+            .map(|(u, _)| u.clone())
+            .collect();
+        for uri in dirty {
+            self.ensure_linted(&uri);
+            let Some(doc) = self.docs.get(&uri) else {
+                continue;
+            };
+            let diagnostics = doc.linted.as_ref().map(to_lsp).unwrap_or_default();
+            self.notify(
+                "textDocument/publishDiagnostics",
+                json!({ "uri": uri, "version": doc.version, "diagnostics": diagnostics }),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn pull_diagnostics(&mut self, uri: &lsp::Uri) -> Value {
+        self.ensure_linted(uri.as_str());
+        let items = self
+            .docs
+            .get(uri.as_str())
+            .and_then(|d| d.linted.as_ref())
+            .map(to_lsp)
+            .unwrap_or_default();
+        json!({ "kind": "full", "items": items })
+    }
+
+    fn code_actions(
+        &mut self,
+        uri: &lsp::Uri,
+        range: lsp::Range,
+        context: &lsp::CodeActionContext,
+    ) -> Value {
+        if context
+            .only
+            .as_ref()
+            .is_some_and(|only| !only.iter().any(|k| k.as_str().starts_with("quickfix")))
+        {
+            return json!([]);
+        }
+        self.ensure_linted(uri.as_str());
+        let Some(linted) = self.docs.get(uri.as_str()).and_then(|d| d.linted.as_ref()) else {
+            return json!([]);
+        };
+        let mut actions = Vec::new();
+        let mut disabled_file = BTreeSet::new();
+        for d in &linted.diagnostics {
+            let (start, end) = (lsp_pos(d.location.start), lsp_pos(d.location.end));
+            if !overlaps((start, end), (range.start, range.end)) {
+                continue;
+            }
+            let lsp_diag = to_lsp_one(d);
+            let edit = |edits: &[Edit]| -> Value {
+                let edits: Vec<Value> = edits
+                    .iter()
+                    .map(|e| {
+                        let (s, t) = lint::edit_range(&linted.index, &linted.text, e);
+                        json!({ "range": { "start": lsp_pos(s), "end": lsp_pos(t) }, "newText": e.replacement })
+                    })
+                    .collect();
+                json!({ "changes": { (uri.as_str()): edits } })
+            };
+            if let Some(fix) = d.fix.as_ref().filter(|f| f.safe && !f.edits.is_empty()) {
+                actions.push(json!({
+                    "title": format!("Fix {}: {}", d.rule, fix.description),
+                    "kind": "quickfix",
+                    "isPreferred": true,
+                    "diagnostics": [lsp_diag],
+                    "edit": edit(&fix.edits),
+                }));
+            }
+            if d.rule == "internal-error" {
+                continue;
+            }
+            let Some(kind) = linted.kind else {
+                continue;
+            };
+            if let Some(e) = lint::disable_line_edit(kind, &linted.text, d) {
+                actions.push(json!({
+                    "title": format!("Disable {} for this line", d.rule),
+                    "kind": "quickfix",
+                    "diagnostics": [lsp_diag],
+                    "edit": edit(std::slice::from_ref(&e)),
+                }));
+            }
+            if disabled_file.insert(d.rule) {
+                if let Some(e) = lint::disable_file_edit(kind, &linted.text, d.rule) {
+                    actions.push(json!({
+                        "title": format!("Disable {} for this file", d.rule),
+                        "kind": "quickfix",
+                        "diagnostics": [lsp_diag],
+                        "edit": edit(std::slice::from_ref(&e)),
+                    }));
+                }
+            }
+        }
+        Value::Array(actions)
+    }
+
+    fn hover(&mut self, uri: &lsp::Uri, at: lsp::Position) -> Value {
+        self.ensure_linted(uri.as_str());
+        let Some(linted) = self.docs.get(uri.as_str()).and_then(|d| d.linted.as_ref()) else {
+            return Value::Null;
+        };
+        let mut docs: Vec<&str> = Vec::new();
+        let mut range = None;
+        for d in &linted.diagnostics {
+            let (start, end) = (lsp_pos(d.location.start), lsp_pos(d.location.end));
+            if !(start <= at && at <= end) {
+                continue;
+            }
+            if let Some(m) = crate::rules::meta(d.rule) {
+                if !docs.contains(&m.doc) {
+                    docs.push(m.doc);
+                    range.get_or_insert((start, end));
+                }
+            }
+        }
+        let Some((start, end)) = range else {
+            return Value::Null;
+        };
+        json!({
+            "contents": { "kind": "markdown", "value": docs.join("\n\n---\n\n") },
+            "range": { "start": start, "end": end },
+        })
+    }
+}
+
+/// Lints one buffer; a panic anywhere becomes an `internal-error` finding
+/// on it (the engine already isolates each stage; this covers the rest).
+fn lint_doc(path: &Path, text: &str) -> (Linted, Option<String>) {
+    let index = LineIndex::new(text);
+    let kind = lint::kind_of(path, text);
+    let mut config_error = None;
+    let diagnostics = match kind {
+        None => Vec::new(),
+        Some(_) => {
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let (config, error) = lint::config_for(path);
+                config_error = error;
+                let (outcome, display) = lint::lint_buffer(path, text.to_string(), &config);
+                outcome
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| *d.location.path == *display)
+                    .collect::<Vec<_>>()
+            }));
+            run.unwrap_or_else(|p| {
+                let file = crate::source::SourceFile::new(
+                    path.to_string_lossy().to_string(),
+                    String::new(),
+                );
+                vec![crate::engine::internal(
+                    &file,
+                    "server",
+                    crate::engine::panic_message(&p),
+                )]
+            })
+        }
+    };
+    (
+        Linted {
+            text: text.to_string(),
+            index,
+            kind,
+            diagnostics,
+        },
+        config_error,
+    )
+}
+
+fn to_lsp(linted: &Linted) -> Vec<Value> {
+    linted.diagnostics.iter().map(to_lsp_one).collect()
+}
+
+/// One finding as an LSP diagnostic: proclint's positions are 1-based
+/// lines and 1-based UTF-16 columns, LSP's 0-based lines and UTF-16
+/// characters.
+fn to_lsp_one(d: &Diagnostic) -> Value {
+    let severity = match d.severity {
+        Severity::Error => 1,
+        Severity::Warning => 2,
+        Severity::Info => 3,
+    };
+    let mut message = d.message.clone();
+    if let Some(help) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    let related: Vec<Value> = d
+        .related
+        .iter()
+        .map(|r| {
+            json!({
+                "location": {
+                    "uri": path_to_uri(&lint::absolute(Path::new(&*r.location.path))),
+                    "range": { "start": lsp_pos(r.location.start), "end": lsp_pos(r.location.end) },
+                },
+                "message": r.message,
+            })
+        })
+        .collect();
+    let mut v = json!({
+        "range": { "start": lsp_pos(d.location.start), "end": lsp_pos(d.location.end) },
+        "severity": severity,
+        "code": d.rule,
+        "source": "proclint",
+        "message": message,
+    });
+    if crate::rules::meta(d.rule).is_some() {
+        v["codeDescription"] = json!({ "href": lint::doc_url(d.rule) });
+    }
+    if !related.is_empty() {
+        v["relatedInformation"] = Value::Array(related);
+    }
+    v
+}
+
+fn lsp_pos(p: Pos) -> lsp::Position {
+    lsp::Position {
+        line: p.line.saturating_sub(1),
+        character: p.column.saturating_sub(1),
+    }
+}
+
+fn overlaps(a: (lsp::Position, lsp::Position), b: (lsp::Position, lsp::Position)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
+/// The byte offset of an LSP position (UTF-16 units within the line);
+/// positions past a line's end or the text's end are clamped, as the
+/// protocol asks.
+pub(super) fn offset_of(text: &str, starts: &[usize], at: lsp::Position) -> usize {
+    let Some(&start) = starts.get(at.line as usize) else {
+        return text.len();
+    };
+    let end = starts
+        .get(at.line as usize + 1)
+        .copied()
+        .unwrap_or(text.len());
+    let line = text.get(start..end).unwrap_or("");
+    let mut units = 0u32;
+    for (i, c) in line.char_indices() {
+        if units >= at.character || c == '\n' || c == '\r' {
+            return start + i;
+        }
+        units += c.len_utf16() as u32;
+    }
+    end
+}
+
+/// Applies one incremental change to a buffer.
+pub(super) fn apply_change(text: &mut String, range: lsp::Range, new: &str) {
+    let starts = crate::source::line_starts(text);
+    let from = offset_of(text, &starts, range.start);
+    let to = offset_of(text, &starts, range.end).max(from);
+    text.replace_range(from..to, new);
+}
+
+/// The file path of a `file:` URI (percent-decoded); `None` for other
+/// schemes (untitled buffers have no project to lint them in).
+pub(super) fn uri_to_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    // Skip the authority (empty or `localhost` on local files).
+    let path = &rest[rest.find('/')?..];
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    let path = String::from_utf8(out).ok()?;
+    // `file:///C:/x` on Windows.
+    #[cfg(windows)]
+    let path = path.strip_prefix('/').unwrap_or(&path).to_string();
+    Some(PathBuf::from(path))
+}
+
+/// The `file:` URI of an absolute path, percent-encoding what RFC 3986
+/// does not allow in a path.
+pub(super) fn path_to_uri(path: &Path) -> String {
+    let s = path.to_string_lossy().replace('\\', "/");
+    let mut out = String::from("file://");
+    if !s.starts_with('/') {
+        out.push('/');
+    }
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn pos(line: u32, character: u32) -> lsp::Position {
+        lsp::Position { line, character }
+    }
+
+    #[test]
+    fn incremental_changes_count_utf16_units() {
+        // "😀" is two UTF-16 units and four bytes.
+        let mut text = String::from("a😀b\r\nline two\n");
+        apply_change(
+            &mut text,
+            lsp::Range {
+                start: pos(0, 3),
+                end: pos(0, 4),
+            },
+            "B",
+        );
+        assert_eq!(text, "a😀B\r\nline two\n");
+        apply_change(
+            &mut text,
+            lsp::Range {
+                start: pos(0, 99),
+                end: pos(1, 4),
+            },
+            "",
+        );
+        assert_eq!(text, "a😀B two\n");
+        apply_change(
+            &mut text,
+            lsp::Range {
+                start: pos(5, 0),
+                end: pos(5, 0),
+            },
+            "end\n",
+        );
+        assert_eq!(text, "a😀B two\nend\n");
+    }
+
+    #[test]
+    fn uris_round_trip() {
+        let p = Path::new("/tmp/a b/ünï/SKILL.md");
+        let uri = path_to_uri(p);
+        assert_eq!(uri, "file:///tmp/a%20b/%C3%BCn%C3%AF/SKILL.md");
+        assert_eq!(uri_to_path(&uri).unwrap(), p);
+        assert_eq!(
+            uri_to_path("file://localhost/x/y.js").unwrap(),
+            Path::new("/x/y.js")
+        );
+        assert!(uri_to_path("untitled:Untitled-1").is_none());
+    }
+}

@@ -1,0 +1,245 @@
+"""`proclint server` driven by a real LSP client (pytest-lsp, on pygls).
+
+Run by scripts/editors_e2e.sh (pytest, with PROCLINT set to the binary).
+"""
+
+import asyncio
+import os
+import pathlib
+import tempfile
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+PROCLINT = os.path.abspath(os.environ.get("PROCLINT", "target/debug/proclint"))
+
+# Line 9 holds an unchecked breakpoint after an emoji (two UTF-16 units,
+# four bytes), line 11 an element of ctx.parallel.all that starts at once
+# (parallel-thunk, which has a safe fix).
+SOURCE = """import { defineTask } from '@a5c-ai/babysitter-sdk';
+
+export const checkTask = defineTask('check', (args) => ({
+  kind: 'shell',
+  labels: ['check'],
+  shell: { command: args.command },
+}));
+
+export async function process(inputs, ctx) {
+  /* 😀 */ await ctx.breakpoint({ question: 'Ship it?', title: 'Final gate' });
+  const [a] = await ctx.parallel.all([
+    ctx.task(checkTask, { command: 'npm test' }, { key: 'test' }),
+  ]);
+  return { a };
+}
+"""
+
+PROJECT = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-"))
+(PROJECT / "package.json").write_text('{"name": "p", "type": "module"}\n')
+(PROJECT / "processes").mkdir()
+MODULE = PROJECT / "processes" / "ship.js"
+MODULE.write_text(SOURCE)
+URI = MODULE.as_uri()
+
+
+def caps(pull: bool) -> types.ClientCapabilities:
+    text = types.TextDocumentClientCapabilities(
+        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True),
+        code_action=types.CodeActionClientCapabilities(
+            code_action_literal_support=types.ClientCodeActionLiteralOptions(
+                code_action_kind=types.ClientCodeActionKindOptions(value_set=[types.CodeActionKind.QuickFix])
+            )
+        ),
+        hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+        diagnostic=types.DiagnosticClientCapabilities() if pull else None,
+    )
+    return types.ClientCapabilities(text_document=text)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[PROCLINT, "server"]))
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=caps(pull=False), root_uri=PROJECT.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def diagnostics(client: LanguageClient):
+    await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
+    return {d.code: d for d in client.diagnostics[URI]}
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_diagnostics_edits_actions_config(client: LanguageClient):
+    (PROJECT / "proclint.toml").unlink(missing_ok=True)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=URI, language_id="javascript", version=1, text=SOURCE)
+        )
+    )
+    found = await diagnostics(client)
+    assert set(found) == {"unchecked-breakpoint", "parallel-thunk"}, found
+    b = found["unchecked-breakpoint"]
+    # `ctx` after "  /* 😀 */ await ": 16 characters, 19 bytes, 17 UTF-16 units.
+    assert (b.range.start.line, b.range.start.character) == (9, 17), b.range
+    assert b.severity == types.DiagnosticSeverity.Error
+    assert b.source == "proclint"
+    assert b.code_description.href.endswith("/rules/unchecked-breakpoint.md")
+
+    # Hover on the finding: the rule's doc.
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(9, 20))
+    )
+    assert "## What it does" in hover.contents.value
+
+    # Code actions on the parallel-thunk line: its safe fix and the two
+    # disable comments.
+    thunk = found["parallel-thunk"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            range=thunk.range,
+            context=types.CodeActionContext(diagnostics=[thunk]),
+        )
+    )
+    by_title = {a.title: a for a in actions}
+    fix = [a for t, a in by_title.items() if t.startswith("Fix parallel-thunk")]
+    assert len(fix) == 1 and fix[0].is_preferred, list(by_title)
+    (edit,) = fix[0].edit.changes[URI]
+    assert edit.new_text == "() => " and edit.range.start == types.Position(11, 4), edit
+    line = by_title["Disable parallel-thunk for this line"].edit.changes[URI][0]
+    assert line.new_text == "    // proclint-disable-next-line parallel-thunk -- reason\n"
+    assert line.range.start == types.Position(11, 0)
+    whole = by_title["Disable parallel-thunk for this file"].edit.changes[URI][0]
+    assert whole.new_text == "// proclint-disable-file parallel-thunk -- reason\n"
+    assert whole.range.start == types.Position(0, 0)
+
+    # Branch on `approved` (two incremental edits, the first after the
+    # emoji): the breakpoint finding clears.
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(9, 11), types.Position(9, 11)),
+                    text="const decision = ",
+                ),
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(10, 0), types.Position(10, 0)),
+                    text="  if (!decision.approved) return { aborted: true, feedback: decision.feedback };\n",
+                ),
+            ],
+        )
+    )
+    found = await diagnostics(client)
+    assert set(found) == {"parallel-thunk"}, found
+    assert found["parallel-thunk"].range.start.line == 12
+    assert found["parallel-thunk"].severity == types.DiagnosticSeverity.Warning
+
+    # proclint.toml changes: severities follow, without a restart.
+    (PROJECT / "proclint.toml").write_text('[rules]\nparallel-thunk = "error"\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(PROJECT / "proclint.toml").as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
+    found = await diagnostics(client)
+    assert found["parallel-thunk"].severity == types.DiagnosticSeverity.Error
+    (PROJECT / "proclint.toml").unlink()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[PROCLINT, "server"]))
+async def pull_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=caps(pull=True), root_uri=PROJECT.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_pull_diagnostics_and_other_files(pull_client: LanguageClient):
+    pull_client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=URI, language_id="javascript", version=1, text=SOURCE)
+        )
+    )
+    report = await pull_client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=URI))
+    )
+    assert {d.code for d in report.items} == {"unchecked-breakpoint", "parallel-thunk"}
+    # A JavaScript file that is not a process module gets no findings.
+    other = (PROJECT / "util.js").as_uri()
+    pull_client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=other, language_id="javascript", version=1, text="await x.breakpoint({});\n")
+        )
+    )
+    report = await pull_client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=other))
+    )
+    assert list(report.items) == []
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_cross_module_finding_follows_a_saved_module(client: LanguageClient):
+    # tasks.js declares `notes`, which nothing reads; helpers.js starts
+    # reading it. Other modules are context read from disk, so the finding
+    # clears when helpers.js is saved.
+    multi = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" / "multi"
+    project = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-multi-"))
+    (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
+    for f in multi.iterdir():
+        (project / f.name).write_text(f.read_text())
+    tasks = (project / "tasks.js").as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=tasks, language_id="javascript", version=1, text=(project / "tasks.js").read_text()
+            )
+        )
+    )
+    await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
+    assert [d.code for d in client.diagnostics[tasks]] == ["unused-output-field"]
+
+    helpers = project / "helpers.js"
+    text = helpers.read_text().replace("files)`", "files, ${result.notes})`")
+    helpers.write_text(text)
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=helpers.as_uri()))
+    )
+    await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
+    assert list(client.diagnostics[tasks]) == []
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[PROCLINT, "server"],
+        server_env={"PROCLINT_INJECT_PANIC": "model:ship.js"},
+    )
+)
+async def panicking_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=caps(pull=False), root_uri=PROJECT.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_panic_is_an_internal_error_diagnostic(panicking_client: LanguageClient):
+    client = panicking_client
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=URI, language_id="javascript", version=1, text=SOURCE)
+        )
+    )
+    found = await diagnostics(client)
+    assert "internal-error" in found, found
+    # The connection lives on: the next request is answered.
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(0, 0))
+    )
+    assert hover is None or hover.contents
