@@ -4,7 +4,9 @@
 #   scripts/bench.sh [--peer] [--scales "1 2 4"] [--runs N] [--peer-runs N]
 #                    [--files N] [--seed N] [--no-build] [--profile]
 #
-# Builds `cargo build --release`, generates the corpus under
+# Builds `cargo build --profile profiling` (the release profile — fat LTO, one
+# codegen unit — with line tables kept for callgrind and perf; Cargo.toml),
+# generates the corpus under
 # benches/corpus-<scale> (scripts/gen_corpus.py; git-ignored), and reports for
 # `proclint check --parse-only` (read + tree-sitter parse only) and the full
 # `proclint check --format json --output /dev/null`: wall time, files/s, MB/s,
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
     --seed) SEED=$2; shift ;;
     --no-build) BUILD=0 ;;
     --profile) PROFILE=1 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
@@ -61,14 +63,14 @@ OUT=$ROOT/target/bench
 mkdir -p "$OUT"
 RESULTS=$OUT/results.tsv
 : >"$RESULTS"
-PROCLINT=$ROOT/target/release/proclint
+PROCLINT=$ROOT/target/profiling/proclint
 RSS_RUNS=3
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 if [ "$BUILD" = 1 ]; then
-  echo "== cargo build --release (load $(load))"
-  cargo build --release
+  echo "== cargo build --profile profiling (load $(load))"
+  cargo build --profile profiling
 fi
 [ -x "$PROCLINT" ] || { echo "no $PROCLINT; run without --no-build" >&2; exit 2; }
 
