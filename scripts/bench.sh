@@ -5,7 +5,9 @@
 #                    [--files N] [--seed N] [--no-build] [--profile]
 #   scripts/bench.sh --scaling [--no-build]
 #
-# Builds `cargo build --release` (PROCLINT_BIN=path uses another binary), generates the corpus under
+# Builds `cargo build --profile profiling` (the release profile — fat LTO, one
+# codegen unit — with line tables kept for callgrind and perf; Cargo.toml;
+# PROCLINT_BIN=path uses another binary), generates the corpus under
 # benches/corpus-<scale> (scripts/gen_corpus.py; git-ignored), and reports for
 # `proclint check --parse-only` (read + tree-sitter parse only) and the full
 # `proclint check --format json --output /dev/null`: wall time, files/s, MB/s,
@@ -59,7 +61,7 @@ while [ $# -gt 0 ]; do
     --no-build) BUILD=0 ;;
     --profile) PROFILE=1 ;;
     --scaling) SCALING=1 ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
@@ -75,14 +77,14 @@ OUT=$ROOT/target/bench
 mkdir -p "$OUT"
 RESULTS=$OUT/results.tsv
 : >"$RESULTS"
-PROCLINT=${PROCLINT_BIN:-$ROOT/target/release/proclint}
+PROCLINT=${PROCLINT_BIN:-$ROOT/target/profiling/proclint}
 RSS_RUNS=3
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 if [ "$BUILD" = 1 ]; then
-  echo "== cargo build --release (load $(load))"
-  cargo build --release
+  echo "== cargo build --profile profiling (load $(load))"
+  cargo build --profile profiling
 fi
 [ -x "$PROCLINT" ] || { echo "no $PROCLINT; run without --no-build" >&2; exit 2; }
 
