@@ -462,6 +462,33 @@ impl ProjectSink {
     }
 }
 
+/// Checks a rule option that must be a list of strings (`extra-methods`,
+/// `globals`); `example` completes "e.g. …" in the error.
+pub fn validate_string_list(options: &toml::Table, key: &str, example: &str) -> Result<(), String> {
+    match options.get(key) {
+        None => Ok(()),
+        Some(toml::Value::Array(items)) if items.iter().all(|v| v.as_str().is_some()) => Ok(()),
+        Some(_) => Err(format!("`{key}` must be an array of names, e.g. {example}")),
+    }
+}
+
+/// The strings of a list option; a library caller's odd entries (the
+/// config loader rejects them) are skipped.
+pub fn string_list(config: &Config, rule: &str, key: &str) -> Vec<String> {
+    config
+        .rule_options
+        .get(rule)
+        .and_then(|t| t.get(key))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Every rule, in id order.
 pub fn all() -> &'static [&'static dyn Rule] {
     static RULES: &[&dyn Rule] = &[

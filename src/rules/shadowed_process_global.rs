@@ -68,11 +68,7 @@ impl Rule for ShadowedProcessGlobal {
             if in_nested_function_of(m, read, &factories) {
                 continue;
             }
-            let Some(member) = m
-                .parent(read)
-                .filter(|p| p.kind_str() == "member_expression")
-                .filter(|p| p.field("object").map(|o| o.id()) == Some(read.id()))
-            else {
+            let Some(member) = m.member_of_object(read) else {
                 continue;
             };
             let Some(prop) = member.field("property").map(|p| m.text(p)) else {

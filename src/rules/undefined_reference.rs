@@ -50,13 +50,7 @@ impl Rule for UndefinedReference {
     }
 
     fn validate_options(&self, options: &toml::Table) -> Result<(), String> {
-        match options.get(GLOBALS) {
-            None => Ok(()),
-            Some(toml::Value::Array(items)) if items.iter().all(|v| v.as_str().is_some()) => Ok(()),
-            Some(_) => Err(format!(
-                "`{GLOBALS}` must be an array of names, e.g. [\"myGlobal\"]"
-            )),
-        }
+        super::validate_string_list(options, GLOBALS, "[\"myGlobal\"]")
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -155,18 +149,9 @@ impl Rule for UndefinedReference {
 }
 
 fn configured_globals(config: &Config) -> HashSet<String> {
-    config
-        .rule_options
-        .get(ID)
-        .and_then(|t| t.get(GLOBALS))
-        .and_then(|v| v.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str())
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+    super::string_list(config, ID, GLOBALS)
+        .into_iter()
+        .collect()
 }
 
 /// Whether `node` is the operand of `typeof` (which never throws).

@@ -33,16 +33,7 @@ static META: RuleMeta = RuleMeta {
 /// The known methods: the SDK's plus the configured extras.
 fn known_methods(config: &Config) -> Vec<String> {
     let mut known: Vec<String> = CONTEXT_METHODS.iter().map(|s| s.to_string()).collect();
-    // The config loader rejects values of the wrong type
-    // (`validate_options`); a library caller's odd entries are skipped.
-    if let Some(extra) = config
-        .rule_options
-        .get(ID)
-        .and_then(|t| t.get(EXTRA_METHODS))
-        .and_then(|v| v.as_array())
-    {
-        known.extend(extra.iter().filter_map(|v| v.as_str()).map(str::to_string));
-    }
+    known.extend(super::string_list(config, ID, EXTRA_METHODS));
     known
 }
 
@@ -60,13 +51,7 @@ impl Rule for UnknownContextMethod {
     }
 
     fn validate_options(&self, options: &toml::Table) -> Result<(), String> {
-        match options.get(EXTRA_METHODS) {
-            None => Ok(()),
-            Some(toml::Value::Array(items)) if items.iter().all(|v| v.as_str().is_some()) => Ok(()),
-            Some(_) => Err(format!(
-                "`{EXTRA_METHODS}` must be an array of method names, e.g. [\"race\", \"parallel.race\"]"
-            )),
-        }
+        super::validate_string_list(options, EXTRA_METHODS, "[\"race\", \"parallel.race\"]")
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -185,11 +170,7 @@ fn check_properties(cx: &JsContext, known: &[&str], sink: &mut Sink) {
     for b in contexts {
         let binding = m.scopes.get(b);
         for &read in &binding.reads {
-            let Some(member) = m
-                .parent(read)
-                .filter(|p| p.kind_str() == "member_expression")
-                .filter(|p| p.field("object").map(|o| o.id()) == Some(read.id()))
-            else {
+            let Some(member) = m.member_of_object(read) else {
                 continue;
             };
             let Some(prop) = member.field("property") else {

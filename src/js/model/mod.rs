@@ -337,6 +337,14 @@ impl<'t> JsModel<'t> {
         m
     }
 
+    /// The member expression `node.x` whose object is `node` itself (not
+    /// one where `node` is the property), for reads of a binding's members.
+    pub fn member_of_object(&self, node: Node<'t>) -> Option<Node<'t>> {
+        self.parent(node)
+            .filter(|p| p.kind_str() == "member_expression")
+            .filter(|p| p.field("object").map(|o| o.id()) == Some(node.id()))
+    }
+
     /// A node's parent, in constant time.
     pub fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
         match self.index.slot(node) {
