@@ -17,7 +17,7 @@ PROCLINT = os.path.abspath(os.environ.get("PROCLINT", "target/debug/proclint"))
 
 # Line 9 holds an unchecked breakpoint after an emoji (two UTF-16 units,
 # four bytes), line 11 an element of ctx.parallel.all that starts at once
-# (parallel-thunk, which has a safe fix).
+# (parallel-thunk under maxConcurrency, which has a safe fix).
 SOURCE = """import { defineTask } from '@a5c-ai/babysitter-sdk';
 
 export const checkTask = defineTask('check', (args) => ({
@@ -30,7 +30,7 @@ export async function process(inputs, ctx) {
   /* 😀 */ await ctx.breakpoint({ question: 'Ship it?', title: 'Final gate' });
   const [a] = await ctx.parallel.all([
     ctx.task(checkTask, { command: 'npm test' }, { key: 'test' }),
-  ]);
+  ], { maxConcurrency: 2 });
   return { a };
 }
 """
@@ -38,6 +38,9 @@ export async function process(inputs, ctx) {
 PROJECT = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-"))
 (PROJECT / "package.json").write_text('{"name": "p", "type": "module"}\n')
 (PROJECT / "processes").mkdir()
+# A started call under `maxConcurrency` is a parallel-thunk note (with a safe
+# fix); the level set here asks for it and reports it as a warning.
+(PROJECT / "proclint.toml").write_text('[rules]\nparallel-thunk = "warning"\n')
 MODULE = PROJECT / "processes" / "ship.js"
 MODULE.write_text(SOURCE)
 URI = MODULE.as_uri()
@@ -73,7 +76,7 @@ async def diagnostics(client: LanguageClient):
 
 @pytest.mark.asyncio(loop_scope="function")
 async def test_diagnostics_edits_actions_config(client: LanguageClient):
-    (PROJECT / "proclint.toml").unlink(missing_ok=True)
+    (PROJECT / "proclint.toml").write_text('[rules]\nparallel-thunk = "warning"\n')
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(uri=URI, language_id="javascript", version=1, text=SOURCE)
@@ -147,7 +150,7 @@ async def test_diagnostics_edits_actions_config(client: LanguageClient):
     )
     found = await diagnostics(client)
     assert found["parallel-thunk"].severity == types.DiagnosticSeverity.Error
-    (PROJECT / "proclint.toml").unlink()
+    (PROJECT / "proclint.toml").write_text('[rules]\nparallel-thunk = "warning"\n')
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[PROCLINT, "server"]))

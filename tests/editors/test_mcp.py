@@ -14,7 +14,7 @@ from mcp.client.stdio import stdio_client
 PROCLINT = os.environ.get("PROCLINT", "target/debug/proclint")
 
 # An unchecked breakpoint (a finding without a fix) and an element of
-# ctx.parallel.all that starts at once (parallel-thunk, a safe fix).
+# ctx.parallel.all under maxConcurrency that starts at once (parallel-thunk, a safe fix).
 SOURCE = """import { defineTask } from '@a5c-ai/babysitter-sdk';
 
 export const checkTask = defineTask('check', (args) => ({
@@ -27,7 +27,7 @@ export async function process(inputs, ctx) {
   await ctx.breakpoint({ question: 'Ship “it”?', title: 'Final gate' });
   const [a] = await ctx.parallel.all([
     ctx.task(checkTask, { command: 'npm test' }, { key: 'test' }),
-  ]);
+  ], { maxConcurrency: 2 });
   return { a };
 }
 """
@@ -41,6 +41,9 @@ def server(tmp_path: pathlib.Path) -> StdioServerParameters:
 async def test_check_fix_explain(tmp_path):
     # A project of its own, so no proclint.toml above it applies.
     (tmp_path / "package.json").write_text('{"name": "p", "type": "module"}\n')
+    # A started call under `maxConcurrency` is a parallel-thunk note (with a
+    # safe fix); the level set here asks for it.
+    (tmp_path / "proclint.toml").write_text('[rules]\nparallel-thunk = "warning"\n')
     async with stdio_client(server(tmp_path)) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
