@@ -325,11 +325,13 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
     };
     let call = &m.calls[td.call];
     // `defineTask('x', f, { kind: 'agent' })`: a common misreading.
-    let kind_in_options = call
-        .args
-        .get(2)
-        .and_then(|o| m.object_of_expr(*o))
-        .and_then(|o| objects::property(m, o, "kind"));
+    let options = call.args.get(2).and_then(|o| m.object_of_expr(*o));
+    let kind_in_options = options.and_then(|o| objects::property(m, o, "kind"));
+    // Labels beside a misplaced kind are the same misreading; said here
+    // once rather than again by missing-labels, which skips such tasks.
+    let labels_in_options = options
+        .and_then(|o| objects::property(m, o, "labels"))
+        .filter(|_| kind_in_options.is_some());
     let (primary, what) = match factory_returns(m, f) {
         Returns::Objects(objs) => {
             if objs.is_empty() || !objs.iter().all(|o| lacks_property(m, *o, "kind")) {
@@ -349,18 +351,29 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
     let mut message = format!("{what}: the SDK cannot run a task without one");
     let mut d;
     if let Some(k) = kind_in_options {
-        message.push_str(
-            " (`kind` in `defineTask`'s third argument, the options, does not set it on the built definition)",
-        );
+        message.push_str(if labels_in_options.is_some() {
+            " (`kind` and `labels` in `defineTask`'s third argument, the options, do not set them on the built definition)"
+        } else {
+            " (`kind` in `defineTask`'s third argument, the options, does not set it on the built definition)"
+        });
         d = sink.diag(span(primary), message);
         d = d.with_related(sink.location(span(k)), "not read as the task's kind");
+        if let Some(l) = labels_in_options {
+            d = d.with_related(
+                sink.location(span(l)),
+                "reaches the task registry, not the effects",
+            );
+        }
     } else {
         d = sink.diag(span(primary), message);
     }
-    sink.push(d.with_help(
+    sink.push(d.with_help(if labels_in_options.is_some() {
+        "return `kind` and `labels` from the factory: `(args, taskCtx) => ({ kind: 'agent', title: …, labels: […], agent: { … } })` \
+         (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)"
+    } else {
         "return `kind` from the factory: `(args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } })` \
-         (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)",
-    ));
+         (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)"
+    }));
 }
 
 /// The single-object form without `run`, `defineTask({ id, title, agent })`:

@@ -70,15 +70,14 @@ impl Rule for MissingLabels {
             {
                 continue;
             }
-            // A definition without `kind` fails to build ("did not provide
-            // a kind", reported by invalid-task-definition): with nothing to
-            // move, its labels are not what needs fixing. Misplaced labels
-            // are still reported: they are half of that same repair.
-            if shape.misplaced.is_none()
-                && shape
-                    .returned
-                    .iter()
-                    .any(|o| objects::property(m, *o, "kind").is_none())
+            // A definition without `kind` cannot run at all (reported by
+            // invalid-task-definition, which also names labels left in the
+            // options): its labels are not what needs fixing, and one
+            // finding per broken task is enough.
+            if shape
+                .returned
+                .iter()
+                .any(|o| objects::property(m, *o, "kind").is_none())
             {
                 continue;
             }
