@@ -51,9 +51,17 @@ impl Rule for UnboundedLoopInstruction {
         let matchers = Matchers::new(cx.config);
         let prose = Prose::new(cx);
         let mut reported = BTreeSet::new();
+        // One finding per heading scope: its cap (or its absence) is one
+        // answer for every loop phrase in it.
+        let mut sections_reported = BTreeSet::new();
         for block in &prose.blocks {
             for hit in prose.find(block, |t| matchers.phrases(t)) {
                 if !reported.insert((hit.start, hit.end)) {
+                    continue;
+                }
+                let condition = phrases::condition(prose.text, &hit);
+                let condition_text = condition.as_ref().map(|c| prose.text(c));
+                if condition_text.is_some_and(phrases::self_bounded) {
                     continue;
                 }
                 // Caps count only in prose of the same heading scope (the
@@ -64,17 +72,18 @@ impl Rule for UnboundedLoopInstruction {
                     .iter()
                     .filter(|b| section.start <= b.start && b.end <= section.end)
                     .any(|b| !prose.find(b, |t| matchers.caps(t)).is_empty());
-                if capped {
+                if capped || !sections_reported.insert((section.start, section.end)) {
                     continue;
                 }
-                let phrase = prose.text(&hit);
+                let end = condition.as_ref().map_or(hit.end, |c| c.end.max(hit.end));
+                let phrase = prose.text(&(hit.start..end));
                 sink.push(
                     sink.diag(
                         Span::new(hit.start, hit.end),
                         format!(
                             "\"{phrase}\" sets no cap: nothing in this section says how many \
-                             rounds or what happens when approval never comes, so the loop \
-                             can run forever"
+                             rounds or {}, so the loop can run forever",
+                            phrases::missing_exit(condition_text)
                         ),
                     )
                     .with_help(HELP),
@@ -147,32 +156,49 @@ impl Rule for UnboundedLoopInstruction {
                     continue;
                 }
                 let id = task.id.as_deref().unwrap_or("task");
+                // One finding per prompt, at its first open-ended phrase;
+                // the others are related locations.
+                let mut hits = Vec::new();
                 for lit in &strings {
                     for hit in matchers.phrases(&lit.text) {
+                        let condition = phrases::condition(&lit.text, &hit);
+                        let condition_text =
+                            condition.as_ref().and_then(|c| lit.text.get(c.clone()));
+                        if condition_text.is_some_and(phrases::self_bounded) {
+                            continue;
+                        }
                         let location = sub_location(lit, &hit);
                         if !reported.insert((location.path.clone(), location.span)) {
                             continue;
                         }
-                        let phrase = lit.text.get(hit).unwrap_or("");
-                        let mut d = sink
-                            .diag(
-                                location,
-                                format!(
-                                    "the prompt of agent task `{id}` says \"{phrase}\" with no \
-                                     cap: nothing in its instructions says how many rounds or \
-                                     what happens when approval never comes"
-                                ),
-                            )
-                            .with_help(HELP);
-                        if lit.location.path != task.definition.path {
-                            d = d.with_related(
-                                task.definition.clone(),
-                                format!("agent task `{id}` is defined here"),
-                            );
-                        }
-                        sink.push(d);
+                        let end = condition.as_ref().map_or(hit.end, |c| c.end.max(hit.end));
+                        let phrase = lit.text.get(hit.start..end).unwrap_or("");
+                        hits.push((lit, location, phrase, condition_text));
                     }
                 }
+                let Some((lit, location, phrase, condition_text)) = hits.first() else {
+                    continue;
+                };
+                let mut d = sink
+                    .diag(
+                        location.clone(),
+                        format!(
+                            "the prompt of agent task `{id}` says \"{phrase}\" with no cap: \
+                             nothing in its instructions says how many rounds or {}",
+                            phrases::missing_exit(*condition_text)
+                        ),
+                    )
+                    .with_help(HELP);
+                if lit.location.path != task.definition.path {
+                    d = d.with_related(
+                        task.definition.clone(),
+                        format!("agent task `{id}` is defined here"),
+                    );
+                }
+                for (_, other, phrase, _) in hits.iter().skip(1) {
+                    d = d.with_related(other.clone(), format!("also open-ended: \"{phrase}\""));
+                }
+                sink.push(d);
             }
         }
     }

@@ -59,6 +59,78 @@ fn cap_patterns() -> Vec<String> {
     ]
 }
 
+/// Conditions that end a loop by themselves: an algorithm's convergence
+/// ("until convergence", "until ranks stabilise"), or a clause naming both
+/// end states ("until verified or a real counterexample is found").
+static SELF_BOUNDED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:converge[ds]?|convergence|converging|stabili[sz]\w*|fixpoint|fixed[- ]point)\b|\bor\b",
+    )
+    .ok()
+});
+
+/// At most this many words of a condition are quoted.
+const CONDITION_WORDS: usize = 8;
+
+/// What an "until" phrase waits for, as a range of `text`: from the word
+/// after the phrase's last `until` to the end of its clause, at most
+/// [`CONDITION_WORDS`] words. `None` for a phrase without `until` (a
+/// configured one) or an empty condition.
+pub fn condition(text: &str, hit: &Range<usize>) -> Option<Range<usize>> {
+    let phrase = text.get(hit.clone())?;
+    // ASCII lowercasing keeps byte offsets.
+    let at = phrase.to_ascii_lowercase().rfind("until")?;
+    let after = hit.start + at + "until".len();
+    let rest = text.get(after..)?;
+    let trimmed = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '✅');
+    let start = after + (rest.len() - trimmed.len());
+    let clause_len = trimmed
+        .find(|c: char| {
+            matches!(
+                c,
+                '.' | ';' | ',' | ':' | '\n' | '(' | ')' | '—' | '!' | '?' | '"' | '`' | '*'
+            )
+        })
+        .unwrap_or(trimmed.len());
+    let clause = trimmed.get(..clause_len)?;
+    let mut end = 0;
+    let mut words = 0;
+    let mut in_word = false;
+    for (i, c) in clause.char_indices() {
+        if c.is_whitespace() {
+            if in_word {
+                words += 1;
+                in_word = false;
+                if words == CONDITION_WORDS {
+                    break;
+                }
+            }
+        } else {
+            in_word = true;
+            end = i + c.len_utf8();
+        }
+    }
+    (end > 0).then(|| start..start + end)
+}
+
+/// Whether a condition ends the loop by itself (see [`SELF_BOUNDED`]).
+pub fn self_bounded(condition: &str) -> bool {
+    SELF_BOUNDED
+        .as_ref()
+        .is_some_and(|re| re.is_match(condition))
+}
+
+/// What the message says is missing besides a cap, worded for the phrase.
+pub fn missing_exit(condition: Option<&str>) -> String {
+    match condition {
+        Some(c) if c.to_lowercase().contains("approv") => {
+            "what happens when approval never comes".to_string()
+        }
+        Some(c) => format!("what happens if \"{c}\" never holds"),
+        None => "when to stop".to_string(),
+    }
+}
+
 // Shared, never cloned: a cloned `Regex` starts with empty caches, so each
 // SKILL.md would rebuild the lazy DFA from scratch.
 static DEFAULT_PHRASES: LazyLock<Option<Arc<Regex>>> =
@@ -229,6 +301,64 @@ mod tests {
             vec!["until no findings remain"]
         );
         assert!(found("Wait until the build finishes").is_empty());
+    }
+
+    fn cond(text: &str) -> Option<&str> {
+        let m = Matchers::new(&Config::default());
+        let hit = m.phrases(text).into_iter().next()?;
+        condition(text, &hit).and_then(|r| text.get(r))
+    }
+
+    #[test]
+    fn conditions_run_to_the_clause_end() {
+        assert_eq!(
+            cond("Iterate until QoR targets met. Then ship"),
+            Some("QoR targets met")
+        );
+        assert_eq!(cond("Repeat until ✅ approved"), Some("approved"));
+        assert_eq!(
+            cond("Iterate until the attacker has no new findings at all in any of the areas"),
+            Some("the attacker has no new findings at all")
+        );
+        assert_eq!(cond("Repeat until"), None);
+        assert_eq!(condition("keep polishing", &(0..4)), None);
+    }
+
+    #[test]
+    fn convergence_and_named_end_states_are_bounded() {
+        for yes in [
+            "convergence",
+            "ranks stabilize",
+            "the estimate stabilises",
+            "it converges",
+            "a fixed point is reached",
+            "verified or real counterexample",
+            "property is proved or a counterexample found",
+        ] {
+            assert!(self_bounded(yes), "{yes}");
+        }
+        for no in [
+            "approved",
+            "compliant",
+            "QoR targets met",
+            "no new issues",
+            "the reviewer is satisfied",
+        ] {
+            assert!(!self_bounded(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn the_missing_exit_is_worded_for_the_phrase() {
+        assert_eq!(
+            missing_exit(Some("the reviewer approves")),
+            "what happens when approval never comes"
+        );
+        assert_eq!(
+            missing_exit(Some("compliant")),
+            "what happens if \"compliant\" never holds"
+        );
+        assert_eq!(missing_exit(None), "when to stop");
     }
 
     #[test]
