@@ -71,6 +71,15 @@ impl Rule for RetryWithoutHistory {
                 continue;
             }
             let accumulators = a.accumulators(l);
+            // State carried between rounds (`previousFindings = review.findings`
+            // at the end of a round) is history too; a counter is not.
+            let carried: Vec<BindingId> = a
+                .outer_writes(l)
+                .into_iter()
+                .filter(|b| !is_counter(m, lp.node, *b))
+                .collect();
+            let body = lp.body;
+            let exits: Vec<Node> = body.map(|b| a.exits(lp.node, b)).unwrap_or_default();
             let mut reported: HashSet<&str> = HashSet::new();
             // A fixer is a later task whose args carry an earlier task's
             // result (`issues: review.issues`).
@@ -79,18 +88,103 @@ impl Rule for RetryWithoutHistory {
                 if results.is_empty() {
                     continue;
                 }
-                for &fix in &tasks[i + 1..] {
+                // The verdict: the check's result, or a variable the loop
+                // sets from it (`passed = review.ok`).
+                let mut verdict = results.clone();
+                verdict.extend(
+                    carried
+                        .iter()
+                        .copied()
+                        .filter(|b| set_from(m, lp.node, *b, &results)),
+                );
+                let tests_check = |n: Node| verdict.iter().any(|b| mentions(m, n, *b));
+                // A retry loop ends on the check's verdict: its condition
+                // or a guarded exit tests the check's result. A per-item
+                // or generation loop that merely contains two tasks is not
+                // one.
+                let exit_guards: Vec<(Node, bool)> = match body {
+                    Some(b) => exits
+                        .iter()
+                        .map(|e| (*e, a.guards(b, *e).into_iter().any(tests_check)))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                let loop_tests = lp.condition.is_some_and(tests_check);
+                // The verdict variables the loop really ends on; other
+                // state set from the check (`previousFindings =
+                // review.issues`) is history.
+                let ends_on = |b: &BindingId| {
+                    results.contains(b)
+                        || lp.condition.is_some_and(|c| mentions(m, c, *b))
+                        || body.is_some_and(|bd| {
+                            exits
+                                .iter()
+                                .any(|e| a.guards(bd, *e).iter().any(|g| mentions(m, *g, *b)))
+                        })
+                };
+                if !loop_tests && !exit_guards.iter().any(|(_, t)| *t) {
+                    continue;
+                }
+                let check_node = m.calls[check].node;
+                // A fixer written before the check sees the previous
+                // round's result, carried in a variable declared outside
+                // the loop (`let review; … fix(review.issues); review = …`).
+                let carried_result = results
+                    .iter()
+                    .all(|b| !contains(lp.node, m.scopes.get(*b).node));
+                for (j, &fix) in tasks.iter().enumerate() {
+                    if j < i && !carried_result || j == i {
+                        continue;
+                    }
                     let t = target(m, fix);
                     if t == target(m, check) || reported.contains(t) {
+                        continue;
+                    }
+                    let fix_node = m.calls[fix].node;
+                    // Reported by the innermost loop holding the fixer.
+                    if innermost_loop(m, fix_node) != Some(l) {
                         continue;
                     }
                     let Some(args) = m.calls[fix].args.get(1).copied() else {
                         continue;
                     };
-                    let Some(&carried) = results.iter().find(|b| mentions(m, args, **b)) else {
+                    let Some(&latest) = results.iter().find(|b| mentions(m, args, **b)) else {
                         continue;
                     };
-                    if carries_history(m, lp.node, args, &accumulators) {
+                    // The fixer runs on the failure path: after an exit
+                    // on the check's verdict, or under an `if` testing it.
+                    // (For a fixer before the check: the exit after the
+                    // check is taken before the next round reaches it.)
+                    let after_verdict = exit_guards.iter().any(|(e, t)| {
+                        *t && e.start_byte() > check_node.end_byte()
+                            && (e.end_byte() <= fix_node.start_byte() || j < i)
+                    });
+                    if !after_verdict && !under_verdict(m, lp.node, fix_node, &exits, &tests_check)
+                    {
+                        continue;
+                    }
+                    // Its output feeds the next check, or it works on the
+                    // workspace the check reads again (no bound result).
+                    let fix_results = result_bindings(m, fix_node);
+                    let check_args = m.calls[check].args.get(1).copied();
+                    if !fix_results.is_empty()
+                        && !check_args
+                            .is_some_and(|ca| fix_results.iter().any(|b| mentions(m, ca, *b)))
+                    {
+                        continue;
+                    }
+                    // History: accumulators, and state carried between
+                    // rounds other than this round's verdict and the
+                    // fixer's own latest output (the artifact being fixed).
+                    let history: Vec<BindingId> = accumulators
+                        .iter()
+                        .chain(carried.iter())
+                        .copied()
+                        .filter(|b| {
+                            !(fix_results.contains(b) || verdict.contains(b) && ends_on(b))
+                        })
+                        .collect();
+                    if carries_history(m, lp.node, args, &history) {
                         continue;
                     }
                     reported.insert(t);
@@ -100,12 +194,12 @@ impl Rule for RetryWithoutHistory {
                         sink.diag(
                             span(fix_call.node),
                             format!(
-                                "the fixer `{}` in the loop `{}` gets only this round's `{}` and \
+                                "the fixer `{}` in the loop `{}` gets only the latest `{}` and \
                                  nothing that accumulates across rounds: each round starts from \
                                  scratch and can repeat an approach that already failed",
                                 call_name(m, fix_call),
                                 loop_header(m, lp),
-                                m.scopes.get(carried).name,
+                                m.scopes.get(latest).name,
                             ),
                         )
                         .with_related(
@@ -122,6 +216,105 @@ impl Rule for RetryWithoutHistory {
             }
         }
     }
+}
+
+/// Whether every write of `b` inside the loop advances it by a number
+/// (`i++`, `n += 1`, `n = n + 1`).
+fn is_counter(m: &JsModel, lp: Node, b: BindingId) -> bool {
+    let bind = m.scopes.get(b);
+    bind.writes.iter().filter(|w| contains(lp, **w)).all(|w| {
+        let Some(p) = m.parent(*w) else {
+            return false;
+        };
+        match p.kind_str() {
+            "update_expression" => true,
+            "augmented_assignment_expression" | "assignment_expression" => p
+                .field("right")
+                .map(unparen)
+                .is_some_and(|r| match r.kind_str() {
+                    "number" => p.kind_str() == "augmented_assignment_expression",
+                    "binary_expression" => {
+                        mentions(m, r, b) && m.named_children(r).any(|c| c.kind_str() == "number")
+                    }
+                    _ => false,
+                }),
+            _ => false,
+        }
+    })
+}
+
+/// Whether the loop sets `b` from one of `from`: from its value
+/// (`passed = review.ok`) or under a test of it (`if (review.ok) passed =
+/// true`).
+fn set_from(m: &JsModel, lp: Node, b: BindingId, from: &[BindingId]) -> bool {
+    let mentions_from = |n: Node| from.iter().any(|f| mentions(m, n, *f));
+    m.scopes.get(b).writes.iter().any(|w| {
+        if !contains(lp, *w) {
+            return false;
+        }
+        let Some(p) = m
+            .parent(*w)
+            .filter(|p| p.kind_str() == "assignment_expression")
+        else {
+            return false;
+        };
+        if p.field("right").is_some_and(mentions_from) {
+            return true;
+        }
+        let mut cur = p;
+        while let Some(up) = m.parent(cur) {
+            if up.id() == lp.id() {
+                break;
+            }
+            if up.kind_str() == "if_statement"
+                && up
+                    .field("condition")
+                    .is_some_and(|c| c.id() != cur.id() && mentions_from(c))
+            {
+                return true;
+            }
+            cur = up;
+        }
+        false
+    })
+}
+
+/// The innermost loop whose body holds `n` (within its function).
+fn innermost_loop(m: &JsModel, n: Node) -> Option<usize> {
+    m.loops
+        .iter()
+        .enumerate()
+        .filter(|(_, lp)| lp.body.is_some_and(|b| contains(b, n)))
+        .min_by_key(|(_, lp)| lp.node.end_byte() - lp.node.start_byte())
+        .map(|(i, _)| i)
+}
+
+/// Whether `n` sits under an `if` inside the loop whose condition tests
+/// the check's result, in the branch that goes round again (a branch
+/// that leaves the loop is the way out, and what runs there — a report,
+/// a notification — is no fixer).
+fn under_verdict<'t>(
+    m: &JsModel<'t>,
+    lp: Node<'t>,
+    n: Node<'t>,
+    exits: &[Node<'t>],
+    tests_check: &impl Fn(Node<'t>) -> bool,
+) -> bool {
+    let mut cur = n;
+    while let Some(p) = m.parent(cur) {
+        if p.id() == lp.id() {
+            return false;
+        }
+        if p.kind_str() == "if_statement"
+            && p.field("condition") != Some(cur)
+            && p.field("condition")
+                .is_some_and(|c| tests_check(unparen(c)))
+        {
+            return !exits.iter().any(|e| contains(cur, *e));
+        }
+        cur = p;
+    }
+    false
 }
 
 /// The task a `ctx.task` call dispatches, as written (`reviewTask`).
