@@ -4,7 +4,9 @@
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::isolation::{peers, uncaptured_dispatches};
-use crate::js::syntax::{span, NodeExt};
+use crate::js::model::TaskTarget;
+use crate::js::objects;
+use crate::js::syntax::{contains, span, string_value, NodeExt};
 use crate::js::{EffectKind, JsModel};
 use tree_sitter::Node;
 
@@ -40,31 +42,61 @@ impl Rule for ParallelWithoutIsolation {
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
+        let mut flagged = Vec::new();
         for e in &m.effects {
             if !matches!(e.kind, EffectKind::ParallelAll | EffectKind::ParallelMap) {
+                continue;
+            }
+            // A fixed tuple destructured whole (`const [a, b] = await
+            // ctx.parallel.all([…])`) needs every result: capturing one
+            // peer's failure would only move it.
+            if e.kind == EffectKind::ParallelAll && destructured_whole(m, m.calls[e.call].node) {
                 continue;
             }
             // Peers proclint cannot see are not judged.
             let Some(peers) = peers(m, e.call) else {
                 continue;
             };
-            let batch = &m.calls[e.call];
             let mut sites = Vec::new();
             let mut failing_peers = 0;
             for p in &peers {
-                let s = uncaptured_dispatches(m, *p);
+                // A failed shell task resolves to `{ success: false, … }`
+                // (the SDK's `coerceStoredShellFailureResult`): it does not
+                // throw, so it cannot reject the batch.
+                let s: Vec<Node> = uncaptured_dispatches(m, *p)
+                    .into_iter()
+                    .filter(|site| !dispatches_shell(m, *site))
+                    .collect();
                 if !s.is_empty() {
                     failing_peers += 1;
                 }
                 sites.extend(s);
             }
+            if !sites.is_empty() {
+                flagged.push((e.call, e.kind, peers.len(), failing_peers, sites));
+            }
+        }
+        for (call, kind, peer_count, failing_peers, sites) in &flagged {
+            let batch = &m.calls[*call];
+            // A batch inside a flagged batch's peer is part of that one
+            // finding: capturing at the outer peer isolates both.
+            let inside_other = flagged.iter().any(|(other, _, _, _, other_sites)| {
+                other != call
+                    && contains(m.calls[*other].node, batch.node)
+                    && other_sites
+                        .iter()
+                        .any(|s| contains(*s, batch.node) || contains(batch.node, *s))
+            });
+            if inside_other {
+                continue;
+            }
             let Some(first) = sites.first() else { continue };
             let callee = m.text(batch.callee);
             let first_text = describe_call(m, *first);
-            let peers_phrase = match e.kind {
+            let peers_phrase = match kind {
                 EffectKind::ParallelMap => "its peers".to_string(),
-                _ if failing_peers == peers.len() => "its peers".to_string(),
-                _ => format!("{failing_peers} of its {} peers", peers.len()),
+                _ if failing_peers == peer_count => "its peers".to_string(),
+                _ => format!("{failing_peers} of its {peer_count} peers"),
             };
             let mut d = sink
                 .diag(
@@ -84,6 +116,50 @@ impl Rule for ParallelWithoutIsolation {
             sink.push(d);
         }
     }
+}
+
+/// Whether the batch's awaited result is bound by an array pattern.
+fn destructured_whole(m: &JsModel, call: Node) -> bool {
+    let mut n = call;
+    while let Some(p) = m.parent(n) {
+        match p.kind_str() {
+            "await_expression" | "parenthesized_expression" => n = p,
+            "variable_declarator" | "assignment_expression" => {
+                let target = p.field("name").or_else(|| p.field("left"));
+                return target.is_some_and(|t| t.kind_str() == "array_pattern");
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether `site` is `ctx.task(t, …)` for a task of this module whose every
+/// definition has `kind: 'shell'`.
+fn dispatches_shell(m: &JsModel, site: Node) -> bool {
+    if !site
+        .field("function")
+        .is_some_and(|f| m.text(f).ends_with(".task"))
+    {
+        return false;
+    }
+    let Some(target) = site
+        .field("arguments")
+        .and_then(|a| m.named_children(a).find(|n| n.kind_str() != "comment"))
+    else {
+        return false;
+    };
+    let TaskTarget::Local(i) = m.task_target(target) else {
+        return false;
+    };
+    let objects = &m.task_defs[i].objects;
+    !objects.is_empty()
+        && objects.iter().all(|o| {
+            objects::property(m, *o, "kind")
+                .and_then(|k| string_value(k, m.src()))
+                .as_deref()
+                == Some("shell")
+        })
 }
 
 /// `ctx.task(testTask, …)`: the callee and a short first argument.

@@ -180,9 +180,7 @@ impl Rule for RetryWithoutHistory {
                         .iter()
                         .chain(carried.iter())
                         .copied()
-                        .filter(|b| {
-                            !(fix_results.contains(b) || verdict.contains(b) && ends_on(b))
-                        })
+                        .filter(|b| !(fix_results.contains(b) || verdict.contains(b) && ends_on(b)))
                         .collect();
                     if carries_history(m, lp.node, args, &history) {
                         continue;
