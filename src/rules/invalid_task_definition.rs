@@ -185,6 +185,16 @@ fn load_sets(project: &Project) -> Vec<Vec<usize>> {
     sets
 }
 
+/// The consequence of a definition `defineTask` refuses: it throws on the
+/// call, which for a top-level definition means the module cannot load.
+fn throws(m: &JsModel, td: &TaskDef) -> &'static str {
+    if m.calls[td.call].func.is_none() {
+        "`defineTask` throws, so the module fails to load"
+    } else {
+        "`defineTask` throws when this line runs"
+    }
+}
+
 /// `defineTask('id', <not a function>)` and `defineTask('id')`.
 fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
     let call = &m.calls[td.call];
@@ -192,7 +202,10 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
         sink.push(
             sink.diag(
                 span(call.node),
-                "`defineTask()` without arguments defines no task: the SDK rejects it",
+                format!(
+                    "`defineTask()` without arguments defines no task: {}",
+                    throws(m, td)
+                ),
             )
             .with_help(FACTORY_HELP),
         );
@@ -206,9 +219,10 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
             sink.diag(
                 span(call.node),
                 format!(
-                    "`{}` has no factory: the positional form needs a function that builds \
-                     the task definition",
-                    short(m.text(call.node))
+                    "`{}` has no factory (the positional form needs a function that builds \
+                     the task definition): {}",
+                    short(m.text(call.node)),
+                    throws(m, td)
                 ),
             )
             .with_help(FACTORY_HELP),
@@ -233,7 +247,8 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
             span(*factory),
             format!(
                 "the second argument of `defineTask` must be a factory function, \
-                 but it is {what}: the SDK rejects the definition"
+                 but it is {what}: {}",
+                throws(m, td)
             ),
         )
         .with_help(FACTORY_HELP),
@@ -243,7 +258,7 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
 fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
     let message = match task_id(m, td) {
         TaskId::Literal(s) | TaskId::Const(s) if s.trim().is_empty() => {
-            "the task id is an empty string: the SDK rejects it".to_string()
+            format!("the task id is an empty string: {}", throws(m, td))
         }
         TaskId::Literal(s) | TaskId::Const(s) => return check_repeated(m, td, s.trim(), sink),
         // A task factory (`(id) => defineTask(id, …)`) registers whatever
@@ -254,7 +269,10 @@ fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
             if m.calls[td.call].args.is_empty() {
                 return;
             }
-            "the task definition has no `id` (or `name`): the SDK rejects it".to_string()
+            format!(
+                "the task definition has no `id` (or `name`): {}",
+                throws(m, td)
+            )
         }
     };
     sink.push(sink.diag(span(td.id_node), message).with_help(

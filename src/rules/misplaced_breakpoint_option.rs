@@ -64,8 +64,8 @@ impl Rule for MisplacedBreakpointOption {
             let callee = m.text(call.callee);
             let message = format!(
                 "{} {are} written in the payload of `{callee}`, where the SDK does not read {they}: \
-                 routing options come from the second argument, so approval rules and expert \
-                 routing silently do not apply",
+                 routing options come from the second argument, so auto-approval rules keyed on \
+                 them never match",
                 join(&names)
             );
             // Point at the property when it is written in the call itself;
