@@ -656,6 +656,60 @@ fn fix_names_the_real_reason_a_file_is_not_fixed() {
     );
 }
 
+/// `--fix --diff --stdin-filename` printed nothing: the buffer's fixes are
+/// shown as the same file's on disk are, and nothing is written.
+#[test]
+fn fix_diff_of_stdin_prints_the_diff_of_the_buffer() {
+    let dir = tempdir();
+    write(dir.path(), "task.js", FIXABLE_TASK);
+    let disk = run(
+        dir.path(),
+        &["check", "--fix", "--diff", "--no-cache", "task.js"],
+        None,
+    );
+    assert_eq!(code(&disk), 1, "{}", stderr(&disk));
+    assert!(
+        stdout(&disk).starts_with("--- a/task.js\n+++ b/task.js\n"),
+        "{}",
+        stdout(&disk)
+    );
+    std::fs::remove_file(dir.path().join("task.js")).unwrap_or_else(|e| panic!("{e}"));
+    let piped = run(
+        dir.path(),
+        &[
+            "check",
+            "--fix",
+            "--diff",
+            "--stdin-filename",
+            "task.js",
+            "-",
+        ],
+        Some(FIXABLE_TASK.as_bytes()),
+    );
+    assert_eq!(code(&piped), 1, "{}", stderr(&piped));
+    assert_eq!(stdout(&piped), stdout(&disk));
+    assert!(
+        !stderr(&piped).contains("read from stdin"),
+        "{}",
+        stderr(&piped)
+    );
+    assert!(!dir.path().join("task.js").exists(), "nothing is written");
+    // Invalid UTF-8 is read with substitutions: its diff would not apply.
+    let mut bytes = FIXABLE_TASK.as_bytes().to_vec();
+    bytes.extend_from_slice(b"// caf\xe9\n");
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--diff", "--stdin-filename", "task.js"],
+        Some(&bytes),
+    );
+    assert_eq!(stdout(&o), "");
+    assert!(
+        stderr(&o).contains("task.js is not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// A `run.json` of `[1]` was accepted silently.
 #[test]
 fn run_json_that_is_not_an_object_is_an_integrity_issue() {
