@@ -710,6 +710,43 @@ fn fix_diff_of_stdin_prints_the_diff_of_the_buffer() {
     );
 }
 
+/// Lone-CR files (old Mac line endings): a SKILL.md "had no frontmatter"
+/// and a process module got no fix. Each is read as its LF twin is.
+#[test]
+fn lone_cr_files_are_read_and_fixed_like_lf_ones() {
+    let dir = tempdir();
+    let skill = "---\nname: x\ndescription: y\n---\nbody\n";
+    write(dir.path(), "lf/SKILL.md", skill);
+    write(dir.path(), "cr/SKILL.md", &skill.replace('\n', "\r"));
+    for sub in ["lf", "cr"] {
+        let o = run(
+            &dir.path().join(sub),
+            &["check", "--no-cache", "--format", "concise", "SKILL.md"],
+            None,
+        );
+        assert_eq!(code(&o), 0, "{sub}: {}", stdout(&o));
+    }
+    let cr = FIXABLE_TASK.replace('\n', "\r");
+    write(dir.path(), "cr/task.js", &cr);
+    write(dir.path(), "lf/task.js", FIXABLE_TASK);
+    for sub in ["lf", "cr"] {
+        let o = run(
+            &dir.path().join(sub),
+            &["check", "--no-cache", "--fix", "task.js"],
+            None,
+        );
+        assert!(
+            stderr(&o).contains("fixed 1 findings in 1 files"),
+            "{sub}: {}",
+            stderr(&o)
+        );
+    }
+    let fixed_lf = std::fs::read_to_string(dir.path().join("lf/task.js")).unwrap_or_default();
+    let fixed_cr = std::fs::read_to_string(dir.path().join("cr/task.js")).unwrap_or_default();
+    assert_ne!(fixed_lf, FIXABLE_TASK);
+    assert_eq!(fixed_cr, fixed_lf.replace('\n', "\r"));
+}
+
 /// A `run.json` of `[1]` was accepted silently.
 #[test]
 fn run_json_that_is_not_an_object_is_an_integrity_issue() {
