@@ -747,6 +747,42 @@ fn lone_cr_files_are_read_and_fixed_like_lf_ones() {
     assert_eq!(fixed_cr, fixed_lf.replace('\n', "\r"));
 }
 
+/// A subdirectory that cannot be read was reported at the walked root
+/// (`.:1:1`), not at itself. Root reads any folder, so as root the check
+/// runs as `nobody`.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_subdirectory_is_reported_at_its_path() {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempdir();
+    write(dir.path(), "ok/p.js", BAD_BREAKPOINT);
+    write(dir.path(), "locked/q.js", BAD_BREAKPOINT);
+    for p in ["", "ok", "ok/p.js"] {
+        let mode = if p.ends_with(".js") { 0o644 } else { 0o755 };
+        set_mode(&dir.path().join(p), mode);
+    }
+    set_mode(&dir.path().join("locked"), 0o000);
+    let as_root = std::fs::metadata(dir.path()).is_ok_and(|m| m.uid() == 0);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_proclint"));
+    cmd.args(["check", "--no-cache", "--format", "concise", "."])
+        .current_dir(dir.path())
+        .stdin(Stdio::null());
+    if as_root {
+        cmd.uid(65534).gid(65534);
+    }
+    let o = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
+    set_mode(&dir.path().join("locked"), 0o755);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    assert!(out.contains("ok/p.js:"), "{out}");
+    let io: Vec<&str> = out.lines().filter(|l| l.contains("io-error")).collect();
+    assert_eq!(io.len(), 1, "{out}");
+    assert!(io[0].starts_with("locked:1:1:"), "{out}");
+}
+
 /// A `run.json` of `[1]` was accepted silently.
 #[test]
 fn run_json_that_is_not_an_object_is_an_integrity_issue() {
@@ -786,6 +822,29 @@ fn a_stray_run_json_does_not_hide_the_projects_runs() {
     assert_ne!(code(&o), 2, "{}", stderr(&o));
     let o = run(dir.path(), &["runs", "."], None);
     assert!(stdout(&o).contains("run-completed"), "{}", stdout(&o));
+    // The same in a checked subfolder, which has no `.a5c/` of its own:
+    // its `run.json` was taken for the only run ("known runs: src"), and
+    // `--run src` for a run rather than the folder to check.
+    write(dir.path(), "package.json", "{}\n");
+    write(dir.path(), "src/p.js", GOOD_BREAKPOINT);
+    write(dir.path(), "src/run.json", "{\"saved\": \"report\"}\n");
+    for args in [
+        &[
+            "check",
+            "--run",
+            "run-completed",
+            "--format",
+            "concise",
+            "src",
+        ][..],
+        &["check", "--format", "concise", "--run", "src"][..],
+    ] {
+        let o = run(dir.path(), args, None);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains("in 1 file"), "{args:?}: {}", stdout(&o));
+    }
+    let o = run(dir.path(), &["runs", "src"], None);
+    assert!(!stdout(&o).contains("src "), "{}", stdout(&o));
 }
 
 /// An error about one key of a `[rules.X]` table pointed at the table's
@@ -818,4 +877,29 @@ fn rule_table_errors_point_at_the_key() {
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("proclint.toml:3:1"), "{}", stderr(&o));
+    // A value a rule rejects points at its key too (it pointed at the
+    // table's header).
+    for (toml, at) in [
+        (
+            "\n[rules.unknown-context-method]\nseverity = \"warning\"\nextra-methods = [\"a\", 2]\n",
+            "proclint.toml:4:1",
+        ),
+        (
+            "[rules.skill-frontmatter]\n\nskill-spec = \"nope\"\n",
+            "proclint.toml:3:1",
+        ),
+        (
+            "[rules]\nunpinned-sdk = { severity = \"error\", packages = 1 }\n",
+            "proclint.toml:2:38",
+        ),
+    ] {
+        write(dir.path(), "proclint.toml", toml);
+        let o = run(
+            dir.path(),
+            &["check", "--no-cache", "--color", "never", "."],
+            None,
+        );
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(stderr(&o).contains(at), "{toml}: {}", stderr(&o));
+    }
 }
