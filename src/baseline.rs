@@ -11,6 +11,12 @@
 //! Paths are stored relative to the baseline file's directory, so the same
 //! baseline works from any working directory. The file is sorted JSON with
 //! one entry per line, so a review diff shows one line per finding.
+//!
+//! A baseline belongs to one tree, whose root it records (`"root"`,
+//! relative to the baseline's folder). A run that lints a file outside that
+//! root is refused: its findings could never match, and rewriting the file
+//! would mix another tree's findings into it (`--write-baseline
+//! ../a/base.json` from `b/`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -41,7 +47,20 @@ pub struct Entry {
 #[serde(deny_unknown_fields)]
 struct File {
     version: u32,
+    /// The tree's root, relative to the baseline's folder. Absent in
+    /// baselines written before it was recorded: then the root is found
+    /// as for a new baseline ([`Baseline::default_root`]).
+    #[serde(default)]
+    root: Option<String>,
     entries: Vec<Entry>,
+}
+
+/// A baseline file's contents.
+#[derive(Debug)]
+pub struct Recorded {
+    /// The recorded root, absolute and normalised, if any.
+    root: Option<PathBuf>,
+    pub entries: Vec<Entry>,
 }
 
 /// A baseline file's location, resolved once against the working directory.
@@ -62,6 +81,58 @@ impl Baseline {
         let display = shown.to_string_lossy().replace('\\', "/");
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or(abs);
         Ok(Baseline { display, dir, cwd })
+    }
+
+    /// The root of the tree a new baseline is for: the nearest folder at or
+    /// above the baseline's with `proclint.toml` or `.git`; without one, the
+    /// working directory when the baseline is inside it (a baseline in
+    /// `config/` written from the tree's top), else the baseline's folder.
+    pub fn default_root(&self) -> PathBuf {
+        let marked = self
+            .dir
+            .ancestors()
+            .find(|d| d.join(crate::config::FILE_NAME).exists() || d.join(".git").exists());
+        match marked {
+            Some(d) => d.to_path_buf(),
+            None if self.dir.starts_with(&self.cwd) => self.cwd.clone(),
+            None => self.dir.clone(),
+        }
+    }
+
+    /// `path` as the user would type it from the working directory.
+    fn shown(&self, path: &Path) -> String {
+        match relative_to(path, &self.cwd) {
+            Some(r) if r.is_empty() => ".".to_string(),
+            Some(r) => r,
+            None => path.to_string_lossy().into_owned(),
+        }
+    }
+
+    /// Refuses a run that linted a file outside the baseline's tree: the
+    /// baseline was written for another tree (or is about to be).
+    fn check_tree(&self, root: &Path, outcome: &Outcome, writing: bool) -> Result<(), String> {
+        let outside = outcome
+            .files
+            .iter()
+            .filter(|f| f.report)
+            .find(|f| !normalise(&self.cwd.join(&*f.display)).starts_with(root));
+        match outside {
+            None => Ok(()),
+            Some(f) => Err(format!(
+                "baseline {} is for the tree at `{}`, and `{}` is outside it: {}",
+                self.display,
+                self.shown(root),
+                f.display,
+                if writing {
+                    "writing it would mix another tree's findings into it. Give that tree its \
+                     own baseline (`--write-baseline FILE` with FILE inside it)"
+                } else {
+                    "its entries can never match that file. Check files of its tree, give this \
+                     tree its own baseline (`--write-baseline FILE` inside it), or pass \
+                     --no-baseline"
+                }
+            )),
+        }
     }
 
     /// A finding's path as stored: relative to the baseline's directory,
@@ -100,12 +171,18 @@ impl Baseline {
         entries
     }
 
-    /// Writes the entries as stable, sorted JSON, one entry per line.
-    pub fn write(&self, path: &Path, entries: &[Entry]) -> std::io::Result<()> {
-        crate::output::write_atomic(path, render(entries).as_bytes())
+    /// Writes the entries as stable, sorted JSON, one entry per line, with
+    /// the tree's root relative to the baseline's folder.
+    pub fn write(&self, path: &Path, root: &Path, entries: &[Entry]) -> std::io::Result<()> {
+        let root = match relative_to(root, &self.dir) {
+            Some(r) if r.is_empty() => ".".to_string(),
+            Some(r) => r,
+            None => root.to_string_lossy().replace('\\', "/"),
+        };
+        crate::output::write_atomic(path, render(&root, entries).as_bytes())
     }
 
-    pub fn read(&self, path: &Path) -> Result<Vec<Entry>, String> {
+    pub fn read(&self, path: &Path) -> Result<Recorded, String> {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
         let file: File = serde_json::from_str(&text).map_err(|e| e.to_string())?;
         if file.version != VERSION {
@@ -114,7 +191,11 @@ impl Baseline {
                 file.version
             ));
         }
-        Ok(file.entries)
+        let root = file.root.map(|r| normalise(&self.dir.join(r)));
+        Ok(Recorded {
+            root,
+            entries: file.entries,
+        })
     }
 
     /// Hides the findings recorded in `entries`; reports the entries that
@@ -228,16 +309,23 @@ pub fn run(
             b.read(path)
                 .map_err(|e| format!("baseline {}: {e}", b.display))?
         } else {
-            Vec::new()
+            Recorded {
+                root: None,
+                entries: Vec::new(),
+            }
         };
+        // An existing baseline keeps the tree it was written for.
+        let root = old.root.unwrap_or_else(|| b.default_root());
+        b.check_tree(&root, outcome, true)?;
         let linted = b.linted(outcome);
         let mut entries = b.entries(outcome);
         let kept = old
+            .entries
             .into_iter()
             .filter(|e| !b.could_find(e, &linted, config));
         entries.extend(kept);
         entries.sort();
-        b.write(path, &entries)
+        b.write(path, &root, &entries)
             .map_err(|e| format!("cannot write the baseline {}: {e}", b.display))?;
         let n = entries.len();
         b.apply(outcome, entries, config);
@@ -249,19 +337,24 @@ pub fn run(
     }
     if let Some(path) = &options.read {
         let b = Baseline::at(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let entries = b
+        let recorded = b
             .read(path)
             .map_err(|e| format!("baseline {}: {e}", b.display))?;
-        b.apply(outcome, entries, config);
+        let root = recorded.root.unwrap_or_else(|| b.default_root());
+        b.check_tree(&root, outcome, false)?;
+        b.apply(outcome, recorded.entries, config);
     }
     Ok(None)
 }
 
-/// `{"version":1,"entries":[…]}` with one compact entry per line.
-pub fn render(entries: &[Entry]) -> String {
+/// `{"version":1,"root":"…","entries":[…]}` with one compact entry per
+/// line.
+pub fn render(root: &str, entries: &[Entry]) -> String {
     let mut sorted: Vec<&Entry> = entries.iter().collect();
     sorted.sort();
-    let mut out = format!("{{\n  \"version\": {VERSION},\n  \"entries\": [");
+    // A string serialises infallibly; the fallback keeps the file readable.
+    let root = serde_json::to_string(root).unwrap_or_else(|_| "\".\"".into());
+    let mut out = format!("{{\n  \"version\": {VERSION},\n  \"root\": {root},\n  \"entries\": [");
     for (i, e) in sorted.iter().enumerate() {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
         // Serialising four strings cannot fail; an empty object would be
@@ -325,16 +418,20 @@ mod tests {
 
     #[test]
     fn renders_sorted_one_entry_per_line() {
-        let text = render(&[entry("b", "x.js", "2"), entry("a", "y.js", "1")]);
+        let text = render(".", &[entry("b", "x.js", "2"), entry("a", "y.js", "1")]);
         assert_eq!(
             text,
-            "{\n  \"version\": 1,\n  \"entries\": [\n    \
+            "{\n  \"version\": 1,\n  \"root\": \".\",\n  \"entries\": [\n    \
              {\"rule\":\"a\",\"path\":\"y.js\",\"fingerprint\":\"1\",\"message\":\"m\"},\n    \
              {\"rule\":\"b\",\"path\":\"x.js\",\"fingerprint\":\"2\",\"message\":\"m\"}\n  ]\n}\n"
         );
-        assert_eq!(render(&[]), "{\n  \"version\": 1,\n  \"entries\": []\n}\n");
+        assert_eq!(
+            render("..", &[]),
+            "{\n  \"version\": 1,\n  \"root\": \"..\",\n  \"entries\": []\n}\n"
+        );
         let parsed: File = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.entries.len(), 2);
+        assert_eq!(parsed.root.as_deref(), Some("."));
     }
 
     #[test]

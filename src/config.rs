@@ -343,6 +343,19 @@ impl Config {
                                 format!("unknown option `{unknown}` for rule `{id}` ({keys})"),
                             ));
                         }
+                        // Each key alone first, so an error points at the
+                        // key it is about (it pointed at the table's
+                        // header); then the table, for checks across keys.
+                        for (key, v) in &t {
+                            let alone: toml::Table =
+                                [(key.clone(), v.clone())].into_iter().collect();
+                            known.validate_options(&id, &alone).map_err(|m| {
+                                err(
+                                    Some(key_in(text, &value_span, key)),
+                                    format!("rule `{id}`: {m}"),
+                                )
+                            })?;
+                        }
                         known.validate_options(&id, &t).map_err(|m| {
                             err(Some(value_span.clone()), format!("rule `{id}`: {m}"))
                         })?;

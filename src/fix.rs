@@ -72,8 +72,10 @@ pub fn apply(text: &str, fixes: &[&[Edit]]) -> (String, usize) {
     (out, applied)
 }
 
-/// Plans the safe fixes of an outcome against the files on disk.
-pub fn plan(outcome: &Outcome) -> Plan {
+/// Plans the safe fixes of an outcome against the files on disk, and, with
+/// `stdin`, against the buffer linted from stdin (`--fix --diff
+/// --stdin-filename`, which prints the diff; it printed nothing).
+pub fn plan(outcome: &Outcome, stdin: Option<&[u8]>) -> Plan {
     let mut by_file: BTreeMap<&str, Vec<&Diagnostic>> = BTreeMap::new();
     for d in &outcome.diagnostics {
         if d.fix
@@ -90,7 +92,7 @@ pub fn plan(outcome: &Outcome) -> Plan {
         };
         let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             crate::inject::point("fix", display);
-            plan_file(display, file, &diags)
+            plan_file(display, file, &diags, stdin)
         }));
         match planned {
             Ok(Ok(Some(f))) => plan.files.push(f),
@@ -121,21 +123,28 @@ fn plan_file(
     display: &str,
     file: &crate::engine::FileOutcome,
     diags: &[&Diagnostic],
+    stdin: Option<&[u8]>,
 ) -> Result<Option<FilePlan>, Skip> {
     {
-        let Some(hash) = file.hash else {
+        let bytes = match (file.hash, stdin) {
             // Linted from stdin (`--stdin-filename`): not what is on disk.
-            return Err(Skip::Because(
-                display.to_string(),
-                "was read from stdin; --fix rewrites files on disk",
-            ));
+            (None, None) => {
+                return Err(Skip::Because(
+                    display.to_string(),
+                    "was read from stdin; --fix rewrites files on disk",
+                ))
+            }
+            (None, Some(buffer)) => buffer.to_vec(),
+            (Some(hash), _) => {
+                let Ok(bytes) = std::fs::read(&file.path) else {
+                    return Err(Skip::Changed(display.to_string()));
+                };
+                if crate::source::content_hash(&bytes) != hash {
+                    return Err(Skip::Changed(display.to_string()));
+                }
+                bytes
+            }
         };
-        let Ok(bytes) = std::fs::read(&file.path) else {
-            return Err(Skip::Changed(display.to_string()));
-        };
-        if crate::source::content_hash(&bytes) != hash {
-            return Err(Skip::Changed(display.to_string()));
-        }
         let Ok(original) = String::from_utf8(bytes) else {
             // Invalid UTF-8 was read with substitutions; never write it back.
             return Err(Skip::Because(

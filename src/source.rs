@@ -68,6 +68,43 @@ pub fn line_starts(text: &str) -> Vec<usize> {
     starts
 }
 
+/// The length of the line break at `at`: 2 for `\r\n`, 1 for `\n` or a
+/// lone `\r` (old Mac files), 0 when none starts there.
+pub fn break_len(text: &str, at: usize) -> usize {
+    match text.as_bytes().get(at..).unwrap_or_default() {
+        [b'\r', b'\n', ..] => 2,
+        [b'\n' | b'\r', ..] => 1,
+        _ => 0,
+    }
+}
+
+/// The lines of `text`, each with its break (`\n`, `\r\n` or a lone
+/// `\r`), as `str::split_inclusive('\n')` gives them for `\n` files.
+pub fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr2(b'\n', b'\r', rest.as_bytes())
+            .map_or(rest.len(), |at| at + break_len(rest, at));
+        let (line, tail) = rest.split_at(end);
+        rest = tail;
+        Some(line)
+    })
+}
+
+/// The file's own line break, from its first line: `\r\n`, a lone `\r`,
+/// else `\n`. Fixes insert lines with it.
+pub fn newline_of(text: &str) -> &'static str {
+    let bytes = text.as_bytes();
+    match memchr::memchr2(b'\n', b'\r', bytes) {
+        Some(at) if bytes.get(at..at + 2) == Some(b"\r\n") => "\r\n",
+        Some(at) if bytes[at] == b'\r' => "\r",
+        _ => "\n",
+    }
+}
+
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let starts = line_starts(text);
@@ -411,6 +448,25 @@ mod tests {
         assert_eq!(idx.pos(text, 10), Pos { line: 4, column: 1 });
         assert_eq!(idx.line_text(text, 1), "bb");
         assert_eq!(idx.line_text(text, 2), "ccc");
+    }
+
+    #[test]
+    fn lines_and_breaks_of_every_line_ending() {
+        let text = "a\nbb\r\nccc\rd";
+        let lines: Vec<&str> = lines_inclusive(text).collect();
+        assert_eq!(lines, ["a\n", "bb\r\n", "ccc\r", "d"]);
+        assert_eq!(lines_inclusive("").count(), 0);
+        assert_eq!(lines_inclusive("x\r\r").collect::<Vec<_>>(), ["x\r", "\r"]);
+        assert_eq!(
+            (break_len(text, 1), break_len(text, 4), break_len(text, 9)),
+            (1, 2, 1)
+        );
+        assert_eq!(break_len(text, 0), 0);
+        assert_eq!(break_len(text, text.len()), 0);
+        assert_eq!(newline_of("a\r\nb\n"), "\r\n");
+        assert_eq!(newline_of("a\rb\r"), "\r");
+        assert_eq!(newline_of("a\nb\r"), "\n");
+        assert_eq!(newline_of("a"), "\n");
     }
 
     #[test]

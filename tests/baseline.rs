@@ -327,6 +327,84 @@ fn paths_are_relative_to_the_baseline_file() {
 }
 
 #[test]
+fn a_baseline_in_config_matches_from_the_top_and_from_a_subdirectory() {
+    let dir = tempdir();
+    write(dir.path(), "src/a.js", BAD);
+    std::fs::create_dir_all(dir.path().join("config")).unwrap_or_else(|e| panic!("{e}"));
+    let out = proclint_in(
+        dir.path(),
+        &["check", ".", "--write-baseline", "config/base.json"],
+    );
+    assert_eq!(code_of(&out), 0, "{}", stderr(&out));
+    let text: Value = serde_json::from_str(&read(dir.path(), "config/base.json"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(text["root"], "..", "{text}");
+    assert_eq!(text["entries"][0]["path"], "../src/a.js", "{text}");
+    let src = dir.path().join("src");
+    let (code, report) = json(&src, &[".", "--baseline", "../config/base.json"]);
+    assert_eq!((code, rules(&report)), (0, vec![]), "{report}");
+    // Rewritten from the subdirectory: the same tree, the same file.
+    let before = read(dir.path(), "config/base.json");
+    let out = proclint_in(
+        &src,
+        &["check", ".", "--write-baseline", "../config/base.json"],
+    );
+    assert_eq!(code_of(&out), 0, "{}", stderr(&out));
+    assert_eq!(read(dir.path(), "config/base.json"), before);
+}
+
+#[test]
+fn a_baseline_of_another_tree_is_refused() {
+    let dir = tempdir();
+    write(dir.path(), "a/p.js", BAD);
+    write(dir.path(), "b/q.js", BAD);
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    assert_eq!(
+        code_of(&proclint_in(
+            &a,
+            &["check", ".", "--write-baseline", "base.json"]
+        )),
+        0
+    );
+    let before = read(&a, "base.json");
+    assert_eq!(entries(&a, "base.json").len(), 1);
+
+    // Rewriting a's baseline from b would mix b's findings into it.
+    let out = proclint_in(&b, &["check", ".", "--write-baseline", "../a/base.json"]);
+    assert_eq!(code_of(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "baseline ../a/base.json is for the tree at `../a`, and `q.js` is outside it"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(&a, "base.json"), before, "a's baseline is unchanged");
+    // Nor is a new baseline in a written for b's files.
+    let out = proclint_in(&b, &["check", ".", "--write-baseline", "../a/new.json"]);
+    assert_eq!(code_of(&out), 2, "{}", stderr(&out));
+    assert!(!a.join("new.json").exists());
+
+    // Reading it on b is refused too, not silently a no-op.
+    let out = proclint_in(&b, &["check", ".", "--baseline", "../a/base.json"]);
+    assert_eq!(code_of(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--no-baseline"), "{}", stderr(&out));
+
+    // A baseline written before the root was recorded is for the tree it
+    // sits in (here, without proclint.toml or .git, its own folder).
+    std::fs::write(
+        a.join("old.json"),
+        "{\n  \"version\": 1,\n  \"entries\": []\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = proclint_in(&b, &["check", ".", "--baseline", "../a/old.json"]);
+    assert_eq!(code_of(&out), 2, "{}", stderr(&out));
+    let (code, _) = json(&a, &[".", "--baseline", "old.json"]);
+    assert_eq!(code, 1, "a's finding is not in the old, empty baseline");
+}
+
+#[test]
 fn option_precedence() {
     let dir = tempdir();
     write(dir.path(), "a.js", BAD);

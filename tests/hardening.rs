@@ -600,7 +600,8 @@ fn baseline_paths_are_relative_to_the_baseline_wherever_proclint_runs() {
         assert_eq!(code(&o), 0, "{all:?}: {}", stdout(&o));
         assert!(!stdout(&o).contains("baseline-stale"), "{}", stdout(&o));
     }
-    // b's findings written into a's baseline are b's, not a's.
+    // A baseline is for one tree: b's findings are not written into a's
+    // (they were, as `../b/q.js`), and a's baseline is left as it was.
     let o = run(
         &b,
         &[
@@ -612,25 +613,9 @@ fn baseline_paths_are_relative_to_the_baseline_wherever_proclint_runs() {
         ],
         None,
     );
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let o = run(
-        &a,
-        &[
-            "check",
-            "--no-cache",
-            "--format",
-            "concise",
-            "--baseline",
-            "base.json",
-            ".",
-        ],
-        None,
-    );
-    assert_eq!(code(&o), 1, "{}", stdout(&o));
-    assert!(stdout(&o).contains("p.js:2:9"), "{}", stdout(&o));
-    assert!(!stdout(&o).contains("baseline-stale"), "{}", stdout(&o));
-    let text = std::fs::read_to_string(a.join("base.json")).unwrap_or_default();
-    assert!(text.contains("\"path\":\"../b/q.js\""), "{text}");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("outside it"), "{}", stderr(&o));
+    assert!(!a.join("base.json").exists());
 }
 
 /// `--fix` said "changed on disk while proclint ran" for files that did not
@@ -669,6 +654,133 @@ fn fix_names_the_real_reason_a_file_is_not_fixed() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `--fix --diff --stdin-filename` printed nothing: the buffer's fixes are
+/// shown as the same file's on disk are, and nothing is written.
+#[test]
+fn fix_diff_of_stdin_prints_the_diff_of_the_buffer() {
+    let dir = tempdir();
+    write(dir.path(), "task.js", FIXABLE_TASK);
+    let disk = run(
+        dir.path(),
+        &["check", "--fix", "--diff", "--no-cache", "task.js"],
+        None,
+    );
+    assert_eq!(code(&disk), 1, "{}", stderr(&disk));
+    assert!(
+        stdout(&disk).starts_with("--- a/task.js\n+++ b/task.js\n"),
+        "{}",
+        stdout(&disk)
+    );
+    std::fs::remove_file(dir.path().join("task.js")).unwrap_or_else(|e| panic!("{e}"));
+    let piped = run(
+        dir.path(),
+        &[
+            "check",
+            "--fix",
+            "--diff",
+            "--stdin-filename",
+            "task.js",
+            "-",
+        ],
+        Some(FIXABLE_TASK.as_bytes()),
+    );
+    assert_eq!(code(&piped), 1, "{}", stderr(&piped));
+    assert_eq!(stdout(&piped), stdout(&disk));
+    assert!(
+        !stderr(&piped).contains("read from stdin"),
+        "{}",
+        stderr(&piped)
+    );
+    assert!(!dir.path().join("task.js").exists(), "nothing is written");
+    // Invalid UTF-8 is read with substitutions: its diff would not apply.
+    let mut bytes = FIXABLE_TASK.as_bytes().to_vec();
+    bytes.extend_from_slice(b"// caf\xe9\n");
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--diff", "--stdin-filename", "task.js"],
+        Some(&bytes),
+    );
+    assert_eq!(stdout(&o), "");
+    assert!(
+        stderr(&o).contains("task.js is not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Lone-CR files (old Mac line endings): a SKILL.md "had no frontmatter"
+/// and a process module got no fix. Each is read as its LF twin is.
+#[test]
+fn lone_cr_files_are_read_and_fixed_like_lf_ones() {
+    let dir = tempdir();
+    let skill = "---\nname: x\ndescription: y\n---\nbody\n";
+    write(dir.path(), "lf/SKILL.md", skill);
+    write(dir.path(), "cr/SKILL.md", &skill.replace('\n', "\r"));
+    for sub in ["lf", "cr"] {
+        let o = run(
+            &dir.path().join(sub),
+            &["check", "--no-cache", "--format", "concise", "SKILL.md"],
+            None,
+        );
+        assert_eq!(code(&o), 0, "{sub}: {}", stdout(&o));
+    }
+    let cr = FIXABLE_TASK.replace('\n', "\r");
+    write(dir.path(), "cr/task.js", &cr);
+    write(dir.path(), "lf/task.js", FIXABLE_TASK);
+    for sub in ["lf", "cr"] {
+        let o = run(
+            &dir.path().join(sub),
+            &["check", "--no-cache", "--fix", "task.js"],
+            None,
+        );
+        assert!(
+            stderr(&o).contains("fixed 1 findings in 1 files"),
+            "{sub}: {}",
+            stderr(&o)
+        );
+    }
+    let fixed_lf = std::fs::read_to_string(dir.path().join("lf/task.js")).unwrap_or_default();
+    let fixed_cr = std::fs::read_to_string(dir.path().join("cr/task.js")).unwrap_or_default();
+    assert_ne!(fixed_lf, FIXABLE_TASK);
+    assert_eq!(fixed_cr, fixed_lf.replace('\n', "\r"));
+}
+
+/// A subdirectory that cannot be read was reported at the walked root
+/// (`.:1:1`), not at itself. Root reads any folder, so as root the check
+/// runs as `nobody`.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_subdirectory_is_reported_at_its_path() {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempdir();
+    write(dir.path(), "ok/p.js", BAD_BREAKPOINT);
+    write(dir.path(), "locked/q.js", BAD_BREAKPOINT);
+    for p in ["", "ok", "ok/p.js"] {
+        let mode = if p.ends_with(".js") { 0o644 } else { 0o755 };
+        set_mode(&dir.path().join(p), mode);
+    }
+    set_mode(&dir.path().join("locked"), 0o000);
+    let as_root = std::fs::metadata(dir.path()).is_ok_and(|m| m.uid() == 0);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_proclint"));
+    cmd.args(["check", "--no-cache", "--format", "concise", "."])
+        .current_dir(dir.path())
+        .stdin(Stdio::null());
+    if as_root {
+        cmd.uid(65534).gid(65534);
+    }
+    let o = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
+    set_mode(&dir.path().join("locked"), 0o755);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    assert!(out.contains("ok/p.js:"), "{out}");
+    let io: Vec<&str> = out.lines().filter(|l| l.contains("io-error")).collect();
+    assert_eq!(io.len(), 1, "{out}");
+    assert!(io[0].starts_with("locked:1:1:"), "{out}");
 }
 
 /// A `run.json` of `[1]` was accepted silently.
@@ -710,6 +822,29 @@ fn a_stray_run_json_does_not_hide_the_projects_runs() {
     assert_ne!(code(&o), 2, "{}", stderr(&o));
     let o = run(dir.path(), &["runs", "."], None);
     assert!(stdout(&o).contains("run-completed"), "{}", stdout(&o));
+    // The same in a checked subfolder, which has no `.a5c/` of its own:
+    // its `run.json` was taken for the only run ("known runs: src"), and
+    // `--run src` for a run rather than the folder to check.
+    write(dir.path(), "package.json", "{}\n");
+    write(dir.path(), "src/p.js", GOOD_BREAKPOINT);
+    write(dir.path(), "src/run.json", "{\"saved\": \"report\"}\n");
+    for args in [
+        &[
+            "check",
+            "--run",
+            "run-completed",
+            "--format",
+            "concise",
+            "src",
+        ][..],
+        &["check", "--format", "concise", "--run", "src"][..],
+    ] {
+        let o = run(dir.path(), args, None);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains("in 1 file"), "{args:?}: {}", stdout(&o));
+    }
+    let o = run(dir.path(), &["runs", "src"], None);
+    assert!(!stdout(&o).contains("src "), "{}", stdout(&o));
 }
 
 /// An error about one key of a `[rules.X]` table pointed at the table's
@@ -742,4 +877,29 @@ fn rule_table_errors_point_at_the_key() {
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("proclint.toml:3:1"), "{}", stderr(&o));
+    // A value a rule rejects points at its key too (it pointed at the
+    // table's header).
+    for (toml, at) in [
+        (
+            "\n[rules.unknown-context-method]\nseverity = \"warning\"\nextra-methods = [\"a\", 2]\n",
+            "proclint.toml:4:1",
+        ),
+        (
+            "[rules.skill-frontmatter]\n\nskill-spec = \"nope\"\n",
+            "proclint.toml:3:1",
+        ),
+        (
+            "[rules]\nunpinned-sdk = { severity = \"error\", packages = 1 }\n",
+            "proclint.toml:2:38",
+        ),
+    ] {
+        write(dir.path(), "proclint.toml", toml);
+        let o = run(
+            dir.path(),
+            &["check", "--no-cache", "--color", "never", "."],
+            None,
+        );
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(stderr(&o).contains(at), "{toml}: {}", stderr(&o));
+    }
 }

@@ -212,7 +212,8 @@ fn check(mut args: CheckArgs) -> i32 {
     let mut fix_failures: Vec<crate::diagnostic::Diagnostic> = Vec::new();
     if args.fix {
         if args.diff {
-            let plan = fix::plan(&outcome);
+            let buffer = stdin.as_ref().map(|(_, bytes)| bytes.as_slice());
+            let plan = fix::plan(&outcome, buffer);
             if crate::output::print_stdout(&fix::diff(&plan), EXIT_OK) != EXIT_OK {
                 return EXIT_ERROR;
             }
@@ -239,7 +240,7 @@ fn check(mut args: CheckArgs) -> i32 {
         let (mut fixed, mut touched) = (0, std::collections::BTreeSet::new());
         // Fixes that overlapped are applied on the next pass.
         for _ in 0..4 {
-            let plan = fix::plan(&outcome);
+            let plan = fix::plan(&outcome, None);
             report_unfixable(&plan);
             for d in &plan.failed {
                 if !fix_failures.contains(d) {

@@ -87,10 +87,7 @@ fn issue_lines(runs: &[Run], root: &Path) -> Vec<String> {
     lines
 }
 
-/// A run leaves `run.json` (SDK) or at least `journal/`.
-pub(crate) fn is_run_dir(dir: &Path) -> bool {
-    dir.join("run.json").is_file() || dir.join("journal").is_dir()
-}
+pub(crate) use crate::runs::journal::is_run_dir;
 
 fn shown(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::runs::journal::{discover_runs, load_run, Run, RunDir};
+use crate::runs::journal::{discover_runs, is_run_dir, load_run, Run, RunDir};
 use crate::runs::summary::{status_of, RunStatus};
 use crate::runs::time::parse_iso8601_ms;
 
@@ -187,14 +187,6 @@ fn candidates(paths: &[PathBuf]) -> (Vec<RunDir>, Vec<PathBuf>) {
     dirs.sort();
     dirs.dedup();
     (dirs, roots)
-}
-
-/// A run folder has a `journal/`, or a `run.json` and no `.a5c/` of its
-/// own: a project folder holding a saved report named `run.json` is a
-/// project, whose runs are under `.a5c/runs/` (it was taken for the only
-/// run, and `--run ID` found "no run … known runs: ").
-fn is_run_dir(dir: &Path) -> bool {
-    dir.join("journal").is_dir() || (dir.join("run.json").is_file() && !dir.join(".a5c").is_dir())
 }
 
 fn load(dir: &Path) -> Run {

@@ -43,7 +43,9 @@ fn is_fence(line: &str) -> bool {
 /// Reads the frontmatter of `text`. A leading BOM is tolerated, as editors add one.
 pub fn split(text: &str) -> Frontmatter {
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut lines = text[start..].split_inclusive('\n');
+    // Lines end at `\n`, `\r\n` or a lone `\r` (old Mac files, which YAML
+    // and CommonMark also read as line breaks).
+    let mut lines = crate::source::lines_inclusive(&text[start..]);
     let Some(first) = lines.next() else {
         return Frontmatter::Missing;
     };
@@ -101,6 +103,25 @@ mod tests {
         let crlf = "---\r\nname: x\r\n---\r\nbody";
         let fm = split(crlf);
         assert_eq!(fm.body_offset(), crlf.len() - 4);
+    }
+
+    /// A lone-CR file (old Mac line endings) was "missing" its frontmatter.
+    #[test]
+    fn lone_cr_lines() {
+        let text = "---\rname: x\rdescription: y\r---\rbody\r";
+        let Frontmatter::Present(block) = split(text) else {
+            panic!("no frontmatter in {text:?}")
+        };
+        assert_eq!(&text[block.span.end..], "body\r");
+        assert_eq!(&text[block.yaml_span.clone()], "name: x\rdescription: y\r");
+        let YamlValue::Map(map) = block.yaml.unwrap().value else {
+            panic!("not a map")
+        };
+        assert_eq!(map.len(), 2, "{map:?}");
+        assert_eq!(
+            split("---\rname: x\r"),
+            Frontmatter::Unclosed { open: 0..3 }
+        );
     }
 
     #[test]

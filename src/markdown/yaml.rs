@@ -144,7 +144,10 @@ fn byte_offset(location: &Location, text: &str) -> Option<usize> {
     // Fall back to line/column (1-based, in characters).
     let line = usize::try_from(location.line()).ok()?.checked_sub(1)?;
     let column = usize::try_from(location.column()).ok()?.saturating_sub(1);
-    let line_start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let line_start: usize = crate::source::lines_inclusive(text)
+        .take(line)
+        .map(str::len)
+        .sum();
     let rest = text.get(line_start..)?;
     let col_bytes: usize = rest.chars().take(column).map(char::len_utf8).sum();
     Some(line_start + col_bytes)

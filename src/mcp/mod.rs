@@ -374,7 +374,7 @@ fn fix(args: &Map<String, Value>) -> Result<Value, String> {
         }
         Target::Paths(_) => {
             let (outcome, warning, _) = lint_target(&target);
-            let plan = crate::fix::plan(&outcome);
+            let plan = crate::fix::plan(&outcome, None);
             if let Some(d) = plan.failed.first() {
                 return Err(format!("{}: {}", d.location.path, d.message));
             }

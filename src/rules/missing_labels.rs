@@ -54,7 +54,7 @@ impl Rule for MissingLabels {
         let m = cx.model;
         // Found once: a fix looks for the line start before each task, and
         // searching backwards on a minified one-line file is linear per task.
-        let first_newline = m.src().find('\n');
+        let first_newline = m.src().find(['\n', '\r']);
         for t in &m.task_defs {
             let call = &m.calls[t.call];
             let Some(shape) = definition_shape(m, call.args.as_slice(), &t.objects) else {
@@ -259,13 +259,14 @@ fn remove_property(m: &JsModel, pair: Node) -> Edit {
     if comma_after {
         end += after.len() - trimmed.len() + 1;
     }
-    let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+    // Lines end at `\n`, `\r\n` or a lone `\r`.
+    let line_start = src[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let alone_before = src[line_start..start].trim().is_empty();
     let rest = &src[end..];
-    let line_end_rel = rest.find('\n');
+    let line_end_rel = rest.find(['\n', '\r']);
     let alone_after = line_end_rel.is_some_and(|i| rest[..i].trim().is_empty());
     if alone_before && alone_after && line_start > 0 {
-        let stop = end + line_end_rel.map_or(0, |i| i + 1);
+        let stop = end + line_end_rel.map_or(0, |i| i + crate::source::break_len(rest, i));
         // The last property loses its comma-less line; a comma left on the
         // property before it is a trailing comma, which is valid.
         return Edit {
@@ -335,7 +336,7 @@ fn insert_edit(
         .count();
     let line_start = head.len() - blank;
     let indent = &src[line_start..anchor.start_byte()];
-    if line_start == 0 || head[line_start - 1] != b'\n' {
+    if line_start == 0 || !matches!(head[line_start - 1], b'\n' | b'\r') {
         // A one-line object: insert inline after `{`.
         let open = obj.start_byte() + 1;
         return Some(Edit {
@@ -359,10 +360,10 @@ fn insert_edit(
                 .map(|i| end + i)
                 .unwrap_or(src.len());
             let tail = src[end..line_end].trim();
-            let newline = if src[line_end..].starts_with("\r\n") {
-                "\r\n"
-            } else {
-                "\n"
+            let newline = match crate::source::break_len(src, line_end) {
+                2 => "\r\n",
+                1 if src.as_bytes()[line_end] == b'\r' => "\r",
+                _ => "\n",
             };
             if comma && (tail.is_empty() || tail.starts_with("//")) {
                 Edit {
@@ -383,7 +384,7 @@ fn insert_edit(
         }
         None => Edit {
             span: Span::new(line_start, line_start),
-            replacement: format!("{indent}labels: {text},\n"),
+            replacement: format!("{indent}labels: {text},{}", crate::source::newline_of(src)),
         },
     })
 }
@@ -425,6 +426,23 @@ mod tests {
             format!("{HEAD}export const t = defineTask('lint', (args) => ({{\n  kind: 'shell',\n  labels: ['lint'],\n  title: 'Lint',\n}}), {{\n  description: 'd',\n}});\n")
         );
         assert!(lint(&fixed).is_empty());
+    }
+
+    /// A lone-CR file (old Mac line endings) got no fix; CRLF and lone CR
+    /// get the LF file's fix with their own line breaks.
+    #[test]
+    fn the_fix_keeps_every_line_ending() {
+        let lf = format!("{HEAD}export const t = defineTask('lint', (args) => ({{\n  kind: 'shell',\n  title: 'Lint',\n}}), {{\n  description: 'd',\n  labels: ['lint'],\n}});\n");
+        let fixed_lf = apply(&lf, &lint(&lf)[0]);
+        for newline in ["\r\n", "\r"] {
+            let src = lf.replace('\n', newline);
+            let ds = lint(&src);
+            assert_eq!(ds.len(), 1, "{newline:?}: {ds:#?}");
+            assert!(ds[0].fix.as_ref().is_some_and(|f| f.safe), "{newline:?}");
+            let fixed = apply(&src, &ds[0]);
+            assert_eq!(fixed, fixed_lf.replace('\n', newline), "{newline:?}");
+            assert!(lint(&fixed).is_empty(), "{newline:?}");
+        }
     }
 
     #[test]

@@ -187,12 +187,24 @@ pub fn discover_runs(root: &Path) -> Vec<RunDir> {
     found
 }
 
-/// A run folder has a `journal/`, or a `run.json` and no `.a5c/` of its
-/// own: a project folder holding a saved report named `run.json` is a
-/// project, whose runs are under `.a5c/runs/` (it was taken for the only
-/// run, and `--run ID` found "no run … known runs: ").
-fn is_run_dir(dir: &Path) -> bool {
-    dir.join("journal").is_dir() || (dir.join("run.json").is_file() && !dir.join(".a5c").is_dir())
+/// A run folder has a `journal/`, or a `run.json` inside `.a5c/runs/` (a
+/// run whose journal is missing, which its integrity check reports). A
+/// `run.json` anywhere else is someone's file (a saved report): taken for
+/// a run, it hid the project's runs from `check --run ID` ("no run … known
+/// runs: src"), in the project's folder or any folder checked. The one
+/// test, shared by `runs`, `check --run` and the walk.
+pub fn is_run_dir(dir: &Path) -> bool {
+    if dir.join("journal").is_dir() {
+        return true;
+    }
+    if !dir.join("run.json").is_file() {
+        return false;
+    }
+    // Resolved, so `.` and a bare `run-id` have a parent to look at.
+    fs::canonicalize(dir)
+        .ok()
+        .and_then(|d| d.parent().map(is_runs_container))
+        .unwrap_or(false)
 }
 
 fn is_runs_container(dir: &Path) -> bool {

@@ -182,7 +182,7 @@ pub fn disable_line_edit(kind: FileKind, text: &str, d: &Diagnostic) -> Option<E
     let line = index.line_text(text, line0);
     let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
     let body = format!("proclint-disable-next-line {} -- reason", d.rule);
-    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let newline = crate::source::newline_of(text);
     Some(Edit {
         span: crate::source::Span::new(start, start),
         replacement: format!("{indent}{}{newline}", comment(kind, &body)?),
@@ -194,15 +194,18 @@ pub fn disable_line_edit(kind: FileKind, text: &str, d: &Diagnostic) -> Option<E
 /// which must stay first).
 pub fn disable_file_edit(kind: FileKind, text: &str, rule: &str) -> Option<Edit> {
     let body = format!("proclint-disable-file {rule} -- reason");
-    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    // Lines end at `\n`, `\r\n` or a lone `\r`; the comment gets the
+    // file's own.
+    let newline = crate::source::newline_of(text);
+    let mut lines = crate::source::lines_inclusive(text);
     let mut at = 0;
     if text.starts_with("#!") {
-        at = text.find('\n').map_or(text.len(), |i| i + 1);
+        at = lines.next().map_or(text.len(), str::len);
     }
     if kind == FileKind::Skill && text.starts_with("---") {
         // The line after the closing `---` of the frontmatter.
         let mut offset = 0;
-        for (i, line) in text.split_inclusive('\n').enumerate() {
+        for (i, line) in lines.enumerate() {
             offset += line.len();
             if i > 0 && line.trim_end() == "---" {
                 at = offset;
@@ -212,7 +215,7 @@ pub fn disable_file_edit(kind: FileKind, text: &str, rule: &str) -> Option<Edit>
     }
     let mut replacement = comment(kind, &body)?;
     replacement.push_str(newline);
-    if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+    if at == text.len() && !text.is_empty() && !text.ends_with(['\n', '\r']) {
         replacement.insert_str(0, newline);
     }
     Some(Edit {
@@ -241,5 +244,25 @@ mod tests {
         assert_eq!(e.span.start, 20);
         assert_eq!(e.replacement, "// proclint-disable-file r -- reason\n");
         assert!(disable_file_edit(FileKind::Manifest, "{}", "r").is_none());
+    }
+
+    /// In a lone-CR file the frontmatter was not found (the directive went
+    /// above it, where it ends the frontmatter) and lines got `\n`.
+    #[test]
+    fn directives_in_lone_cr_and_crlf_files() {
+        for newline in ["\r", "\r\n"] {
+            let skill = "---\nname: x\n---\n# X\n".replace('\n', newline);
+            let e = disable_file_edit(FileKind::Skill, &skill, "r").unwrap();
+            let head = "---\nname: x\n---\n".replace('\n', newline);
+            assert_eq!(e.span.start, head.len(), "{newline:?}");
+            assert_eq!(
+                e.replacement,
+                format!("<!-- proclint-disable-file r -- reason -->{newline}")
+            );
+            let js = "#!/usr/bin/env node\nx\n".replace('\n', newline);
+            let e = disable_file_edit(FileKind::Process, &js, "r").unwrap();
+            assert_eq!(e.span.start, 19 + newline.len(), "{newline:?}");
+            assert!(e.replacement.ends_with(&format!("reason{newline}")));
+        }
     }
 }
