@@ -33,23 +33,54 @@ pub fn analyse(
     key: PathBuf,
     report: bool,
 ) -> FileOutcome {
+    let options = Reparse {
+        old: None,
+        facts: report,
+    };
+    analyse_from(file, kind, config, stage, key, report, options).0
+}
+
+/// What an editor's buffer adds to [`analyse`]: the previous tree, already
+/// edited, for an incremental parse, and whether to describe the file for
+/// the retrospective (an editor never asks).
+#[derive(Clone, Copy)]
+pub struct Reparse<'a> {
+    pub old: Option<&'a tree_sitter::Tree>,
+    pub facts: bool,
+}
+
+/// [`analyse`] with a previous tree to re-parse from; gives back the new
+/// tree of a process module (`None` for other kinds, or if the parse
+/// failed), for the next edit.
+pub fn analyse_from(
+    file: &SourceFile,
+    kind: FileKind,
+    config: &Config,
+    stage: Stage,
+    key: PathBuf,
+    report: bool,
+    reparse: Reparse<'_>,
+) -> (FileOutcome, Option<tree_sitter::Tree>) {
     match catch_unwind(AssertUnwindSafe(|| {
-        analyse_inner(file, kind, config, stage, key, report)
+        analyse_inner(file, kind, config, stage, key, report, reparse)
     })) {
         Ok(o) => o,
-        Err(p) => FileOutcome {
-            display: file.path.clone(),
-            path: PathBuf::from(&*file.path),
-            kind,
-            lines: 0,
-            report,
-            diagnostics: vec![internal(file, "engine", panic_message(&p))],
-            directives: Vec::new(),
-            summary: None,
-            facts: None,
-            hash: None,
-            cache_key: None,
-        },
+        Err(p) => (
+            FileOutcome {
+                display: file.path.clone(),
+                path: PathBuf::from(&*file.path),
+                kind,
+                lines: 0,
+                report,
+                diagnostics: vec![internal(file, "engine", panic_message(&p))],
+                directives: Vec::new(),
+                summary: None,
+                facts: None,
+                hash: None,
+                cache_key: None,
+            },
+            None,
+        ),
     }
 }
 
@@ -60,9 +91,15 @@ fn analyse_inner(
     stage: Stage,
     key: PathBuf,
     report: bool,
-) -> FileOutcome {
+    reparse: Reparse<'_>,
+) -> (FileOutcome, Option<tree_sitter::Tree>) {
+    let mut tree = None;
     let (mut diagnostics, summary, facts) = match kind {
-        FileKind::Process => lint_js(file, config, stage, key, report),
+        FileKind::Process => {
+            let (d, s, f, t) = lint_js(file, config, stage, key, report, reparse);
+            tree = t;
+            (d, s, f)
+        }
         FileKind::Skill => (lint_skill(file, config, stage), None, Some(Facts::Skill)),
         FileKind::Manifest => {
             let (d, f) = lint_manifest(file, config, stage, &key);
@@ -79,7 +116,7 @@ fn analyse_inner(
     } else {
         Vec::new()
     };
-    FileOutcome {
+    let outcome = FileOutcome {
         display: file.path.clone(),
         path: PathBuf::from(&*file.path),
         kind,
@@ -91,8 +128,16 @@ fn analyse_inner(
         facts,
         hash: None,
         cache_key: None,
-    }
+    };
+    (outcome, tree)
 }
+
+type JsAnalysis = (
+    Vec<Diagnostic>,
+    Option<ModuleSummary>,
+    Option<Facts>,
+    Option<tree_sitter::Tree>,
+);
 
 fn lint_js(
     file: &SourceFile,
@@ -100,11 +145,12 @@ fn lint_js(
     stage: Stage,
     key: PathBuf,
     report: bool,
-) -> (Vec<Diagnostic>, Option<ModuleSummary>, Option<Facts>) {
+    reparse: Reparse<'_>,
+) -> JsAnalysis {
     let mut out = Vec::new();
     let parsed = catch_unwind(AssertUnwindSafe(|| {
         inject::point("parser", &file.path);
-        js::parse::parse(&file.text)
+        js::parse::parse_from(&file.text, reparse.old)
     }));
     let tree = match parsed {
         Ok(Some(tree)) => tree,
@@ -114,15 +160,15 @@ fn lint_js(
                 "parser",
                 "tree-sitter returned no tree".into(),
             ));
-            return (out, None, None);
+            return (out, None, None, None);
         }
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return (out, None, None);
+            return (out, None, None, None);
         }
     };
     if stage == Stage::ParseOnly {
-        return (out, None, None);
+        return (out, None, None, Some(tree));
     }
     let options = ModelOptions {
         context_names: config.context_names.clone(),
@@ -135,7 +181,7 @@ fn lint_js(
         Ok(m) => m,
         Err(p) => {
             out.push(internal(file, "model", panic_message(&p)));
-            return (out, None, None);
+            return (out, None, None, Some(tree));
         }
     };
     if let Some(first) = model.syntax_errors.first() {
@@ -216,7 +262,7 @@ fn lint_js(
             None
         }
     };
-    let facts = if report {
+    let facts = if report && reparse.facts {
         match catch_unwind(AssertUnwindSafe(|| {
             inject::point("facts", &file.path);
             Facts::Process(Box::new(crate::facts::process_facts(&model)))
@@ -230,7 +276,8 @@ fn lint_js(
     } else {
         None
     };
-    (out, summary, facts)
+    drop(model);
+    (out, summary, facts, Some(tree))
 }
 
 /// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs

@@ -11,6 +11,8 @@
 //! model, per-file rules, summary, facts); `project_pass` is the
 //! cross-module pass, run rules (`runs`), suppressions and ordering;
 //! `guard` turns a panic in any stage into an `internal-error` finding.
+//! `open` is the same for a buffer open in an editor: re-parsed from its
+//! edited tree, and linted with a project held in memory.
 //! [`run_select`] picks the recorded run `check --run` reads.
 
 use std::path::{Path, PathBuf};
@@ -30,13 +32,14 @@ use crate::suppress::Directive;
 mod cached;
 mod file;
 mod guard;
+pub mod open;
 mod project_pass;
 mod read;
 pub mod run_select;
 mod runs;
 mod schedule;
 
-pub use file::analyse;
+pub use file::{analyse, analyse_from, Reparse};
 pub(crate) use guard::{internal, panic_message};
 pub use project_pass::{finish, finish_with_run};
 pub use read::lint_candidate;

@@ -147,7 +147,7 @@ pub(super) fn lint_stdin(
 }
 
 /// A note on the whole file instead of its findings (not read, skipped).
-fn note(
+pub(super) fn note(
     c: &Candidate,
     config: &Config,
     report: bool,

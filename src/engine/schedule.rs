@@ -203,7 +203,7 @@ pub fn project_root(file: &Path) -> Option<PathBuf> {
 /// JavaScript that process modules import but that was not linted (helper
 /// modules without SDK markers, or files outside the given paths): parsed
 /// for its summary; reported on only when it was inside the walked paths.
-fn load_context_modules(
+pub(super) fn load_context_modules(
     files: &mut Vec<FileOutcome>,
     walked: &[Candidate],
     config: &Config,

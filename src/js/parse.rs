@@ -1,8 +1,9 @@
-//! The tree-sitter parser, one per thread.
+//! The tree-sitter parser, one per thread, and the edits that let it
+//! re-parse a changed buffer incrementally.
 
 use std::cell::RefCell;
 
-use tree_sitter::{Parser, Tree};
+use tree_sitter::{InputEdit, Parser, Point, Tree};
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
@@ -11,6 +12,13 @@ thread_local! {
 /// Parses JavaScript source. `None` only if tree-sitter itself gives up
 /// (it does not on any input we have seen, but the caller reports it).
 pub fn parse(text: &str) -> Option<Tree> {
+    parse_from(text, None)
+}
+
+/// Parses `text` re-using `old`, the tree of the previous text with every
+/// change since applied to it ([`edit`]): tree-sitter re-parses only what
+/// the edits touched. The result is the tree a full parse gives.
+pub fn parse_from(text: &str, old: Option<&Tree>) -> Option<Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -20,8 +28,43 @@ pub fn parse(text: &str) -> Option<Tree> {
                 .ok()?;
             *slot = Some(parser);
         }
-        slot.as_mut()?.parse(text, None)
+        slot.as_mut()?.parse(text, old)
     })
+}
+
+/// Where byte `offset` of `text` is, as tree-sitter counts: rows end at
+/// `\n` only (a lone `\r` does not start a row, and the `\r` of a CRLF is
+/// the last byte of its row), columns are bytes.
+pub fn point_at(text: &str, offset: usize) -> Point {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let row = memchr::memchr_iter(b'\n', before).count();
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    Point::new(row, before.len() - line_start)
+}
+
+/// The edit that replaces `text[start..old_end]` by `new_text`, for
+/// [`Tree::edit`] on the tree of `text` (before the replacement). Offsets
+/// past the end are clamped.
+pub fn input_edit(text: &str, start: usize, old_end: usize, new_text: &str) -> InputEdit {
+    let start = start.min(text.len());
+    let old_end = old_end.clamp(start, text.len());
+    let start_position = point_at(text, start);
+    let old_end_position = point_at(text, old_end);
+    let new_end_position = match memchr::memrchr(b'\n', new_text.as_bytes()) {
+        Some(last) => Point::new(
+            start_position.row + memchr::memchr_iter(b'\n', new_text.as_bytes()).count(),
+            new_text.len() - last - 1,
+        ),
+        None => Point::new(start_position.row, start_position.column + new_text.len()),
+    };
+    InputEdit {
+        start_byte: start,
+        old_end_byte: old_end,
+        new_end_byte: start + new_text.len(),
+        start_position,
+        old_end_position,
+        new_end_position,
+    }
 }
 
 /// What a syntax error most likely is, for the `parse-error` message: a

@@ -97,7 +97,7 @@ pub fn kind_of(path: &Path, text: &str) -> Option<FileKind> {
 pub fn lint_buffer(path: &Path, text: String, config: &Config) -> (Outcome, String) {
     let rel = relative(path);
     let display = discover::display_path(&rel).to_string();
-    let cache = Cache::new(config.cache_dir(), &Cache::build_id(), config);
+    let cache = cache_for(config);
     let outcome = engine::run_cached(
         &[],
         Some((rel, text.into_bytes())),
@@ -107,6 +107,11 @@ pub fn lint_buffer(path: &Path, text: String, config: &Config) -> (Outcome, Stri
         Some(&cache),
     );
     (outcome, display)
+}
+
+/// The result cache a configuration names, as `check` uses it.
+pub fn cache_for(config: &Config) -> Cache {
+    Cache::new(config.cache_dir(), &Cache::build_id(), config)
 }
 
 /// Applies the safe fixes to a buffer, re-linting after each pass so fixes

@@ -1,38 +1,68 @@
 //! The language server's message loop and its document state.
 //!
-//! Each open document keeps its text (edits are applied incrementally, in
-//! UTF-16 positions as LSP counts them) and the findings of its last lint.
-//! A document is linted with the rest of its project loaded from disk as
-//! context, as `check --stdin-filename` does; the configuration is read
-//! afresh on every lint, so a saved `proclint.toml` applies to the next
-//! one. The engine takes source text, not a tree, so each lint re-parses
-//! the buffer (see docs/editors.md for the latency this gives).
+//! Each open document keeps its text and, for a process module, its
+//! tree-sitter tree: each change is applied to both (the tree with
+//! `Tree::edit`, see `document.rs`), so the next parse re-uses what the
+//! edit did not touch. The per-file pass (model, per-file rules, summary)
+//! runs on the new tree; its outcome is kept, and the cross-module pass
+//! runs over it, the other open documents as they are in the editor
+//! (saved or not) and the project's other modules, read from disk once
+//! per project and again after a save or a reported file change. The
+//! configuration is read afresh on every lint, so a saved `proclint.toml`
+//! applies to the next one.
 //!
 //! Changes are coalesced: the loop handles every message already queued
 //! before it lints the documents they made dirty, and a request about a
 //! dirty document lints it first.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
 use serde_json::{json, Value};
 
+use super::document::Text;
 use super::lint;
 use crate::diagnostic::{Diagnostic, Edit, Severity};
 use crate::discover::FileKind;
+use crate::engine::{open, FileOutcome};
 use crate::source::{LineIndex, Pos};
 
 /// An open document.
 struct Doc {
     path: PathBuf,
-    text: String,
+    /// The path the engine lints it as (relative to the working directory
+    /// when inside it, as context modules display).
+    rel: PathBuf,
+    /// The project it belongs to: its context's key.
+    root: Option<PathBuf>,
+    text: Text,
     version: i32,
-    /// Edited since its last lint.
+    /// Edited since its last per-file analysis.
+    edited: bool,
+    /// Its findings may have changed (its text, another open module, the
+    /// configuration, files on disk) since its last lint.
     dirty: bool,
+    analysis: Option<Analysis>,
     /// The last lint: the text it read and its findings on this document.
     linted: Option<Linted>,
+}
+
+/// The last per-file analysis of a document's text, under the
+/// configuration it ran with (`None`: not a file proclint reads).
+struct Analysis {
+    config: String,
+    outcome: Option<FileOutcome>,
+    /// JavaScript that is not process code: no findings of its own, but
+    /// context for the process modules that import it.
+    helper: bool,
+}
+
+/// A project's modules on disk, as context for its open documents.
+struct Context {
+    config: String,
+    modules: Vec<FileOutcome>,
 }
 
 struct Linted {
@@ -45,6 +75,8 @@ struct Linted {
 pub(super) struct Server {
     connection: Connection,
     docs: HashMap<String, Doc>,
+    /// By project root.
+    contexts: HashMap<PathBuf, Context>,
     /// The client pulls diagnostics (`textDocument/diagnostic`); otherwise
     /// they are published.
     pull: bool,
@@ -103,6 +135,7 @@ pub(super) fn serve(connection: Connection) -> Result<(), String> {
     let mut server = Server {
         connection,
         docs: HashMap::new(),
+        contexts: HashMap::new(),
         pull,
         refresh,
         next_id: 0,
@@ -251,13 +284,19 @@ impl Server {
                 if let Ok(p) = serde_json::from_value::<lsp::DidOpenTextDocumentParams>(n.params) {
                     let doc = p.text_document;
                     if let Some(path) = uri_to_path(doc.uri.as_str()) {
+                        let rel = lint::relative(&path);
+                        let root = crate::engine::project_root(&rel);
                         self.docs.insert(
                             doc.uri.as_str().to_string(),
                             Doc {
                                 path,
-                                text: doc.text,
+                                rel,
+                                root,
+                                text: Text::new(doc.text),
                                 version: doc.version,
+                                edited: true,
                                 dirty: true,
+                                analysis: None,
                                 linted: None,
                             },
                         );
@@ -269,14 +308,10 @@ impl Server {
                 {
                     if let Some(doc) = self.docs.get_mut(p.text_document.uri.as_str()) {
                         for change in p.content_changes {
-                            match change.range {
-                                Some(range) => {
-                                    apply_change(&mut doc.text, range, &change.text);
-                                }
-                                None => doc.text = change.text,
-                            }
+                            doc.text.apply(change.range, &change.text);
                         }
                         doc.version = p.text_document.version;
+                        doc.edited = true;
                         doc.dirty = true;
                     }
                 }
@@ -284,11 +319,16 @@ impl Server {
             "textDocument/didClose" => {
                 if let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(n.params) {
                     let uri = p.text_document.uri;
-                    if self.docs.remove(uri.as_str()).is_some() && !self.pull {
-                        self.notify(
-                            "textDocument/publishDiagnostics",
-                            json!({ "uri": uri, "diagnostics": [] }),
-                        )?;
+                    if let Some(closed) = self.docs.remove(uri.as_str()) {
+                        // Its project sees the file on disk again.
+                        self.contexts.clear();
+                        self.touch_project(&closed.root, uri.as_str());
+                        if !self.pull {
+                            self.notify(
+                                "textDocument/publishDiagnostics",
+                                json!({ "uri": uri, "diagnostics": [] }),
+                            )?;
+                        }
                     }
                 }
             }
@@ -296,8 +336,11 @@ impl Server {
             // rules read them from disk), and a saved proclint.toml changes
             // every document's configuration: re-lint everything open.
             "textDocument/didSave" | "workspace/didChangeWatchedFiles" => {
+                self.contexts.clear();
                 for doc in self.docs.values_mut() {
                     doc.dirty = true;
+                    // The configuration may have changed.
+                    doc.analysis = None;
                 }
                 if self.pull && self.refresh {
                     self.request("workspace/diagnostic/refresh", Value::Null)?;
@@ -308,19 +351,79 @@ impl Server {
         Ok(())
     }
 
-    /// Lints a document if it changed since its last lint.
-    fn ensure_linted(&mut self, uri: &str) {
-        let Some(doc) = self.docs.get(uri) else {
+    /// Marks the open documents of a project dirty (but `except`): a
+    /// module of it changed, and cross-module findings may follow.
+    fn touch_project(&mut self, root: &Option<PathBuf>, except: &str) {
+        let mut touched = false;
+        for (uri, doc) in &mut self.docs {
+            if uri != except && doc.root == *root && !doc.dirty {
+                doc.dirty = true;
+                touched = true;
+            }
+        }
+        if touched && self.pull && self.refresh {
+            let _ = self.request("workspace/diagnostic/refresh", Value::Null);
+        }
+    }
+
+    /// Runs the per-file pass on every document edited since its last
+    /// one, so the cross-module pass of any of them sees the others as
+    /// they are in the editor.
+    fn analyse_edited(&mut self) {
+        let edited: BTreeSet<String> = self
+            .docs
+            .iter()
+            .filter(|(_, d)| d.edited || d.analysis.is_none())
+            .map(|(u, _)| u.clone())
+            .collect();
+        for uri in edited {
+            let root = self.docs.get(&uri).map(|d| d.root.clone());
+            self.analyse(&uri);
+            if let Some(root) = root {
+                self.touch_project(&root, &uri);
+            }
+        }
+    }
+
+    /// The per-file pass over one document, re-parsing from its tree.
+    fn analyse(&mut self, uri: &str) {
+        let Some(doc) = self.docs.get_mut(uri) else {
             return;
         };
-        if !doc.dirty && doc.linted.is_some() {
-            return;
-        }
-        let (linted, config_error) = lint_doc(&doc.path, &doc.text);
-        if let Some(doc) = self.docs.get_mut(uri) {
-            doc.linted = Some(linted);
-            doc.dirty = false;
-        }
+        let (config, config_error) = lint::config_for(&doc.path);
+        let key = format!("{config:?}");
+        let kind = lint::kind_of(&doc.path, &doc.text.text);
+        let helper = kind.is_none() && crate::engine::kind_of(&doc.path) == Some(FileKind::Process);
+        let old = doc.text.tree.take();
+        let analysed = match (kind, helper) {
+            (None, false) => Ok(None),
+            (None, true) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                open::analyse_helper(&doc.rel, &doc.text.text, old.as_ref(), &config)
+            })),
+            (Some(_), _) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                open::analyse_buffer(&doc.rel, &doc.text.text, old.as_ref(), &config)
+            })),
+        };
+        let outcome = match analysed {
+            Ok(Some((outcome, tree))) => {
+                doc.text.tree = tree;
+                Some(outcome)
+            }
+            Ok(None) => None,
+            Err(p) if !helper => Some(internal_outcome(&doc.rel, crate::engine::panic_message(&p))),
+            Err(_) => None,
+        };
+        doc.analysis = Some(Analysis {
+            config: key,
+            outcome,
+            helper,
+        });
+        doc.edited = false;
+        doc.dirty = true;
+        self.show_config_error(config_error);
+    }
+
+    fn show_config_error(&mut self, config_error: Option<String>) {
         if config_error != self.shown_config_error {
             if let Some(message) = &config_error {
                 // Shown once per distinct error; the defaults apply meanwhile.
@@ -333,7 +436,137 @@ impl Server {
         }
     }
 
+    /// Lints a document if its findings may have changed since its last
+    /// lint: the cross-module pass over its per-file outcome.
+    fn ensure_linted(&mut self, uri: &str) {
+        self.analyse_edited();
+        let Some(doc) = self.docs.get(uri) else {
+            return;
+        };
+        if !doc.dirty && doc.linted.is_some() {
+            return;
+        }
+        let (config, config_error) = lint::config_for(&doc.path);
+        let key = format!("{config:?}");
+        if doc.analysis.as_ref().is_none_or(|a| a.config != key) {
+            // The configuration changed under it.
+            self.analyse(uri);
+        }
+        self.show_config_error(config_error);
+        let Some(doc) = self.docs.get(uri) else {
+            return;
+        };
+        let text = doc.text.text.clone();
+        let kind = lint::kind_of(&doc.path, &text);
+        let rel = doc.rel.clone();
+        let outcome = doc
+            .analysis
+            .as_ref()
+            .filter(|a| !a.helper)
+            .and_then(|a| a.outcome.clone());
+        let diagnostics = match outcome {
+            None => Vec::new(),
+            Some(outcome) => {
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.lint_in_project(uri, outcome, &config, &key)
+                }));
+                run.unwrap_or_else(|p| {
+                    let file = crate::source::SourceFile::new(
+                        crate::discover::display_path(&rel),
+                        String::new(),
+                    );
+                    vec![crate::engine::internal(
+                        &file,
+                        "server",
+                        crate::engine::panic_message(&p),
+                    )]
+                })
+            }
+        };
+        if let Some(doc) = self.docs.get_mut(uri) {
+            doc.linted = Some(Linted {
+                index: LineIndex::new(&text),
+                text,
+                kind,
+                diagnostics,
+            });
+            doc.dirty = false;
+        }
+    }
+
+    /// The cross-module pass over one document's per-file outcome, with
+    /// the other open documents of its project and the project's modules
+    /// on disk (loaded once) as context; its findings on the document.
+    fn lint_in_project(
+        &mut self,
+        uri: &str,
+        outcome: FileOutcome,
+        config: &crate::config::Config,
+        key: &str,
+    ) -> Vec<Diagnostic> {
+        let display = outcome.display.clone();
+        let cache = lint::cache_for(config);
+        let mut others = Vec::new();
+        let mut helpers = Vec::new();
+        if let Some((root, rel)) = self
+            .docs
+            .get(uri)
+            .filter(|_| outcome.kind == FileKind::Process)
+            .and_then(|d| Some((d.root.clone()?, d.rel.clone())))
+        {
+            let fresh = self.contexts.get(&root).is_some_and(|c| c.config == key);
+            if !fresh {
+                let modules = open::project_context(&rel, config, Some(&cache));
+                self.contexts.insert(
+                    root.clone(),
+                    Context {
+                        config: key.to_string(),
+                        modules,
+                    },
+                );
+            }
+            let open_docs: Vec<(&FileOutcome, bool)> = self
+                .docs
+                .iter()
+                .filter(|(u, d)| *u != uri && d.root.as_ref() == Some(&root))
+                .filter_map(|(_, d)| {
+                    let a = d.analysis.as_ref()?;
+                    Some((a.outcome.as_ref()?, a.helper))
+                })
+                .filter(|(o, _)| o.kind == FileKind::Process)
+                .collect();
+            let shadowed: HashSet<PathBuf> = open_docs
+                .iter()
+                .map(|(o, _)| crate::project::module_key(&o.path))
+                .collect();
+            if let Some(context) = self.contexts.get(&root) {
+                others.extend(
+                    context
+                        .modules
+                        .iter()
+                        .filter(|m| !shadowed.contains(&crate::project::module_key(&m.path)))
+                        .cloned(),
+                );
+            }
+            for (o, helper) in open_docs {
+                let o = open::as_context(o.clone());
+                if helper {
+                    helpers.push(o);
+                } else {
+                    others.push(o);
+                }
+            }
+        }
+        let outcome = open::finish_buffer(outcome, others, helpers, config, Some(&cache));
+        outcome
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.location.path == display)
+            .collect()
+    }
+
     fn publish_dirty(&mut self) -> Result<(), String> {
+        self.analyse_edited();
         let dirty: BTreeSet<String> = self
             .docs
             .iter()
@@ -466,47 +699,24 @@ impl Server {
     }
 }
 
-/// Lints one buffer; a panic anywhere becomes an `internal-error` finding
-/// on it (the engine already isolates each stage; this covers the rest).
-fn lint_doc(path: &Path, text: &str) -> (Linted, Option<String>) {
-    let index = LineIndex::new(text);
-    let kind = lint::kind_of(path, text);
-    let mut config_error = None;
-    let diagnostics = match kind {
-        None => Vec::new(),
-        Some(_) => {
-            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let (config, error) = lint::config_for(path);
-                config_error = error;
-                let (outcome, display) = lint::lint_buffer(path, text.to_string(), &config);
-                outcome
-                    .diagnostics
-                    .into_iter()
-                    .filter(|d| *d.location.path == *display)
-                    .collect::<Vec<_>>()
-            }));
-            run.unwrap_or_else(|p| {
-                let file = crate::source::SourceFile::new(
-                    path.to_string_lossy().to_string(),
-                    String::new(),
-                );
-                vec![crate::engine::internal(
-                    &file,
-                    "server",
-                    crate::engine::panic_message(&p),
-                )]
-            })
-        }
-    };
-    (
-        Linted {
-            text: text.to_string(),
-            index,
-            kind,
-            diagnostics,
-        },
-        config_error,
-    )
+/// The outcome of a per-file pass that panicked outside the engine's own
+/// guards: one `internal-error` on the document.
+fn internal_outcome(rel: &Path, message: String) -> FileOutcome {
+    let display = crate::discover::display_path(rel);
+    let file = crate::source::SourceFile::new(display.clone(), String::new());
+    FileOutcome {
+        display,
+        path: rel.to_path_buf(),
+        kind: FileKind::Process,
+        lines: 0,
+        report: true,
+        diagnostics: vec![crate::engine::internal(&file, "server", message)],
+        directives: Vec::new(),
+        summary: None,
+        facts: None,
+        hash: None,
+        cache_key: None,
+    }
 }
 
 fn to_lsp(linted: &Linted) -> Vec<Value> {
@@ -567,36 +777,6 @@ fn overlaps(a: (lsp::Position, lsp::Position), b: (lsp::Position, lsp::Position)
     a.0 <= b.1 && b.0 <= a.1
 }
 
-/// The byte offset of an LSP position (UTF-16 units within the line);
-/// positions past a line's end or the text's end are clamped, as the
-/// protocol asks.
-pub(super) fn offset_of(text: &str, starts: &[usize], at: lsp::Position) -> usize {
-    let Some(&start) = starts.get(at.line as usize) else {
-        return text.len();
-    };
-    let end = starts
-        .get(at.line as usize + 1)
-        .copied()
-        .unwrap_or(text.len());
-    let line = text.get(start..end).unwrap_or("");
-    let mut units = 0u32;
-    for (i, c) in line.char_indices() {
-        if units >= at.character || c == '\n' || c == '\r' {
-            return start + i;
-        }
-        units += c.len_utf16() as u32;
-    }
-    end
-}
-
-/// Applies one incremental change to a buffer.
-pub(super) fn apply_change(text: &mut String, range: lsp::Range, new: &str) {
-    let starts = crate::source::line_starts(text);
-    let from = offset_of(text, &starts, range.start);
-    let to = offset_of(text, &starts, range.end).max(from);
-    text.replace_range(from..to, new);
-}
-
 /// The file path of a `file:` URI (percent-decoded); `None` for other
 /// schemes (untitled buffers have no project to lint them in).
 pub(super) fn uri_to_path(uri: &str) -> Option<PathBuf> {
@@ -649,43 +829,6 @@ pub(super) fn path_to_uri(path: &Path) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    fn pos(line: u32, character: u32) -> lsp::Position {
-        lsp::Position { line, character }
-    }
-
-    #[test]
-    fn incremental_changes_count_utf16_units() {
-        // "😀" is two UTF-16 units and four bytes.
-        let mut text = String::from("a😀b\r\nline two\n");
-        apply_change(
-            &mut text,
-            lsp::Range {
-                start: pos(0, 3),
-                end: pos(0, 4),
-            },
-            "B",
-        );
-        assert_eq!(text, "a😀B\r\nline two\n");
-        apply_change(
-            &mut text,
-            lsp::Range {
-                start: pos(0, 99),
-                end: pos(1, 4),
-            },
-            "",
-        );
-        assert_eq!(text, "a😀B two\n");
-        apply_change(
-            &mut text,
-            lsp::Range {
-                start: pos(5, 0),
-                end: pos(5, 0),
-            },
-            "end\n",
-        );
-        assert_eq!(text, "a😀B two\nend\n");
-    }
 
     #[test]
     fn uris_round_trip() {

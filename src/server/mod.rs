@@ -1,6 +1,7 @@
 //! `proclint server`, the language server (`lsp`), and what it shares
 //! with `proclint mcp` (`lint`).
 
+mod document;
 pub mod lint;
 mod lsp;
 

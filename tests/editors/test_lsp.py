@@ -217,6 +217,61 @@ async def test_cross_module_finding_follows_a_saved_module(client: LanguageClien
     assert list(client.diagnostics[tasks]) == []
 
 
+@pytest.mark.asyncio(loop_scope="function")
+async def test_cross_module_finding_follows_another_open_buffer(client: LanguageClient):
+    # As above, but helpers.js is open and edited, not saved: tasks.js's
+    # finding clears as helpers.js starts reading `notes`, and comes back
+    # when the edit is undone, while the file on disk never changes.
+    multi = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" / "multi"
+    project = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-open-"))
+    (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
+    for f in multi.iterdir():
+        (project / f.name).write_text(f.read_text())
+    tasks = (project / "tasks.js").as_uri()
+    helpers = project / "helpers.js"
+    on_disk = helpers.read_text()
+    for uri, path in ((tasks, project / "tasks.js"), (helpers.as_uri(), helpers)):
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id="javascript", version=1, text=path.read_text())
+            )
+        )
+
+    async def findings_on_tasks(expected):
+        # Diagnostics arrive per document; wait until tasks.js's settle.
+        for _ in range(20):
+            if [d.code for d in client.diagnostics.get(tasks, [])] == expected:
+                return
+            await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
+        assert [d.code for d in client.diagnostics.get(tasks, [])] == expected
+
+    await findings_on_tasks(["unused-output-field"])
+    (line, column) = next(
+        (i, l.index("files)`") + len("files"))
+        for i, l in enumerate(on_disk.split("\n"))
+        if "files)`" in l
+    )
+    at = types.Position(line, column)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=helpers.as_uri(), version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(range=types.Range(at, at), text=", ${result.notes}")
+            ],
+        )
+    )
+    await findings_on_tasks([])
+    assert helpers.read_text() == on_disk
+    end = types.Position(line, column + len(", ${result.notes}"))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=helpers.as_uri(), version=3),
+            content_changes=[types.TextDocumentContentChangePartial(range=types.Range(at, end), text="")],
+        )
+    )
+    await findings_on_tasks(["unused-output-field"])
+
+
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[PROCLINT, "server"],
