@@ -113,6 +113,48 @@ pub fn condition(text: &str, hit: &Range<usize>) -> Option<Range<usize>> {
     (end > 0).then(|| start..start + end)
 }
 
+/// Whether the match at `start` is "loop" used as a noun ("the feedback
+/// loop until approved", describing a process) rather than an instruction
+/// ("Loop until approved", "then loop until …"): a word other than a
+/// connective or a modal right before it.
+fn noun_loop(text: &str, start: usize) -> bool {
+    let Some(rest) = text.get(start..) else {
+        return false;
+    };
+    if !rest
+        .get(..4)
+        .is_some_and(|w| w.eq_ignore_ascii_case("loop"))
+    {
+        return false;
+    }
+    let before = text
+        .get(..start)
+        .unwrap_or("")
+        .trim_end_matches([' ', '\t']);
+    let word: String = before
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphanumeric() || *c == '-')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    !word.is_empty()
+        && !matches!(
+            word.to_lowercase().as_str(),
+            "then"
+                | "and"
+                | "to"
+                | "or"
+                | "should"
+                | "must"
+                | "will"
+                | "please"
+                | "always"
+                | "just"
+        )
+}
+
 /// Whether a condition ends the loop by itself (see [`SELF_BOUNDED`]).
 pub fn self_bounded(condition: &str) -> bool {
     SELF_BOUNDED
@@ -231,7 +273,7 @@ impl Matchers {
         match &self.phrases {
             Some(re) => re
                 .find_iter(text)
-                .filter(|m| !m.is_empty())
+                .filter(|m| !m.is_empty() && !noun_loop(text, m.start()))
                 .map(|m| m.range())
                 .collect(),
             None => Vec::new(),
@@ -275,6 +317,8 @@ mod tests {
             vec!["repeat until ✅ approved"]
         );
         assert_eq!(found("Loop until all green"), vec!["Loop until all green"]);
+        assert_eq!(found("then loop until green"), vec!["loop until green"]);
+        assert!(found("Iterates with the feedback loop until approved").is_empty());
         assert_eq!(
             found("keep fixing the code until it passes"),
             vec!["keep fixing the code until it passes"]
