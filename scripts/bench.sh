@@ -24,6 +24,7 @@
 # With --scaling it runs only the scaling check of issue 19 instead: inputs
 # that were superlinear (scripts/gen_scaling.py), each at 1x/2x/4x — `runs`
 # and the retrospective over one run of 10k/20k/40k effects,
+# the retrospective of a tree of 500/1000/2000 entry processes (issue 18),
 # `parallel-without-isolation` on one `ctx.parallel.all` of 4k/8k/16k thunks,
 # a one-line module of 1/2/4 MB — printing CPU seconds (user+sys) and peak
 # RSS, and failing (exit 1) when 4x costs more than 6x the CPU of 1x
@@ -138,10 +139,17 @@ if [ "$SCALING" = 1 ]; then
     [ -f "$f" ] || python3 scripts/gen_scaling.py line "$f" $((1048576 * $1))
     echo "$f"
   }
+  make_procs() {
+    local d=$S/processes-$1
+    [ -d "$d" ] || python3 scripts/gen_scaling.py processes "$d" $((500 * $1))
+    echo "$d"
+  }
   echo "== scaling check (issue 19; $PROCLINT)"
   scaling "runs, one run of 10k/20k/40k effects" make_run "$PROCLINT" runs {}
   scaling "retrospective of that run" make_run \
     "$PROCLINT" check --no-cache --no-config --run run-big --format retrospective {}
+  scaling "retrospective of 500/1000/2000 entry processes (issue 18)" make_procs \
+    "$PROCLINT" check --no-cache --no-config --format retrospective {}
   scaling "parallel-without-isolation, 4k/8k/16k thunks" make_par \
     "$PROCLINT" check --no-cache --no-config --select parallel-without-isolation --format json {}
   scaling "one-line module, 1/2/4 MB" make_line \

@@ -4,6 +4,8 @@
     gen_scaling.py runs DIR N      one run of N effects under DIR/.a5c/runs/run-big
     gen_scaling.py parallel FILE N one ctx.parallel.all of N thunks
     gen_scaling.py line FILE BYTES a one-line process module of about BYTES bytes
+    gen_scaling.py processes DIR N N entry process modules (and their tasks), each
+                                   with findings, for the retrospective (issue 18)
 
 Journal events carry the SDK's checksum (JSON.stringify(event, null, 2) +
 "\\n", which json.dumps(indent=2) reproduces for this ASCII data).
@@ -80,6 +82,25 @@ def line(path, size):
         f.write("".join(parts))
 
 
+def processes(out, n):
+    os.makedirs(out, exist_ok=True)
+    for i in range(n):
+        d = os.path.join(out, "p%05d" % i)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "tasks.js"), "w") as f:
+            f.write("import { defineTask } from '@a5c-ai/babysitter-sdk';\n"
+                    "export const build = defineTask('build-%d', (a) => ({\n"
+                    "  kind: 'agent',\n  title: 'Build',\n}));\n" % i)
+        with open(os.path.join(d, "process.js"), "w") as f:
+            f.write("/**\n * @process bench/p%05d\n * @description Process %d\n */\n"
+                    "import { build } from './tasks.js';\n"
+                    "export async function process(inputs, ctx) {\n"
+                    "  await ctx.breakpoint({ question: 'Ship %d?' });\n"
+                    "  for (let i = 0; i < 3; i++) {\n"
+                    "    await ctx.task(build, { i });\n"
+                    "  }\n  return {};\n}\n" % (i, i, i))
+
+
 if __name__ == "__main__":
     what, where, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    {"runs": runs, "parallel": parallel, "line": line}[what](where, n)
+    {"runs": runs, "parallel": parallel, "line": line, "processes": processes}[what](where, n)

@@ -153,6 +153,31 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
     groups
 }
 
+/// Each group's findings, in the outcome's order, from one pass over them
+/// (a scan of every finding per group was quadratic in the tree's size).
+pub fn diagnostics_by_group<'a>(
+    groups: &[Group],
+    outcome: &'a Outcome,
+) -> Vec<Vec<&'a Diagnostic>> {
+    let mut of_path: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (gi, g) in groups.iter().enumerate() {
+        for &i in &g.files {
+            let of = of_path.entry(&outcome.files[i].display).or_default();
+            // Two files shown under one path count once per group.
+            if of.last() != Some(&gi) {
+                of.push(gi);
+            }
+        }
+    }
+    let mut out = vec![Vec::new(); groups.len()];
+    for d in &outcome.diagnostics {
+        for &gi in of_path.get(&*d.location.path).into_iter().flatten() {
+            out[gi].push(d);
+        }
+    }
+    out
+}
+
 fn resolve(index: &HashMap<String, usize>, dir: &str, source: &str) -> Option<usize> {
     let joined = normalize(&std::path::Path::new(dir).join(source));
     let base = joined.to_string_lossy().replace('\\', "/");
@@ -267,19 +292,6 @@ impl Sites {
 }
 
 impl Group {
-    pub fn diagnostics<'a>(&self, outcome: &'a Outcome) -> Vec<&'a Diagnostic> {
-        let paths: BTreeSet<&str> = self
-            .files
-            .iter()
-            .map(|i| &*outcome.files[*i].display)
-            .collect();
-        outcome
-            .diagnostics
-            .iter()
-            .filter(|d| paths.contains(&*d.location.path))
-            .collect()
-    }
-
     pub fn rule_enabled(&self, id: &str) -> bool {
         self.enabled.contains(id)
     }

@@ -12,7 +12,42 @@ use crate::rules::{self, Sites};
 /// Suggestions shown in full per section; the rest are summarised.
 const MAX_SUGGESTIONS: usize = 12;
 
-pub fn suggestions(out: &mut String, outcome: &Outcome, diags: &[&Diagnostic], h: &str) {
+/// The text of the files a section's suggestions quote, read once per
+/// section (and dropped after it, so a tree's sources are never all held
+/// at once). A file is found by its shown path through an index: a scan of
+/// every file per suggestion was quadratic.
+pub struct Sources<'a> {
+    index: HashMap<&'a str, &'a std::path::Path>,
+    read: HashMap<String, String>,
+}
+
+impl<'a> Sources<'a> {
+    pub fn new(outcome: &'a Outcome) -> Sources<'a> {
+        let mut index = HashMap::new();
+        for f in &outcome.files {
+            // The first file shown under a path, as the scan found it.
+            index.entry(&*f.display).or_insert(f.path.as_path());
+        }
+        Sources {
+            index,
+            read: HashMap::new(),
+        }
+    }
+
+    fn text(&mut self, display: &str) -> &str {
+        let index = &self.index;
+        self.read.entry(display.to_string()).or_insert_with(|| {
+            index
+                .get(display)
+                .and_then(|p| std::fs::read(p).ok())
+                .map(|b| crate::source::decode(b).0)
+                .unwrap_or_default()
+        })
+    }
+}
+
+pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic], h: &str) {
+    sources.read.clear();
     let _ = writeln!(out, "{h} Suggestions\n");
     let _ = writeln!(out, "{h}# For the process\n");
     let mut per_rule: HashMap<&str, usize> = HashMap::new();
@@ -33,7 +68,6 @@ pub fn suggestions(out: &mut String, outcome: &Outcome, diags: &[&Diagnostic], h
     if ordered.is_empty() {
         out.push_str("No edits to suggest.\n\n");
     }
-    let mut sources: HashMap<String, String> = HashMap::new();
     for (n, d) in ordered.iter().take(MAX_SUGGESTIONS).enumerate() {
         let path = &*d.location.path;
         let _ = writeln!(
@@ -45,12 +79,9 @@ pub fn suggestions(out: &mut String, outcome: &Outcome, diags: &[&Diagnostic], h
             d.message,
             d.rule
         );
-        let text = sources
-            .entry(path.to_string())
-            .or_insert_with(|| read(outcome, path))
-            .clone();
+        let text = sources.text(path);
         let lang = lang(path);
-        match d.fix.as_ref().and_then(|f| before_after(&text, &f.edits)) {
+        match d.fix.as_ref().and_then(|f| before_after(text, &f.edits)) {
             Some((before, after)) => {
                 let _ = writeln!(
                     out,
@@ -60,7 +91,7 @@ pub fn suggestions(out: &mut String, outcome: &Outcome, diags: &[&Diagnostic], h
                 );
             }
             None => {
-                if let Some(line) = line_of(&text, d.location.span.start) {
+                if let Some(line) = line_of(text, d.location.span.start) {
                     let _ = writeln!(out, "\n   ```{lang}\n{}   ```", indent(line));
                 }
                 if let Some(help) = &d.help {
@@ -140,16 +171,6 @@ pub fn suggestions(out: &mut String, outcome: &Outcome, diags: &[&Diagnostic], h
         out.push_str("Nothing recurs across modules that points at a missing SDK primitive.\n");
     }
     out.push('\n');
-}
-
-fn read(outcome: &Outcome, display: &str) -> String {
-    outcome
-        .files
-        .iter()
-        .find(|f| &*f.display == display)
-        .and_then(|f| std::fs::read(&f.path).ok())
-        .map(|b| crate::source::decode(b).0)
-        .unwrap_or_default()
 }
 
 fn lang(path: &str) -> &'static str {
