@@ -640,8 +640,11 @@ fn cross_process_summary(
         .collect();
     worst.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.title.cmp(&b.1.title)));
     out.push_str("**Worst first:** ");
-    let list: Vec<String> = worst
+    // The ten worst are what a reader acts on; naming every process makes
+    // the summary of a large tree too long to fit any comment.
+    let mut list: Vec<String> = worst
         .iter()
+        .take(WORST_LISTED)
         .map(|(_, g, section)| {
             format!(
                 "{} ({})",
@@ -650,8 +653,17 @@ fn cross_process_summary(
             )
         })
         .collect();
+    if worst.len() > WORST_LISTED {
+        list.push(format!(
+            "and {} more (each has its own section)",
+            worst.len() - WORST_LISTED
+        ));
+    }
     let _ = writeln!(out, "{}.\n", list.join("; "));
 }
+
+/// How many processes the cross-process summary names, worst first.
+const WORST_LISTED: usize = 10;
 
 fn evidence(out: &mut String, outcome: &Outcome, info: &RetroInfo, limit: Option<usize>) {
     out.push_str("## Evidence\n\n");
