@@ -4,6 +4,7 @@
 #   scripts/bench.sh [--peer] [--scales "1 2 4"] [--runs N] [--peer-runs N]
 #                    [--files N] [--seed N] [--no-build] [--profile]
 #   scripts/bench.sh --scaling [--no-build]
+#   scripts/bench.sh --sdk-peer SCRIPT LIBRARY [--peer-runs N] [--no-build]
 #
 # Builds `cargo build --profile profiling` (the release profile — fat LTO, one
 # codegen unit — with line tables kept for callgrind and perf; Cargo.toml;
@@ -31,6 +32,14 @@
 # (linear is 4x; the margin absorbs a shared machine). The one-line module
 # also prints RSS bytes per source byte over a tiny module's RSS.
 #
+# With --sdk-peer it runs only the real-corpus comparison instead: the SDK
+# repository's own one-rule check (SCRIPT: its
+# scripts/lint-breakpoint-results.cjs, ESLint 8's Linter over every .js
+# file under library/; benches/sdk-eslint pins ESLint) against a cold
+# `proclint check --no-cache` of the same LIBRARY, --peer-runs single runs
+# of each, alternated: wall, CPU (user+sys), peak RSS, load, the ratios,
+# and the two tools' counts of discarded breakpoint results.
+#
 # Wall times come from hyperfine (mean of --runs runs after one warm-up, so
 # the corpus is in the page cache: these are warm-page-cache, cold-proclint
 # figures) together with hyperfine's user+sys CPU seconds, which a loaded,
@@ -51,6 +60,8 @@ FILES=3200
 SEED=20240601
 BUILD=1
 SCALING=0
+SDK_SCRIPT=""
+SDK_LIB=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --peer) PEER=1 ;;
@@ -62,7 +73,8 @@ while [ $# -gt 0 ]; do
     --no-build) BUILD=0 ;;
     --profile) PROFILE=1 ;;
     --scaling) SCALING=1 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    --sdk-peer) SDK_SCRIPT=$2; SDK_LIB=$3; shift 2 ;;
+    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
@@ -70,6 +82,7 @@ done
 
 TOOLS="hyperfine python3 /usr/bin/time"
 [ "$SCALING" = 1 ] && TOOLS="python3 /usr/bin/time"
+[ -n "$SDK_SCRIPT" ] && TOOLS="python3 /usr/bin/time node npm"
 for tool in $TOOLS; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y hyperfine time python3)" >&2; exit 2; }
 done
@@ -159,6 +172,55 @@ if [ "$SCALING" = 1 ]; then
   read -r _ big < <(cpu_rss "$PROCLINT" check --no-cache --no-config --format json "$S/line-4.js")
   echo "   one-line module: $(( (big - base) * 1024 / $(stat -c %s "$S/line-4.js") )) bytes of RSS per source byte (4 MB, over a tiny module's $base KB)"
   [ "$SCALING_OK" = 1 ] || exit 1
+  exit 0
+fi
+
+if [ -n "$SDK_SCRIPT" ]; then
+  [ -f "$SDK_SCRIPT" ] && [ -d "$SDK_LIB" ] || { echo "--sdk-peer SCRIPT LIBRARY: no such file or directory" >&2; exit 2; }
+  # The script lints `library/` next to its own `scripts/` folder.
+  D=$OUT/sdk-peer
+  mkdir -p "$D/scripts"
+  cp "$SDK_SCRIPT" "$D/scripts/lint-breakpoint-results.cjs"
+  ln -sfn "$(cd "$SDK_LIB" && pwd)" "$D/library"
+  cp benches/sdk-eslint/package.json benches/sdk-eslint/package-lock.json "$D/"
+  [ -d "$D/node_modules/eslint" ] || (cd "$D" && npm ci --no-audit --no-fund >/dev/null)
+  # run NAME CMD...: one run; appends "name wall cpu rss load" to sdk.tsv.
+  : >"$D/sdk.tsv"
+  run() {
+    local name=$1 before
+    shift
+    before=$(load)
+    /usr/bin/time -f '%e %U %S %M' -o "$D/time.txt" "$@" >"$D/$name.out" 2>&1 || true
+    tail -1 "$D/time.txt" | awk -v n="$name" -v l="$before" \
+      '{printf "%s\t%.2f\t%.2f\t%d\t%s\n", n, $1, $2 + $3, $4, l}' >>"$D/sdk.tsv"
+    tail -1 "$D/sdk.tsv" | awk -F'\t' '{printf "-- %s: wall %ss  cpu %ss  peak RSS %d KB  (load before %s)\n", $1, $2, $3, $4, $5}'
+  }
+  echo "== SDK peer: eslint $(node -p "require('$D/node_modules/eslint/package.json').version") (node $(node --version)) vs $PROCLINT on $SDK_LIB"
+  for _ in $(seq "$PEER_RUNS"); do
+    run proclint "$PROCLINT" check --no-cache --exit-zero --format json --output "$D/proclint.json" "$SDK_LIB"
+    run proclint-parse "$PROCLINT" check --no-cache --exit-zero --parse-only --format json --output /dev/null "$SDK_LIB"
+    run eslint node "$D/scripts/lint-breakpoint-results.cjs"
+  done
+  python3 - "$D" <<'EOF'
+import json, re, statistics, sys
+d = sys.argv[1]
+rows = {}
+for line in open(f"{d}/sdk.tsv"):
+    name, wall, cpu, rss, load = line.rstrip("\n").split("\t")
+    rows.setdefault(name, []).append((float(wall), float(cpu), int(rss)))
+def med(name, i):
+    return statistics.median(r[i] for r in rows[name])
+p, e, q = "proclint", "eslint", "proclint-parse"
+print(f"medians: proclint cold wall {med(p, 0):.2f}s cpu {med(p, 1):.2f}s; parse-only cpu {med(q, 1):.2f}s; "
+      f"ESLint script wall {med(e, 0):.2f}s cpu {med(e, 1):.2f}s")
+print(f"ESLint script / proclint: wall {med(e, 0) / med(p, 0):.2f}x, cpu {med(e, 1) / med(p, 1):.2f}x; "
+      f"proclint full / parse-only cpu {med(p, 1) / med(q, 1):.2f}x")
+m = re.search(r"(\d+) violation", open(f"{d}/eslint.out").read())
+found = json.load(open(f"{d}/proclint.json"))["diagnostics"]
+ub = sum(1 for f in found if f["rule"] == "unchecked-breakpoint")
+print(f"findings: ESLint script {m.group(1) if m else 0} discarded results; "
+      f"proclint unchecked-breakpoint {ub} (all shapes, default set)")
+EOF
   exit 0
 fi
 
