@@ -164,7 +164,17 @@ impl<'m, 't> Tracker<'m, 't> {
         {
             return;
         }
+        let in_list = matches!(wrap.last(), Some(Seg::Elem | Seg::Index(_)));
         for &r in &binding.reads {
+            // `list.push(…)` on a list holding the value reads no element
+            // (see `array_method`): skipped before the copies the walk
+            // makes, which made following many results pushed into one
+            // list quadratic. The step is still counted, so the budget
+            // cuts the walk where it did.
+            if in_list && is_push(m, r) {
+                self.steps += 1;
+                continue;
+            }
             self.expr(r, wrap.clone(), acc.clone(), depth + 1);
         }
     }
@@ -717,6 +727,16 @@ impl<'m, 't> Tracker<'m, 't> {
 
 /// Whether a member expression is written rather than read: the target of
 /// an assignment, or of `delete`.
+/// `node.push` or `node.unshift`.
+fn is_push(m: &JsModel, node: Node) -> bool {
+    m.parent(node).is_some_and(|p| {
+        p.kind_str() == "member_expression"
+            && p.field("object") == Some(node)
+            && p.field("property")
+                .is_some_and(|k| matches!(m.text(k), "push" | "unshift"))
+    })
+}
+
 fn is_assigned(m: &JsModel, member: Node) -> bool {
     m.parent(member).is_some_and(|p| match p.kind_str() {
         "assignment_expression" | "augmented_assignment_expression" => {

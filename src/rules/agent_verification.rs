@@ -1,10 +1,12 @@
 //! `agent-verification`: an agent task asked to do deterministic
 //! verification (run the tests, type-check, lint, build).
 
+use std::sync::LazyLock;
+
 use regex::Regex;
 
 use super::git_in_agent_task::{
-    find_instruction_where, reported_agent_tasks, task_strings, NEGATION,
+    find_instruction_where, negation, reported_agent_tasks, task_strings,
 };
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::config::Config;
@@ -61,8 +63,16 @@ pub(crate) fn phrase_pattern() -> String {
     format!(r"(?i)\b(?:{})\b", alts.join("|"))
 }
 
-fn phrase_regex() -> Option<Regex> {
-    Regex::new(&phrase_pattern()).ok()
+/// Compiled once (the language server runs the cross-module pass on every
+/// keystroke).
+fn phrase_regex() -> Option<&'static Regex> {
+    static RE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(&phrase_pattern()).ok());
+    RE.as_ref()
+}
+
+fn implementer_regex() -> Option<&'static Regex> {
+    static RE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(IMPLEMENTER).ok());
+    RE.as_ref()
 }
 
 /// Words of a task that changes code (its id, title or prompt).
@@ -307,11 +317,10 @@ impl Rule for AgentVerification {
     }
 
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
-        let (Some(re), Ok(neg)) = (phrase_regex(), Regex::new(NEGATION)) else {
+        let (Some(re), Some(neg)) = (phrase_regex(), negation()) else {
             return;
         };
-        let implementer = Regex::new(IMPLEMENTER).ok();
-        let implementer = implementer.as_ref();
+        let implementer = implementer_regex();
         for (mi, ti, task) in reported_agent_tasks(p) {
             let mut strings: Vec<(StringLit, Option<Location>)> = Vec::new();
             for set in [&task.title, &task.prompt].into_iter().flatten() {
@@ -330,7 +339,7 @@ impl Rule for AgentVerification {
                     || strings.iter().any(|(lit, _)| re.is_match(&lit.text))
             });
             let Some((lit, site, phrase)) = strings.into_iter().find_map(|(lit, site)| {
-                let (_, phrase) = find_instruction_where(&re, &neg, &lit.text, is_run_instruction)?;
+                let (_, phrase) = find_instruction_where(re, neg, &lit.text, is_run_instruction)?;
                 let phrase = phrase.to_string();
                 Some((lit, site, phrase))
             }) else {
@@ -403,11 +412,11 @@ mod tests {
 
     #[test]
     fn phrases() {
-        let (Some(re), Ok(neg)) = (phrase_regex(), Regex::new(NEGATION)) else {
+        let (Some(re), Some(neg)) = (phrase_regex(), negation()) else {
             panic!("regexes must compile");
         };
         let hit = |t: &str| {
-            find_instruction_where(&re, &neg, t, is_run_instruction).map(|(_, p)| p.to_string())
+            find_instruction_where(re, neg, t, is_run_instruction).map(|(_, p)| p.to_string())
         };
         assert_eq!(hit("Run npm test and report").as_deref(), Some("npm test"));
         assert_eq!(
@@ -427,11 +436,11 @@ mod tests {
 
     #[test]
     fn a_tool_named_is_not_a_tool_run() {
-        let (Some(re), Ok(neg)) = (phrase_regex(), Regex::new(NEGATION)) else {
+        let (Some(re), Some(neg)) = (phrase_regex(), negation()) else {
             panic!("regexes must compile");
         };
         let hit = |t: &str| {
-            find_instruction_where(&re, &neg, t, is_run_instruction).map(|(_, p)| p.to_string())
+            find_instruction_where(re, neg, t, is_run_instruction).map(|(_, p)| p.to_string())
         };
         for yes in [
             "Run full test suite",

@@ -2,6 +2,7 @@
 //! task.
 
 use std::collections::BTreeSet;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use regex::Regex;
 
@@ -41,8 +42,27 @@ pub const DEFAULT_PHRASES: &[&str] = &[
 /// A negation earlier in the same sentence (`do not commit`, `never push`).
 pub const NEGATION: &str = r"(?i)\b(do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|without|no need to|not)\b";
 
-fn phrase_regex(config: &Config) -> Option<Regex> {
-    Regex::new(&phrase_pattern(config)).ok()
+/// The phrase regex for a configuration, compiled once per distinct
+/// pattern: the language server runs the cross-module pass on every
+/// keystroke, and compiling the two regexes was a tenth of it.
+fn phrase_regex(config: &Config) -> Option<Arc<Regex>> {
+    static BUILT: Mutex<Vec<(String, Arc<Regex>)>> = Mutex::new(Vec::new());
+    let pattern = phrase_pattern(config);
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, re)) = built.iter().find(|(p, _)| *p == pattern) {
+        return Some(re.clone());
+    }
+    let re = Arc::new(Regex::new(&pattern).ok()?);
+    built.push((pattern, re.clone()));
+    Some(re)
+}
+
+/// [`NEGATION`], compiled once.
+pub(crate) fn negation() -> Option<&'static Regex> {
+    static RE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(NEGATION).ok());
+    RE.as_ref()
 }
 
 /// The phrase pattern for a configuration (see `crate::rules::literals`).
@@ -349,7 +369,7 @@ impl Rule for GitInAgentTask {
     }
 
     fn check_project(&self, p: &Project, config: &Config, sink: &mut ProjectSink) {
-        let (Some(re), Ok(neg)) = (phrase_regex(config), Regex::new(NEGATION)) else {
+        let (Some(re), Some(neg)) = (phrase_regex(config), negation()) else {
             return;
         };
         for (mi, ti, task) in reported_agent_tasks(p) {
@@ -362,7 +382,7 @@ impl Rule for GitInAgentTask {
             let mut hits = Vec::new();
             for (lit, site) in strings {
                 let Some((at, phrase)) =
-                    find_instruction_where(&re, &neg, &lit.text, is_instruction)
+                    find_instruction_where(&re, neg, &lit.text, is_instruction)
                 else {
                     continue;
                 };
