@@ -317,7 +317,16 @@ fn check_repeated(m: &JsModel, td: &TaskDef, id: &str, sink: &mut Sink) {
         )));
         return;
     }
-    if in_process(f) {
+    // A process function without the context parameter cannot dispatch an
+    // effect, so it completes in its first iteration: there is no second
+    // registration to throw.
+    let takes_context = m.functions[f].node.field("parameters").is_some_and(|p| {
+        m.named_children(p)
+            .filter(|n| n.kind_str() != "comment")
+            .count()
+            >= 2
+    });
+    if in_process(f) && takes_context {
         sink.push(
             sink.diag_at(
                 Severity::Warning,
