@@ -17,7 +17,9 @@ pub fn parse(text: &str) -> Option<Tree> {
 
 /// Parses `text` re-using `old`, the tree of the previous text with every
 /// change since applied to it ([`edit`]): tree-sitter re-parses only what
-/// the edits touched. The result is the tree a full parse gives.
+/// the edits touched. The result is the tree a full parse gives: a text
+/// with a syntax error is parsed afresh, because tree-sitter's error
+/// recovery from an edited tree can differ from a parse from scratch.
 pub fn parse_from(text: &str, old: Option<&Tree>) -> Option<Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -28,7 +30,15 @@ pub fn parse_from(text: &str, old: Option<&Tree>) -> Option<Tree> {
                 .ok()?;
             *slot = Some(parser);
         }
-        slot.as_mut()?.parse(text, old)
+        let parser = slot.as_mut()?;
+        let tree = parser.parse(text, old)?;
+        // Error recovery is not the same from an edited tree as from
+        // scratch: a buffer with a syntax error is parsed afresh, so the
+        // editor reports the same parse error (and findings) as `check`.
+        if old.is_some() && tree.root_node().has_error() {
+            return parser.parse(text, None);
+        }
+        Some(tree)
     })
 }
 
