@@ -293,11 +293,14 @@ pub fn module_key(path: &Path) -> PathBuf {
 
 /// Files that modules import (relative specifiers) but that are not among
 /// them: candidates for loading as context modules. `modules` gives each
-/// module's key and its import specifiers. Modules are looked at in
-/// parallel (this runs once per round of context loading, over every
-/// module), and the answer is sorted.
+/// module's key and its import specifiers; `exists` says whether a
+/// candidate file is there to load (on disk, or, in the editor, an open
+/// buffer never saved). Modules are looked at in parallel (this runs once
+/// per round of context loading, over every module), and the answer is
+/// sorted.
 pub fn unresolved_relative_imports<'a, I>(
     modules: impl Iterator<Item = (&'a Path, I)>,
+    exists: impl Fn(&Path) -> bool + Sync,
 ) -> Vec<PathBuf>
 where
     I: Iterator<Item = &'a str> + Send,
@@ -318,7 +321,7 @@ where
                 if import_candidate_iter(base, source).any(|c| known.contains(c.as_path())) {
                     continue;
                 }
-                if let Some(file) = import_candidate_iter(base, source).find(|c| c.is_file()) {
+                if let Some(file) = import_candidate_iter(base, source).find(|c| exists(c)) {
                     found.push(file);
                 }
             }

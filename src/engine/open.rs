@@ -5,7 +5,7 @@
 //! In: a buffer's text and edited tree, the project's other modules. Out:
 //! the buffer's [`FileOutcome`] and new tree, then its [`Outcome`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
@@ -144,11 +144,17 @@ pub fn finish_buffer(
     others.push(buffer);
     on_pool(|| {
         while !helpers.is_empty() {
+            // An open helper counts as there even when it was never saved.
+            let open: std::collections::HashSet<PathBuf> = helpers
+                .iter()
+                .map(|h| project::module_key(&h.path))
+                .collect();
             let missing: std::collections::HashSet<_> = project::unresolved_relative_imports(
                 others
                     .iter()
                     .filter_map(|f| f.summary.as_ref())
                     .map(|s| (s.key(), s.import_sources())),
+                |p| open.contains(p) || p.is_file(),
             )
             .into_iter()
             .collect();

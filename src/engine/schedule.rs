@@ -223,6 +223,7 @@ pub(super) fn load_context_modules(
                 .iter()
                 .filter_map(|f| f.summary.as_ref())
                 .map(|s| (s.key(), s.import_sources())),
+            |p| p.is_file(),
         );
         if missing.is_empty() {
             return;

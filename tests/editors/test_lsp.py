@@ -272,6 +272,34 @@ async def test_cross_module_finding_follows_another_open_buffer(client: Language
     await findings_on_tasks(["unused-output-field"])
 
 
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_new_unsaved_helper_counts_as_imported(client: LanguageClient):
+    # helpers.js exists only as an open buffer (a file the user just
+    # created and has not saved). phase.js imports it and hands it the
+    # task result: with the helper unknown the result escapes and nothing is
+    # reported; with the buffer resolved as the import, `notes` is unread.
+    multi = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" / "multi"
+    project = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-new-"))
+    (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
+    for f in multi.iterdir():
+        if f.name != "helpers.js":
+            (project / f.name).write_text(f.read_text())
+    tasks = (project / "tasks.js").as_uri()
+    helpers = project / "helpers.js"
+    for uri, text in ((tasks, (project / "tasks.js").read_text()), (helpers.as_uri(), (multi / "helpers.js").read_text())):
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id="javascript", version=1, text=text)
+            )
+        )
+    for _ in range(20):
+        if [d.code for d in client.diagnostics.get(tasks, [])] == ["unused-output-field"]:
+            break
+        await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
+    assert [d.code for d in client.diagnostics.get(tasks, [])] == ["unused-output-field"]
+    assert not helpers.exists()
+
+
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[PROCLINT, "server"],
