@@ -306,11 +306,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 // A promise written into a `ctx.parallel.all([...])` list:
                 // its result is the batch's result at that position.
                 if let Some(batch) = batch_of_list(m, parent) {
-                    let at = m
-                        .named_children(parent)
-                        .filter(|c| c.kind_str() != "comment")
-                        .position(|c| c.id() == node.id())
-                        .unwrap_or(0);
+                    let at = m.element_position(parent, node);
                     w.push(Seg::Index(at));
                     self.expr(batch, w, acc, depth + 1);
                     return;
@@ -592,11 +588,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 .and_then(|ci| m.effect_of_call(ci))
                 .filter(|e| e.kind == EffectKind::ParallelAll);
             if let Some(e) = batch {
-                let at = m
-                    .named_children(array)
-                    .filter(|c| c.kind_str() != "comment")
-                    .position(|c| c.id() == fnode.id())
-                    .unwrap_or(0);
+                let at = m.element_position(array, fnode);
                 let mut w = wrap;
                 w.push(Seg::Index(at));
                 self.expr(m.calls[e.call].node, w, acc, depth + 1);

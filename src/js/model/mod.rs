@@ -257,6 +257,10 @@ pub struct JsModel<'t> {
     pub placeholder_strings: Vec<Node<'t>>,
     fn_by_node: IdMap<usize, FnId>,
     call_by_node: IdMap<usize, CallId>,
+    /// Per element of an array literal passed to `ctx.parallel.all`: its
+    /// position (comments not counted). Counting siblings per element made
+    /// one batch of n thunks quadratic in the result flow.
+    batch_positions: IdMap<usize, usize>,
     /// Per function: the calls in this module whose callee is it.
     call_sites: Vec<Vec<CallId>>,
     /// Per function: the exports (indices into `exports`) that are it.
@@ -322,6 +326,7 @@ impl<'t> JsModel<'t> {
             depth_limited: b.depth_limited,
             fn_by_node: b.fn_by_node,
             call_by_node,
+            batch_positions: IdMap::default(),
             call_sites: Vec::new(),
             exported_as: Vec::new(),
             new_expressions: std::mem::take(&mut b.index.new_expressions),
@@ -382,6 +387,18 @@ impl<'t> JsModel<'t> {
             .and_then(|call| self.call_of_node(call))
             .and_then(|ci| self.calls[ci].args.iter().position(|a| a.id() == node.id()));
         recorded.unwrap_or_else(|| syntax::arg_index(args, node))
+    }
+
+    /// The position of `node` among the elements of the array literal
+    /// `list` (comments not counted).
+    pub fn element_position(&self, list: Node<'t>, node: Node<'t>) -> usize {
+        if let Some(&at) = self.batch_positions.get(&node.id()) {
+            return at;
+        }
+        self.named_children(list)
+            .filter(|c| c.kind_str() != "comment")
+            .position(|c| c.id() == node.id())
+            .unwrap_or(0)
     }
 
     pub fn function_of_node(&self, node: Node) -> Option<FnId> {

@@ -207,6 +207,23 @@ impl<'t> JsModel<'t> {
                 method: path,
             });
         }
+        let mut positions = Vec::new();
+        for e in &self.effects {
+            if e.kind != EffectKind::ParallelAll {
+                continue;
+            }
+            let Some(list) = self.calls[e.call].args.first().map(|a| unparen(*a)) else {
+                continue;
+            };
+            if list.kind_str() != "array" {
+                continue;
+            }
+            let elements = self
+                .named_children(list)
+                .filter(|c| c.kind_str() != "comment");
+            positions.extend(elements.enumerate().map(|(at, c)| (c.id(), at)));
+        }
+        self.batch_positions.extend(positions);
     }
 
     /// A binding some read of which calls a context method, reads a context
