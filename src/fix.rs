@@ -187,13 +187,20 @@ pub fn diff(plan: &Plan) -> String {
 }
 
 /// Writes every planned file (atomically, one by one, keeping each file's
-/// identity: see [`crate::output::write_file_with`]).
-pub fn write(plan: &Plan, replace: crate::output::Replace) -> Result<(), (String, std::io::Error)> {
-    for f in &plan.files {
-        crate::output::write_file_with(&f.path, replace, |out| out.write_all(f.fixed.as_bytes()))
-            .map_err(|e| (f.display.clone(), e))?;
-    }
-    Ok(())
+/// identity: see [`crate::output::write_file_with`]). A file that cannot be
+/// written (read-only, hard-linked, a full disk) does not stop the others:
+/// the failures come back, each with its file's display path.
+pub fn write(plan: &Plan, replace: crate::output::Replace) -> Vec<(String, std::io::Error)> {
+    plan.files
+        .iter()
+        .filter_map(|f| {
+            crate::output::write_file_with(&f.path, replace, |out| {
+                out.write_all(f.fixed.as_bytes())
+            })
+            .err()
+            .map(|e| (f.display.clone(), e))
+        })
+        .collect()
 }
 
 #[cfg(test)]

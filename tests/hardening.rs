@@ -402,6 +402,39 @@ fn fix_refuses_read_only_and_hard_linked_files_unless_forced() {
     assert_eq!(std::fs::read_to_string(&a).ok(), Some(fixed));
 }
 
+/// A file `--fix` may not write does not stop the others: they are fixed,
+/// the refusal is reported once, the report is still written, and the exit
+/// code is 2 (the first refusal ended the run, leaving later files unfixed).
+#[cfg(unix)]
+#[test]
+fn fix_refusing_one_file_still_fixes_the_others() {
+    let dir = tempdir();
+    let ro = write(dir.path(), "a/ro.js", FIXABLE_TASK);
+    let ok = write(dir.path(), "b/ok.js", FIXABLE_TASK);
+    set_mode(&ro, 0o444);
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--no-cache", "--format", "concise", "."],
+        None,
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.matches("ro.js is read-only").count(), 1, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&ro).ok().as_deref(),
+        Some(FIXABLE_TASK)
+    );
+    assert!(
+        std::fs::read_to_string(&ok)
+            .unwrap_or_default()
+            .contains("labels"),
+        "{err}"
+    );
+    // The report lists what remains: ro.js's unfixed finding.
+    assert!(stdout(&o).contains("a/ro.js"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("b/ok.js"), "{}", stdout(&o));
+}
+
 /// `--output` naming a linted file (here through `..`) overwrote the source
 /// with the report.
 #[test]

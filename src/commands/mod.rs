@@ -210,6 +210,9 @@ fn check(mut args: CheckArgs) -> i32 {
     let mut outcome = lint_once();
     // Files whose fixes could not be planned because of a bug in proclint.
     let mut fix_failures: Vec<crate::diagnostic::Diagnostic> = Vec::new();
+    // A file `--fix` could not write: the report is still written, and the
+    // exit code is 2.
+    let mut write_failed = false;
     if args.fix {
         if args.diff {
             let buffer = stdin.as_ref().map(|(_, bytes)| bytes.as_slice());
@@ -238,9 +241,14 @@ fn check(mut args: CheckArgs) -> i32 {
             };
         }
         let (mut fixed, mut touched) = (0, std::collections::BTreeSet::new());
+        // Files that could not be written are reported once and left alone
+        // on later passes; the others are still fixed, and the exit code
+        // says an error occurred.
+        let mut unwritable = std::collections::BTreeSet::new();
         // Fixes that overlapped are applied on the next pass.
         for _ in 0..4 {
-            let plan = fix::plan(&outcome, None);
+            let mut plan = fix::plan(&outcome, None);
+            plan.files.retain(|f| !unwritable.contains(&f.display));
             report_unfixable(&plan);
             for d in &plan.failed {
                 if !fix_failures.contains(d) {
@@ -250,14 +258,16 @@ fn check(mut args: CheckArgs) -> i32 {
             if plan.files.is_empty() {
                 break;
             }
-            if let Err((file, e)) = fix::write(&plan, replace_policy(&args)) {
+            for (file, e) in fix::write(&plan, replace_policy(&args)) {
                 eprintln!("error: cannot write {file}: {e}");
-                return EXIT_ERROR;
+                unwritable.insert(file);
             }
+            plan.files.retain(|f| !unwritable.contains(&f.display));
             fixed += plan.applied();
             touched.extend(plan.files.iter().map(|f| f.display.clone()));
             outcome = lint_once();
         }
+        write_failed = !unwritable.is_empty();
         if !args.quiet {
             eprintln!(
                 "proclint: fixed {fixed} findings in {} files; {} remain",
@@ -401,7 +411,11 @@ fn check(mut args: CheckArgs) -> i32 {
     if where_stats == Statistics::Stderr {
         eprint!("{}", statistics(&outcome));
     }
-    let code = exit_code(&outcome, args.fail_on, args.exit_zero);
+    let code = if write_failed {
+        EXIT_ERROR
+    } else {
+        exit_code(&outcome, args.fail_on, args.exit_zero)
+    };
     // `run` is the command line's entry point and the process exits right
     // after it: freeing tens of thousands of findings one by one would only
     // delay that (≈ 3% of a warm run, on the main thread).
