@@ -186,16 +186,36 @@ async def test_pull_diagnostics_and_other_files(pull_client: LanguageClient):
     assert list(report.items) == []
 
 
+MULTI = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" / "multi"
+
+
+def multi_project(prefix, without=None):
+    """A copy of the multi-module fixture (tasks.js declares `notes`, which
+    nothing reads) as an ES-module package, leaving out `without`."""
+    project = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+    (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
+    for f in MULTI.iterdir():
+        if f.name != without:
+            (project / f.name).write_text(f.read_text())
+    return project
+
+
+async def settled(client, uri, expected):
+    """Waits until the rule ids on `uri` are `expected`: diagnostics arrive
+    per document, and other documents' may come first."""
+    for _ in range(20):
+        if [d.code for d in client.diagnostics.get(uri, [])] == expected:
+            return
+        await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
+    assert [d.code for d in client.diagnostics.get(uri, [])] == expected
+
+
 @pytest.mark.asyncio(loop_scope="function")
 async def test_cross_module_finding_follows_a_saved_module(client: LanguageClient):
     # tasks.js declares `notes`, which nothing reads; helpers.js starts
     # reading it. Other modules are context read from disk, so the finding
     # clears when helpers.js is saved.
-    multi = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" / "multi"
-    project = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-multi-"))
-    (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
-    for f in multi.iterdir():
-        (project / f.name).write_text(f.read_text())
+    project = multi_project("proclint-lsp-multi-")
     tasks = (project / "tasks.js").as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -222,11 +242,7 @@ async def test_cross_module_finding_follows_another_open_buffer(client: Language
     # As above, but helpers.js is open and edited, not saved: tasks.js's
     # finding clears as helpers.js starts reading `notes`, and comes back
     # when the edit is undone, while the file on disk never changes.
-    multi = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" / "multi"
-    project = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-open-"))
-    (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
-    for f in multi.iterdir():
-        (project / f.name).write_text(f.read_text())
+    project = multi_project("proclint-lsp-open-")
     tasks = (project / "tasks.js").as_uri()
     helpers = project / "helpers.js"
     on_disk = helpers.read_text()
@@ -237,15 +253,7 @@ async def test_cross_module_finding_follows_another_open_buffer(client: Language
             )
         )
 
-    async def findings_on_tasks(expected):
-        # Diagnostics arrive per document; wait until tasks.js's settle.
-        for _ in range(20):
-            if [d.code for d in client.diagnostics.get(tasks, [])] == expected:
-                return
-            await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
-        assert [d.code for d in client.diagnostics.get(tasks, [])] == expected
-
-    await findings_on_tasks(["unused-output-field"])
+    await settled(client, tasks, ["unused-output-field"])
     (line, column) = next(
         (i, l.index("files)`") + len("files"))
         for i, l in enumerate(on_disk.split("\n"))
@@ -260,7 +268,7 @@ async def test_cross_module_finding_follows_another_open_buffer(client: Language
             ],
         )
     )
-    await findings_on_tasks([])
+    await settled(client, tasks, [])
     assert helpers.read_text() == on_disk
     end = types.Position(line, column + len(", ${result.notes}"))
     client.text_document_did_change(
@@ -269,7 +277,7 @@ async def test_cross_module_finding_follows_another_open_buffer(client: Language
             content_changes=[types.TextDocumentContentChangePartial(range=types.Range(at, end), text="")],
         )
     )
-    await findings_on_tasks(["unused-output-field"])
+    await settled(client, tasks, ["unused-output-field"])
 
 
 @pytest.mark.asyncio(loop_scope="function")
@@ -278,25 +286,16 @@ async def test_a_new_unsaved_helper_counts_as_imported(client: LanguageClient):
     # created and has not saved). phase.js imports it and hands it the
     # task result: with the helper unknown the result escapes and nothing is
     # reported; with the buffer resolved as the import, `notes` is unread.
-    multi = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" / "multi"
-    project = pathlib.Path(tempfile.mkdtemp(prefix="proclint-lsp-new-"))
-    (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
-    for f in multi.iterdir():
-        if f.name != "helpers.js":
-            (project / f.name).write_text(f.read_text())
+    project = multi_project("proclint-lsp-new-", without="helpers.js")
     tasks = (project / "tasks.js").as_uri()
     helpers = project / "helpers.js"
-    for uri, text in ((tasks, (project / "tasks.js").read_text()), (helpers.as_uri(), (multi / "helpers.js").read_text())):
+    for uri, text in ((tasks, (project / "tasks.js").read_text()), (helpers.as_uri(), (MULTI / "helpers.js").read_text())):
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(uri=uri, language_id="javascript", version=1, text=text)
             )
         )
-    for _ in range(20):
-        if [d.code for d in client.diagnostics.get(tasks, [])] == ["unused-output-field"]:
-            break
-        await asyncio.wait_for(client.wait_for_notification("textDocument/publishDiagnostics"), 30)
-    assert [d.code for d in client.diagnostics.get(tasks, [])] == ["unused-output-field"]
+    await settled(client, tasks, ["unused-output-field"])
     assert not helpers.exists()
 
 
