@@ -193,16 +193,35 @@ fn schema_state(
     }
 }
 
-/// The declared property names of a JSON Schema object expression.
+/// The fields a JSON Schema object expression declares: the keys of its
+/// `properties` and the names in its `required` list (the SDK's validator,
+/// `runtime/schemaValidator.ts`, enforces `required` with or without
+/// `properties`). `None` when neither is there to read.
 fn schema_properties(m: &JsModel, schema: Node) -> Option<SchemaFields> {
     let s = m.object_of_expr(schema)?;
-    let props = m.object_of_expr(objects::property(m, s, "properties")?)?;
-    Some(
-        objects::properties(m, props)
-            .into_iter()
-            .map(|(name, p)| (name, loc(m, p.key)))
-            .collect(),
-    )
+    let props = objects::property(m, s, "properties").and_then(|p| m.object_of_expr(p));
+    let required = objects::property(m, s, "required")
+        .map(unparen)
+        .filter(|r| r.kind_str() == "array");
+    if props.is_none() && required.is_none() {
+        return None;
+    }
+    let mut fields: Vec<(String, crate::diagnostic::Location)> = props
+        .map(|p| {
+            objects::properties(m, p)
+                .into_iter()
+                .map(|(name, p)| (name, loc(m, p.key)))
+                .collect()
+        })
+        .unwrap_or_default();
+    for item in required.iter().flat_map(|r| m.named_children(*r)) {
+        if let Some(name) = string_value(item, m.src()) {
+            if !fields.iter().any(|(n, _)| *n == name) {
+                fields.push((name, loc(m, item)));
+            }
+        }
+    }
+    Some(fields.into())
 }
 
 fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
