@@ -124,6 +124,9 @@ pub struct TaskSummary {
     pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
     pub prompt: Option<StringSet>,
+    /// Strings of `agent.prompt.outputFormat`: the output the prompt asks
+    /// for in words.
+    pub output_format: Option<StringSet>,
     /// Whether the definition has an output schema at all.
     pub schema: SchemaState,
     /// Strings of `title`.

@@ -149,6 +149,11 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         schema_fields,
         schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
+        output_format: t
+            .objects
+            .iter()
+            .find_map(|o| objects::path(m, *o, &["agent", "prompt", "outputFormat"]))
+            .map(|f| string_set(m, &strings_of(m, f, &args_param))),
     }
 }
 

@@ -132,6 +132,21 @@ impl Rule for UndeclaredOutputField {
                         list.join(", ")
                     ),
                 )
+            } else if tasks
+                .iter()
+                .any(|&(m, t)| asks_for(&p.modules[m].tasks[t], field))
+            {
+                // The agent is asked for it in words; only the schema
+                // leaves it out.
+                (
+                    format!(
+                        "`{field}` is read on the result of {whose}, though the prompt's `outputFormat` asks for it: the schema and the prompt disagree about the output"
+                    ),
+                    format!(
+                        "declare `{field}` in the schema's `properties` so the schema describes what the prompt asks for (declared: {})",
+                        list.join(", ")
+                    ),
+                )
             } else {
                 let help = match closest(field, &declared) {
                     Some(near) => format!(
@@ -161,6 +176,20 @@ impl Rule for UndeclaredOutputField {
             sink.push(d);
         }
     }
+}
+
+/// Whether the task's `outputFormat` text names `field` as a word.
+fn asks_for(task: &crate::js::module_summary::TaskSummary, field: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    task.output_format.as_ref().is_some_and(|f| {
+        f.literals.iter().any(|l| {
+            l.text.match_indices(field).any(|(at, _)| {
+                let before = l.text[..at].chars().next_back();
+                let after = l.text[at + field.len()..].chars().next();
+                !before.is_some_and(is_word) && !after.is_some_and(is_word)
+            })
+        })
+    })
 }
 
 /// Fields read as if `ctx.task` wrapped the output (`{ value }`,
