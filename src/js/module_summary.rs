@@ -124,6 +124,9 @@ pub struct TaskSummary {
     pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
     pub prompt: Option<StringSet>,
+    /// Building the definition always throws ([`super::tasks::build_throws`]):
+    /// no call of it records an effect.
+    pub build_throws: bool,
     /// Strings of `agent.prompt.outputFormat`: the output the prompt asks
     /// for in words.
     pub output_format: Option<StringSet>,

@@ -149,6 +149,7 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         schema_fields,
         schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
+        build_throws: super::tasks::build_throws(m, t),
         output_format: t
             .objects
             .iter()

@@ -1,5 +1,6 @@
 //! Queries over task definitions and task arguments: what a value provably
-//! is, what a factory returns, what a task id evaluates to.
+//! is, what a factory returns, what a task id evaluates to, whether a
+//! definition can be built at all.
 
 use tree_sitter::Node;
 
@@ -350,4 +351,23 @@ mod tests {
             );
         });
     }
+}
+
+/// Whether building the definition throws on every call: its factory calls
+/// an effect method on the task-build context (its second parameter), which
+/// has none (`unknown-context-method` reports the call). The SDK builds the
+/// definition before it requests an effect (`runtime/intrinsics/task.ts`),
+/// so no call of such a task ever records one.
+pub fn build_throws(m: &JsModel, td: &TaskDef) -> bool {
+    let Some(f) = td.factory else {
+        return false;
+    };
+    let fnode = m.functions[f].node;
+    m.task_context_calls.iter().any(|&c| {
+        let call = &m.calls[c];
+        syntax::contains(fnode, call.node)
+            && super::effects::method_path(m, call.callee).is_some_and(|(_, method)| {
+                super::context_api::EFFECT_METHODS_NOT_ON_TASK_CONTEXT.contains(&method.as_str())
+            })
+    })
 }

@@ -83,7 +83,7 @@ impl Rule for MissingStableKey {
     /// Unkeyed repeated calls. A `stableKey` in the task definition is not a
     /// key: the SDK reads `key`/`stableKey` only from the invocation options.
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
-        for module in &p.modules {
+        for (module_index, module) in p.modules.iter().enumerate() {
             if !module.report {
                 continue;
             }
@@ -91,6 +91,14 @@ impl Rule for MissingStableKey {
                 let Some(info) = inv.unkeyed_repeat() else {
                     continue;
                 };
+                // A task whose definition cannot be built records no
+                // effect to mis-identify; the error on its definition is
+                // the one finding it needs.
+                if p.task_of(module_index, &inv.target)
+                    .is_some_and(|(mi, ti)| p.modules[mi].tasks[ti].build_throws)
+                {
+                    continue;
+                }
                 let task = inv
                     .call_text
                     .split_once('(')
