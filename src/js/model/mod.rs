@@ -213,6 +213,29 @@ pub struct TaskDef<'t> {
     pub objects: Vec<Node<'t>>,
     /// Variable the definition is assigned to.
     pub binding: Option<BindingId>,
+    /// Per object of `objects` (same order): its `kind` property, if it has
+    /// one. Read once here so rules ask the definition, not the syntax.
+    pub kinds: Vec<Option<TaskKind<'t>>>,
+}
+
+/// A definition object's `kind` property.
+#[derive(Debug)]
+pub struct TaskKind<'t> {
+    /// The property's value (`'shell'`, or an expression).
+    pub value: Node<'t>,
+    /// The value as a string, when it is a literal.
+    pub literal: Option<String>,
+}
+
+impl TaskDef<'_> {
+    /// The task's kind when every definition object gives the same literal
+    /// one: a factory with one return of `kind: 'shell'` and another of
+    /// `kind: 'agent'`, or a computed kind, has none.
+    pub fn literal_kind(&self) -> Option<&str> {
+        let mut kinds = self.kinds.iter().map(|k| k.as_ref()?.literal.as_deref());
+        let first = kinds.next()??;
+        kinds.all(|k| k == Some(first)).then_some(first)
+    }
 }
 
 /// How the first argument of a `ctx.task` call resolves.
