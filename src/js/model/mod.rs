@@ -227,7 +227,7 @@ pub struct TaskKind<'t> {
     pub literal: Option<String>,
 }
 
-impl TaskDef<'_> {
+impl<'t> TaskDef<'t> {
     /// The task's kind when every definition object gives the same literal
     /// one: a factory with one return of `kind: 'shell'` and another of
     /// `kind: 'agent'`, or a computed kind, has none.
@@ -235,6 +235,17 @@ impl TaskDef<'_> {
         let mut kinds = self.kinds.iter().map(|k| k.as_ref()?.literal.as_deref());
         let first = kinds.next()??;
         kinds.all(|k| k == Some(first)).then_some(first)
+    }
+
+    /// The `kind` value of the first definition object whose kind is the
+    /// literal `kind`: where a finding about that kind points. Unlike
+    /// [`TaskDef::literal_kind`], one such object is enough.
+    pub fn kind_value_of(&self, kind: &str) -> Option<Node<'t>> {
+        self.kinds
+            .iter()
+            .flatten()
+            .find(|k| k.literal.as_deref() == Some(kind))
+            .map(|k| k.value)
     }
 }
 
