@@ -247,6 +247,13 @@ impl<'t> TaskDef<'t> {
             .find(|k| k.literal.as_deref() == Some(kind))
             .map(|k| k.value)
     }
+
+    /// The literal of the first `kind` any definition object declares (a
+    /// computed first one gives none, whatever later objects declare): the
+    /// kind that facts and module summaries record.
+    pub fn declared_kind(&self) -> Option<&str> {
+        self.kinds.iter().flatten().next()?.literal.as_deref()
+    }
 }
 
 /// How the first argument of a `ctx.task` call resolves.
