@@ -9,7 +9,6 @@ use std::path::Path;
 use crate::js::model::{EffectKind, JsModel, LoopKind};
 use crate::js::objects;
 use crate::js::repeat::repetition;
-use crate::js::syntax::string_value;
 
 /// The JSDoc header of a process module.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,7 +88,7 @@ pub fn process_facts(m: &JsModel) -> ProcessFacts {
             };
             TaskFact {
                 id: t.id.clone().unwrap_or_default(),
-                kind: prop("kind").and_then(|k| string_value(k, m.src())),
+                kind: t.declared_kind().map(str::to_owned),
                 line: line(t.id_node),
                 has_labels: prop("labels").is_some()
                     || t.objects.iter().any(|o| objects::has_opaque_spread(m, *o)),

@@ -420,6 +420,13 @@ impl<'a, 't> LoopAnalysis<'a, 't> {
     /// Whether `n` is a counter that the loop `lp` advances: `++`/`--`,
     /// `+= k`/`-= k`, `x = x ± k`, or `list.length` of a list the loop
     /// drains with `shift`/`pop`/`splice`.
+    ///
+    /// One advancing write suffices, since the question is whether a
+    /// comparison of `n` can end the loop. retry-without-history's
+    /// `is_counter` asks something else (is carried state only a tally?):
+    /// it needs every write in the loop to be arithmetic with a number
+    /// literal, ignores closures the loop calls, and accepts `*=` but not
+    /// `+= step`. The two stay separate because their answers differ.
     pub fn is_advanced_counter(&self, lp: Node<'t>, n: Node<'t>) -> bool {
         let n = unparen(n);
         match n.kind_str() {

@@ -113,7 +113,7 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
             .iter()
             .find_map(|o| objects::property(m, *o, name))
     };
-    let kind = prop("kind").and_then(|v| string_value(v, m.src()));
+    let kind = t.declared_kind().map(str::to_owned);
     let args_param = t.factory.map(|f| ArgsParam::of(m, f)).unwrap_or_default();
     let agent = t
         .objects

@@ -34,11 +34,11 @@ impl Rule for NodeTaskKind {
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
         for t in &m.task_defs {
-            let kind = t.objects.iter().find_map(|o| {
-                let v = objects::property(m, *o, "kind")?;
-                (string_value(v, m.src()).as_deref() == Some("node")).then_some(v)
-            });
-            let Some(kind) = kind else { continue };
+            // Any object of a factory's returns: `kind: 'node'` on one
+            // path is a finding even where another path is a shell task.
+            let Some(kind) = t.kind_value_of("node") else {
+                continue;
+            };
             let id = t.id.as_deref().unwrap_or("task");
             let node_field = |name: &str| {
                 t.objects

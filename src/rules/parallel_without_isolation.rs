@@ -5,8 +5,7 @@ use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::isolation::{peers, uncaptured_dispatches};
 use crate::js::model::TaskTarget;
-use crate::js::objects;
-use crate::js::syntax::{contains, span, string_value, NodeExt};
+use crate::js::syntax::{contains, span, NodeExt};
 use crate::js::{EffectKind, JsModel};
 use tree_sitter::Node;
 
@@ -152,14 +151,7 @@ fn dispatches_shell(m: &JsModel, site: Node) -> bool {
     let TaskTarget::Local(i) = m.task_target(target) else {
         return false;
     };
-    let objects = &m.task_defs[i].objects;
-    !objects.is_empty()
-        && objects.iter().all(|o| {
-            objects::property(m, *o, "kind")
-                .and_then(|k| string_value(k, m.src()))
-                .as_deref()
-                == Some("shell")
-        })
+    m.task_defs[i].literal_kind() == Some("shell")
 }
 
 /// `ctx.task(testTask, …)`: the callee and a short first argument.

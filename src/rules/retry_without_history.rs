@@ -218,6 +218,15 @@ impl Rule for RetryWithoutHistory {
 
 /// Whether every write of `b` inside the loop advances it by a number
 /// (`i++`, `n += 1`, `n = n + 1`).
+///
+/// Not [`LoopAnalysis::is_advanced_counter`], on purpose: that asks whether
+/// the loop moves a compared counter towards its bound, so one advancing
+/// write is enough (also one in a closure the loop calls), and `n += step`
+/// or `n = n - step` advance. Here the question is whether carried state is
+/// a mere tally rather than history: every write in the loop must be
+/// arithmetic with a number literal (`n *= 2`, `n = n * 2` count; `n +=
+/// step` does not), so a variable also set from a result (`n =
+/// review.count`) stays history. Sharing one test would move findings.
 fn is_counter(m: &JsModel, lp: Node, b: BindingId) -> bool {
     let bind = m.scopes.get(b);
     bind.writes.iter().filter(|w| contains(lp, **w)).all(|w| {

@@ -213,6 +213,47 @@ pub struct TaskDef<'t> {
     pub objects: Vec<Node<'t>>,
     /// Variable the definition is assigned to.
     pub binding: Option<BindingId>,
+    /// Per object of `objects` (same order): its `kind` property, if it has
+    /// one. Read once here so rules ask the definition, not the syntax.
+    pub kinds: Vec<Option<TaskKind<'t>>>,
+}
+
+/// A definition object's `kind` property.
+#[derive(Debug)]
+pub struct TaskKind<'t> {
+    /// The property's value (`'shell'`, or an expression).
+    pub value: Node<'t>,
+    /// The value as a string, when it is a literal.
+    pub literal: Option<String>,
+}
+
+impl<'t> TaskDef<'t> {
+    /// The task's kind when every definition object gives the same literal
+    /// one: a factory with one return of `kind: 'shell'` and another of
+    /// `kind: 'agent'`, or a computed kind, has none.
+    pub fn literal_kind(&self) -> Option<&str> {
+        let mut kinds = self.kinds.iter().map(|k| k.as_ref()?.literal.as_deref());
+        let first = kinds.next()??;
+        kinds.all(|k| k == Some(first)).then_some(first)
+    }
+
+    /// The `kind` value of the first definition object whose kind is the
+    /// literal `kind`: where a finding about that kind points. Unlike
+    /// [`TaskDef::literal_kind`], one such object is enough.
+    pub fn kind_value_of(&self, kind: &str) -> Option<Node<'t>> {
+        self.kinds
+            .iter()
+            .flatten()
+            .find(|k| k.literal.as_deref() == Some(kind))
+            .map(|k| k.value)
+    }
+
+    /// The literal of the first `kind` any definition object declares (a
+    /// computed first one gives none, whatever later objects declare): the
+    /// kind that facts and module summaries record.
+    pub fn declared_kind(&self) -> Option<&str> {
+        self.kinds.iter().flatten().next()?.literal.as_deref()
+    }
 }
 
 /// How the first argument of a `ctx.task` call resolves.

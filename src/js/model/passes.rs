@@ -69,6 +69,15 @@ impl<'t> JsModel<'t> {
                 None => id_node = call.node,
             }
             let binding = declared_binding(self, call.node);
+            let kinds = objects
+                .iter()
+                .map(|o| {
+                    crate::js::objects::property(self, *o, "kind").map(|value| TaskKind {
+                        value,
+                        literal: string_value(value, self.src()),
+                    })
+                })
+                .collect();
             self.task_defs.push(TaskDef {
                 call: ci,
                 id,
@@ -76,6 +85,7 @@ impl<'t> JsModel<'t> {
                 factory,
                 objects,
                 binding,
+                kinds,
             });
         }
     }
