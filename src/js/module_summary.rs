@@ -179,6 +179,9 @@ pub struct InvocationSummary {
     pub repeat: Option<Box<RepeatInfo>>,
     /// The call has an invocation key (see [`Self::unkeyed_repeat`]).
     pub keyed: bool,
+    /// Every repetition sends args of a new shape, which identifies it as a
+    /// key would ([`super::repeat::args_shape_grows`]).
+    pub shape_grows: bool,
     /// The edit that adds a key built from the repetition's variable.
     pub key_edit: Option<Box<crate::diagnostic::Edit>>,
 }
@@ -186,7 +189,9 @@ pub struct InvocationSummary {
 impl InvocationSummary {
     /// Why the call repeats, when it does and has no invocation key.
     pub fn unkeyed_repeat(&self) -> Option<&RepeatInfo> {
-        self.repeat.as_deref().filter(|_| !self.keyed)
+        self.repeat
+            .as_deref()
+            .filter(|_| !self.keyed && !self.shape_grows)
     }
 }
 

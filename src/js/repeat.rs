@@ -211,3 +211,99 @@ fn passed_to(m: &JsModel, fnode: Node) -> Option<(CallId, usize, Option<String>)
     let index = m.calls[call].args.iter().position(|a| a.id() == arg.id())?;
     Some((call, index, key))
 }
+
+/// Whether every pass of the one loop around `call` sends args of a new
+/// shape, which the SDK's key derivation tells apart as a key would
+/// (`runtime/intrinsics/task.ts`: without a key a call is identified by
+/// task id, label and a hash of the args' shape, array lengths included):
+/// an args property is a `const` array declared outside the loop and pushed
+/// to by a statement of the loop body itself, in a loop with no `continue`
+/// (so no pass that calls skips the push) and nothing that shrinks the
+/// array. Only a call repeated by that loop alone counts: an outer
+/// repetition would start the array afresh.
+pub fn args_shape_grows(m: &JsModel, call: CallId) -> bool {
+    let c = &m.calls[call];
+    let [l] = c.loops.as_slice() else {
+        return false;
+    };
+    let mut f = c.func;
+    while let Some(fid) = f {
+        if repeat_of_function(m, fid, call, 0).is_some() {
+            return false;
+        }
+        f = m.functions[fid].parent;
+    }
+    let lp = &m.loops[*l];
+    let Some(body) = lp.body.filter(|b| b.kind_str() == "statement_block") else {
+        return false;
+    };
+    let Some(args) = c.args.get(1).and_then(|a| m.object_of_expr(*a)) else {
+        return false;
+    };
+    // The body is scanned for `continue` last: most calls fail earlier.
+    let grows = super::objects::properties(m, args)
+        .into_iter()
+        .any(|(_, p)| {
+            let value = unparen(p.value);
+            if value.kind_str() != "identifier" {
+                return false;
+            }
+            let Some(b) = m.binding_of_expr(value) else {
+                return false;
+            };
+            let binding = m.scopes.get(b);
+            binding.kind == super::scope::BindingKind::Const
+                && binding
+                    .init
+                    .is_some_and(|i| unparen(i).kind_str() == "array")
+                && !super::syntax::contains(lp.node, binding.node)
+                && !binding.reads.iter().any(|r| shrinks(m, *r))
+                && m.named_children(body).any(|s| pushes_to(m, s, b))
+        });
+    grows && !has_continue(m, body)
+}
+
+/// `list.push(…);` as a statement, `list` being the binding `b`.
+fn pushes_to(m: &JsModel, statement: Node, b: super::scope::BindingId) -> bool {
+    if statement.kind_str() != "expression_statement" {
+        return false;
+    }
+    let Some(call) = statement.named_child(0).map(unparen) else {
+        return false;
+    };
+    call.kind_str() == "call_expression"
+        && call.field("function").is_some_and(|f| {
+            f.kind_str() == "member_expression"
+                && f.field("property").is_some_and(|p| m.text(p) == "push")
+                && f.field("object").and_then(|o| m.binding_of_expr(o)) == Some(b)
+        })
+}
+
+/// A read that may shorten the array: `pop`/`shift`/`splice`, or an
+/// assignment to its `length`.
+fn shrinks(m: &JsModel, read: Node) -> bool {
+    let Some(member) = m.member_of_object(read) else {
+        return false;
+    };
+    let property = member.field("property").map(|p| m.text(p)).unwrap_or("");
+    match property {
+        "pop" | "shift" | "splice" => true,
+        "length" => m
+            .parent(member)
+            .is_some_and(|p| p.kind_str().contains("assignment")),
+        _ => false,
+    }
+}
+
+/// Any `continue` in `body` (nested loops' own included: a conservative
+/// answer).
+fn has_continue(m: &JsModel, body: Node) -> bool {
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind_str() == "continue_statement" {
+            return true;
+        }
+        stack.extend(m.named_children(n));
+    }
+    false
+}

@@ -284,6 +284,7 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         bound,
         reads: read_set(m, &reads_of(m, c.node)),
         args,
+        shape_grows: repeat.is_some() && !keyed && super::repeat::args_shape_grows(m, call),
         repeat,
         keyed,
         key_edit,
