@@ -339,14 +339,18 @@ fn check_outcome_read(
         .iter()
         .map(|b| format!("`{}`", m.scopes.get(*b).name))
         .collect();
+    // A loop that leaves on a breakpoint's approval: exhausting it means
+    // the human rejected every time, and the code after it cannot tell.
+    let approval = exits_on_approval(a, l);
+    // What an approval loop carries between rounds is the feedback, which
+    // stays set when a later round is approved: naming it would steer the
+    // reader to `if (lastFeedback) fail`, which fails approved runs.
     let unread = match names.len() {
+        _ if approval => None,
         0 => None,
         1 => Some(format!("{} is not read after it", names[0])),
         _ => Some(format!("none of {} is read after it", names.join(", "))),
     };
-    // A loop that leaves on a breakpoint's approval: exhausting it means
-    // the human rejected every time, and the code after it cannot tell.
-    let approval = exits_on_approval(a, l);
     let head = if approval {
         format!("the approval loop `{header}` ends either approved or out of attempts, but")
     } else {
@@ -370,9 +374,13 @@ fn check_outcome_read(
             let what = unread
                 .map(|u| format!("{u} before the next phase starts"))
                 .unwrap_or_else(|| {
-                    "nothing outside the loop records which one happened and the next phase \
-                     starts regardless"
-                        .into()
+                    if approval {
+                        "nothing after it tells which before the next phase starts".into()
+                    } else {
+                        "nothing outside the loop records which one happened and the next phase \
+                         starts regardless"
+                            .into()
+                    }
                 });
             sink.diag(
                 lp.header(),
