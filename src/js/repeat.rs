@@ -307,3 +307,52 @@ fn has_continue(m: &JsModel, body: Node) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::testing::with_model;
+
+    /// `args_shape_grows` for the one `ctx.task` call of a process body.
+    fn grows(body: &str) -> bool {
+        let src = format!("export async function process(inputs, ctx) {{\n{body}\n}}\n");
+        with_model(&src, |m| {
+            let call = m
+                .calls
+                .iter()
+                .position(|c| m.text(c.callee) == "ctx.task")
+                .unwrap_or_else(|| panic!("no ctx.task in {body}"));
+            args_shape_grows(m, call)
+        })
+    }
+
+    #[test]
+    fn an_array_pushed_on_every_pass_gives_each_pass_its_own_shape() {
+        let loop_ = |decl: &str, after: &str| {
+            format!(
+                "{decl}\nfor (let i = 0; i < 3; i++) {{\n  const r = await ctx.task(t, {{ previous: h }});\n  {after}\n}}"
+            )
+        };
+        assert!(grows(&loop_("const h = [];", "h.push(r);")));
+        // Pushed only on some passes, or shortened, or rebindable: two
+        // passes may send the same shape.
+        assert!(!grows(&loop_("const h = [];", "if (r.ok) h.push(r);")));
+        assert!(!grows(&loop_("const h = [];", "h.push(r); h.shift();")));
+        assert!(!grows(&loop_("const h = [];", "h.push(r); h.length = 0;")));
+        assert!(!grows(&loop_("let h = [];", "h.push(r);")));
+        assert!(!grows(&loop_(
+            "const h = [];",
+            "if (r.skip) continue; h.push(r);"
+        )));
+        assert!(!grows(&loop_("const h = inputs.history;", "h.push(r);")));
+        // Declared inside an outer loop: each outer pass starts afresh.
+        assert!(!grows(&format!(
+            "for (const p of inputs.parts) {{\n{}\n}}",
+            loop_("const h = [];", "h.push(r);")
+        )));
+        // Passed as a slice: its length stops growing.
+        assert!(!grows(
+            "const h = [];\nfor (let i = 0; i < 3; i++) {\n  const r = await ctx.task(t, { previous: h.slice(-2) });\n  h.push(r);\n}"
+        ));
+    }
+}

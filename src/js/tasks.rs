@@ -266,6 +266,25 @@ pub fn task_id(m: &JsModel, td: &TaskDef) -> TaskId {
     TaskId::Computed
 }
 
+/// Whether building the definition throws on every call: its factory calls
+/// an effect method on the task-build context (its second parameter), which
+/// has none (`unknown-context-method` reports the call). The SDK builds the
+/// definition before it requests an effect (`runtime/intrinsics/task.ts`),
+/// so no call of such a task ever records one.
+pub fn build_throws(m: &JsModel, td: &TaskDef) -> bool {
+    let Some(f) = td.factory else {
+        return false;
+    };
+    let fnode = m.functions[f].node;
+    m.task_context_calls.iter().any(|&c| {
+        let call = &m.calls[c];
+        syntax::contains(fnode, call.node)
+            && super::effects::method_path(m, call.callee).is_some_and(|(_, method)| {
+                super::context_api::EFFECT_METHODS_NOT_ON_TASK_CONTEXT.contains(&method.as_str())
+            })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,23 +370,4 @@ mod tests {
             );
         });
     }
-}
-
-/// Whether building the definition throws on every call: its factory calls
-/// an effect method on the task-build context (its second parameter), which
-/// has none (`unknown-context-method` reports the call). The SDK builds the
-/// definition before it requests an effect (`runtime/intrinsics/task.ts`),
-/// so no call of such a task ever records one.
-pub fn build_throws(m: &JsModel, td: &TaskDef) -> bool {
-    let Some(f) = td.factory else {
-        return false;
-    };
-    let fnode = m.functions[f].node;
-    m.task_context_calls.iter().any(|&c| {
-        let call = &m.calls[c];
-        syntax::contains(fnode, call.node)
-            && super::effects::method_path(m, call.callee).is_some_and(|(_, method)| {
-                super::context_api::EFFECT_METHODS_NOT_ON_TASK_CONTEXT.contains(&method.as_str())
-            })
-    })
 }
