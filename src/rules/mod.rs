@@ -29,6 +29,7 @@ pub mod missing_stable_key;
 pub mod node_task_kind;
 pub mod non_convergent_loop;
 pub mod nondeterministic_process;
+pub mod parallel_map_index;
 pub mod parallel_thunk;
 pub mod parallel_without_isolation;
 pub mod parallelizable_tasks;
@@ -510,6 +511,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &node_task_kind::NodeTaskKind,
         &non_convergent_loop::NonConvergentLoop,
         &nondeterministic_process::NondeterministicProcess,
+        &parallel_map_index::ParallelMapIndex,
         &parallel_thunk::ParallelThunk,
         &parallel_without_isolation::ParallelWithoutIsolation,
         &parallelizable_tasks::ParallelizableTasks,
