@@ -193,6 +193,47 @@ fn run_files_that_are_devices_fifos_or_links_out_are_reported_not_read() {
     assert_ne!(code(&o), 101, "{}", stderr(&o));
 }
 
+/// An event file that is a symbolic link to another event of the same run
+/// was read as that event again (a "duplicate" whose real cause was never
+/// named); a `run.json` linked to a device made its folder "a folder without
+/// a journal (no run.json …)", which it has. Both are named for what they are.
+#[cfg(unix)]
+#[test]
+fn linked_event_files_and_a_device_run_json_are_named() {
+    use std::os::unix::fs::symlink;
+    let dir = tempdir();
+    let rundir = copy_run(dir.path());
+    let event = rundir.join("journal/000005.01KERQ0WX00000000000000006.json");
+    std::fs::remove_file(&event).unwrap_or_else(|e| panic!("{e}"));
+    symlink("000004.01KERPXZMF0000000000000005.json", &event).unwrap_or_else(|e| panic!("{e}"));
+    let zero = Path::new("/dev/zero");
+    let zero_is_device = std::fs::metadata(zero).is_ok_and(|m| !m.is_file());
+    let bare = dir.path().join(".a5c/runs/run-bare");
+    std::fs::create_dir_all(&bare).unwrap_or_else(|e| panic!("{e}"));
+    if zero_is_device {
+        symlink(zero, bare.join("run.json")).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    let o = run(dir.path(), &["runs", "--format", "table", "."], None);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    assert!(
+        out.contains(
+            "000005.01KERQ0WX00000000000000006.json: error[journal-integrity] a symbolic link (to 000004.01KERPXZMF0000000000000005.json), not an event file"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("requested again"), "{out}");
+    if zero_is_device {
+        assert!(!out.contains("without a journal"), "{out}");
+        assert!(out.contains("run-bare"), "{out}");
+        assert!(
+            out.contains("run-bare/run.json: error[journal-integrity] run.json unreadable: a symbolic link leaving the run folder"),
+            "{out}"
+        );
+    }
+}
+
 /// Ignore files are read as git reads them: a `.gitignore` linked to
 /// `/dev/zero` aborted `check` (allocation failure), a FIFO hung it; one
 /// above the repository root (a `*` in a home folder) turned proclint off.

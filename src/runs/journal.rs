@@ -197,7 +197,10 @@ pub fn is_run_dir(dir: &Path) -> bool {
     if dir.join("journal").is_dir() {
         return true;
     }
-    if !dir.join("run.json").is_file() {
+    // Whatever its type: a `run.json` that is a link to a device is a run
+    // whose metadata cannot be read (its integrity check says why), not a
+    // folder "without run.json".
+    if fs::symlink_metadata(dir.join("run.json")).is_err() {
         return false;
     }
     // Resolved, so `.` and a bare `run-id` have a parent to look at.
@@ -494,7 +497,22 @@ fn read_journal(folder: &RunFolder, rel_dir: &str, report: &mut IntegrityReport)
 
     let mut events = Vec::new();
     for (name, rel) in files {
-        let text = match read_text(&journal_dir.join(&name.file_name), Some(folder)) {
+        let path = journal_dir.join(&name.file_name);
+        // The SDK writes every event as a file of its own. A link to another
+        // event of the run would be read as that event a second time and
+        // reported as a repeated request, never as the link it is.
+        if let Ok(target) = fs::read_link(&path) {
+            report.issues.push(IntegrityIssue {
+                file: rel,
+                line: None,
+                message: format!(
+                    "a symbolic link (to {}), not an event file: not read",
+                    target.display()
+                ),
+            });
+            continue;
+        }
+        let text = match read_text(&path, Some(folder)) {
             Ok(t) => t,
             Err(message) => {
                 report.issues.push(IntegrityIssue {
