@@ -76,7 +76,7 @@ pub enum Facts {
 }
 
 pub fn process_facts(m: &JsModel) -> ProcessFacts {
-    let line = |n: tree_sitter::Node| m.file.pos(n.start_byte()).line;
+    let line = |n: crate::js::tree::Node| m.file.pos(n.start_byte()).line;
     let tasks = m
         .task_defs
         .iter()

@@ -563,3 +563,40 @@ fn helper() { crate::commands::run(); }
         ]
     );
 }
+
+/// The parser stays behind one seam: analyses read `js::tree`, never a
+/// tree-sitter node, so a faster front end only has to produce that tree.
+#[test]
+fn only_the_parser_seam_names_tree_sitter() {
+    const SEAM: &[&str] = &[
+        "js/parse.rs",
+        "js/tree.rs",
+        "engine/file.rs",
+        "engine/open.rs",
+        "server/document.rs",
+        "main.rs",
+    ];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    paths.sort();
+    let mut outside = Vec::new();
+    for p in &paths {
+        let rel = p.strip_prefix(&src).unwrap_or(p);
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        // Comments may name it; code may not.
+        let named = text.lines().any(|l| {
+            let code = l.split("//").next().unwrap_or("");
+            code.contains("tree_sitter")
+        });
+        if named && !SEAM.contains(&rel.as_str()) {
+            outside.push(rel);
+        }
+    }
+    assert!(paths.len() > 50, "found only {} files", paths.len());
+    assert!(
+        outside.is_empty(),
+        "tree_sitter used outside the parser seam (docs/development.md): {outside:?}"
+    );
+}

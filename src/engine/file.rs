@@ -36,6 +36,7 @@ pub fn analyse(
     let options = Reparse {
         old: None,
         facts: report,
+        keep_tree: false,
     };
     analyse_from(file, kind, config, stage, key, report, options).0
 }
@@ -47,6 +48,9 @@ pub fn analyse(
 pub struct Reparse<'a> {
     pub old: Option<&'a tree_sitter::Tree>,
     pub facts: bool,
+    /// Give the parser's tree back (an editor re-parses from it); otherwise
+    /// it is freed as soon as the analyses' own tree is built from it.
+    pub keep_tree: bool,
 }
 
 /// [`analyse`] with a previous tree to re-parse from; gives back the new
@@ -170,18 +174,25 @@ fn lint_js(
     if stage == Stage::ParseOnly {
         return (out, None, None, Some(tree));
     }
+    let flat = js::tree::Tree::from_tree_sitter(&tree);
+    let tree = if reparse.keep_tree {
+        Some(tree)
+    } else {
+        drop(tree);
+        None
+    };
     let options = ModelOptions {
         context_names: config.context_names.clone(),
     };
     let built = catch_unwind(AssertUnwindSafe(|| {
         inject::point("model", &file.path);
-        JsModel::build(file, &tree, &options)
+        JsModel::build(file, &flat, &options)
     }));
     let model = match built {
         Ok(m) => m,
         Err(p) => {
             out.push(internal(file, "model", panic_message(&p)));
-            return (out, None, None, Some(tree));
+            return (out, None, None, tree);
         }
     };
     if let Some(first) = model.syntax_errors.first() {
@@ -191,7 +202,7 @@ fn lint_js(
         } else {
             String::new()
         };
-        let (message, help) = match js::parse::describe_syntax_error(&tree, &file.text, first.start)
+        let (message, help) = match js::parse::describe_syntax_error(&flat, &file.text, first.start)
         {
             js::parse::SyntaxErrorKind::TemplateBacktick { template_line } => {
                 let from = if template_line > 0 {
@@ -277,7 +288,7 @@ fn lint_js(
         None
     };
     drop(model);
-    (out, summary, facts, Some(tree))
+    (out, summary, facts, tree)
 }
 
 /// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs

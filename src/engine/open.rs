@@ -118,7 +118,11 @@ fn analyse_open(
     }
     let file = SourceFile::new(c.display.clone(), text.to_string());
     let key = project::module_key(path);
-    let reparse = Reparse { old, facts: false };
+    let reparse = Reparse {
+        old,
+        facts: false,
+        keep_tree: true,
+    };
     let (mut outcome, tree) =
         on_pool(|| analyse_from(&file, c.kind, config, Stage::Full, key, report, reparse));
     outcome.path = c.path;

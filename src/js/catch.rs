@@ -11,12 +11,12 @@
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::context_api::{INTRINSIC_ERROR_NAMES, INTRINSIC_GUARDS};
 use super::model::JsModel;
 use super::scope::{BindingId, BindingKind, FnId};
-use super::syntax::{string_value, unparen, NodeExt};
+use super::syntax::{string_value, unparen};
 
 /// Path outcomes, as a bit set.
 type Outcomes = u8;

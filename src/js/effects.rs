@@ -4,12 +4,12 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::context_api::SIGNALLING_METHODS;
 use super::model::{CallId, Effect, JsModel};
 use super::scope::FnId;
-use super::syntax::{contains, unparen, NodeExt};
+use super::syntax::{contains, unparen};
 
 /// How deep to follow same-module calls (`run → phase → helper → ctx.task`).
 pub const MAX_CALL_DEPTH: usize = 4;

@@ -1,7 +1,6 @@
 //! Whether a module's export list is complete as the model records it.
 
 use super::model::JsModel;
-use super::syntax::NodeExt;
 
 /// True when the module may export names the model cannot list:
 /// `export * from …`, `module.exports = someObject` (not a literal),

@@ -3,11 +3,11 @@
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::model::JsModel;
 use super::scope::BindingId;
-use super::syntax::{key_name, string_value, text, NodeExt};
+use super::syntax::{key_name, string_value, text};
 
 /// Bounds alias chains (`const a = r; const b = a; …`).
 const MAX_ALIAS_DEPTH: usize = 8;

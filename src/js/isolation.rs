@@ -18,13 +18,13 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::context_api::{INTRINSIC_ERROR_NAMES, INTRINSIC_GUARDS};
 use super::effects::effect_of_call;
 use super::model::{EffectKind, JsModel};
 use super::scope::{BindingKind, FnId};
-use super::syntax::{contains, unparen, NodeExt};
+use super::syntax::{contains, unparen};
 
 /// How far same-module helpers are followed.
 const MAX_DEPTH: usize = 4;
@@ -359,7 +359,7 @@ mod tests {
     /// Uncaptured dispatch texts per batch, in source order.
     fn batches(src: &str) -> Vec<Option<Vec<String>>> {
         let file = SourceFile::new("t.js", src.to_string());
-        let Some(tree) = parse::parse(&file.text) else {
+        let Some(tree) = parse::parse_tree(&file.text) else {
             panic!("parse failed");
         };
         let m = JsModel::build(&file, &tree, &ModelOptions::default());

@@ -10,11 +10,11 @@ use std::collections::HashSet;
 
 use super::ids::IdSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::model::{CallId, JsModel, LoopId, LoopKind};
 use super::scope::{BindingId, FnId};
-use super::syntax::{contains, holds_statements, is_function, is_loop, text, unparen, NodeExt};
+use super::syntax::{contains, holds_statements, is_function, is_loop, text, unparen};
 
 /// How many same-module calls deep "this function dispatches effects" is
 /// followed (`loop → helper → phase → ctx.task` is depth 2).
@@ -1041,7 +1041,7 @@ mod tests {
 
     fn with_model(src: &str, f: impl FnOnce(&LoopAnalysis)) {
         let file = SourceFile::new("t.js", src.to_string());
-        let tree = parse::parse(&file.text).unwrap();
+        let tree = parse::parse_tree(&file.text).unwrap();
         let m = JsModel::build(&file, &tree, &ModelOptions::default());
         let a = LoopAnalysis::new(&m);
         f(&a);

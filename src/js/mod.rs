@@ -27,5 +27,6 @@ pub mod taint;
 pub mod tasks;
 #[cfg(test)]
 pub mod testing;
+pub mod tree;
 
 pub use model::{EffectKind, JsModel, ModelOptions};

@@ -1,9 +1,9 @@
 //! Object-literal queries with spread resolution (`{ ...base, kind: 'agent' }`).
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::model::JsModel;
-use super::syntax::{key_name, unparen, NodeExt};
+use super::syntax::{key_name, unparen};
 
 /// Bounds spread chains (`...a` where `a` spreads `b` …).
 const MAX_SPREAD_DEPTH: usize = 4;

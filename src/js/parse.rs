@@ -15,6 +15,11 @@ pub fn parse(text: &str) -> Option<Tree> {
     parse_from(text, None)
 }
 
+/// [`parse`], then the analyses' own tree of it (the parser's is freed).
+pub fn parse_tree(text: &str) -> Option<super::tree::Tree> {
+    parse(text).map(|t| super::tree::Tree::from_tree_sitter(&t))
+}
+
 /// Parses `text` re-using `old`, the tree of the previous text with every
 /// change since applied to it ([`edit`]): tree-sitter re-parses only what
 /// the edits touched. The result is the tree a full parse gives: a text
@@ -80,7 +85,7 @@ pub fn input_edit(text: &str, start: usize, old_end: usize, new_text: &str) -> I
 /// What a syntax error most likely is, for the `parse-error` message: a
 /// backtick that closed a template literal early (Markdown code in a
 /// prompt is the usual cause), or a plain syntax error.
-pub fn describe_syntax_error(tree: &Tree, text: &str, at: usize) -> SyntaxErrorKind {
+pub fn describe_syntax_error(tree: &super::tree::Tree, text: &str, at: usize) -> SyntaxErrorKind {
     let root = tree.root_node();
     // The token just before the error: a template literal that ends right
     // there closed at a backtick the author meant as text.
@@ -128,9 +133,8 @@ pub enum SyntaxErrorKind {
 }
 
 /// The template literal at `at`: the token there or one of its closest
-/// ancestors (each `parent` call re-descends from the root, so the climb is
-/// kept short for deeply nested files).
-fn template_at(root: tree_sitter::Node, at: usize) -> Option<tree_sitter::Node> {
+/// ancestors (a literal further up is not the one that ended early).
+fn template_at(root: super::tree::Node, at: usize) -> Option<super::tree::Node> {
     let mut node = root.descendant_for_byte_range(at, at);
     for _ in 0..4 {
         let n = node?;

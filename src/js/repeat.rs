@@ -3,11 +3,11 @@
 //! is itself called repeatedly (or recursively), or a function passed to a
 //! helper that calls it in a loop.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::model::{CallId, EffectKind, JsModel, LoopId};
 use super::scope::FnId;
-use super::syntax::{unparen, NodeExt};
+use super::syntax::unparen;
 
 /// How far calls are followed within the module.
 const MAX_DEPTH: usize = 4;

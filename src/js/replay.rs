@@ -15,12 +15,12 @@
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::model::{Imported, JsModel};
 use super::results::enclosing_function;
 use super::scope::{BindingKind, FnId};
-use super::syntax::{key_name, string_value, unparen, NodeExt};
+use super::syntax::{key_name, string_value, unparen};
 
 /// Bounds call-graph and alias walks.
 const MAX_ALIAS_DEPTH: usize = 4;
@@ -339,7 +339,7 @@ mod tests {
 
     fn with_model(src: &str, f: impl FnOnce(&JsModel)) {
         let file = SourceFile::new("t.js", src.to_string());
-        let Some(tree) = parse::parse(&file.text) else {
+        let Some(tree) = parse::parse_tree(&file.text) else {
             panic!("parse failed");
         };
         let m = JsModel::build(&file, &tree, &ModelOptions::default());

@@ -5,12 +5,12 @@
 //! for the cross-module pass; what leaves for good (a task's args, the
 //! process output, an unknown function) is recorded as a [`Forward`].
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::ids::IdSet;
 use super::model::{EffectKind, Imported, JsModel};
 use super::scope::BindingId;
-use super::syntax::{key_name, string_value, text, unparen, NodeExt};
+use super::syntax::{key_name, string_value, text, unparen};
 
 /// How deep a read path is recorded (`review.issues.length` → 3).
 pub const MAX_PATH: usize = 3;

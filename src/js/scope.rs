@@ -2,7 +2,7 @@
 
 use super::ids::IdMap;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 pub type ScopeId = usize;
 pub type BindingId = usize;

@@ -5,11 +5,11 @@
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::model::{Imported, JsModel};
 use super::scope::{BindingId, BindingKind};
-use super::syntax::{key_name, string_value, unparen, NodeExt};
+use super::syntax::{key_name, string_value, unparen};
 
 const MAX_DEPTH: usize = 8;
 

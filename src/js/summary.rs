@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::model::{Imported, JsModel, TaskTarget};
 use super::module_summary::{
@@ -15,7 +15,7 @@ use super::objects;
 use super::repeat::{repetition, Repeat};
 use super::results::{reads_of, reads_of_pattern, Reads};
 use super::strings::{literal_text, strings_of, ArgsParam, Strings};
-use super::syntax::{span, string_value, unparen, NodeExt};
+use super::syntax::{span, string_value, unparen};
 use super::EffectKind;
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {

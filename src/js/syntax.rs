@@ -1,70 +1,8 @@
 //! Small, allocation-free helpers over tree-sitter nodes.
 
-use std::sync::OnceLock;
+use crate::js::tree::Node;
 
-use tree_sitter::Node;
-
-use super::ids::IdMap;
 use crate::source::Span;
-
-/// Cheaper forms of two `Node` methods that the analyses call millions of
-/// times: tree-sitter's `kind()` validates the kind name as UTF-8 on every
-/// call, and `child_by_field_name` turns the field name into an id by a
-/// linear `strncmp` scan of the grammar's field table on every call (the
-/// two were ≈ 9% of a full check). Both look the answer up in a table built
-/// once from the JavaScript grammar instead.
-pub trait NodeExt<'t> {
-    /// Same as [`Node::kind`].
-    fn kind_str(&self) -> &'static str;
-    /// Same as [`Node::child_by_field_name`].
-    fn field(&self, name: &str) -> Option<Node<'t>>;
-}
-
-impl<'t> NodeExt<'t> for Node<'t> {
-    #[inline]
-    fn kind_str(&self) -> &'static str {
-        // Every kind id the grammar produces is in the table.
-        // ERROR nodes carry the sentinel id u16::MAX, outside the table.
-        grammar()
-            .kinds
-            .get(usize::from(self.kind_id()))
-            .map_or(if self.is_error() { "ERROR" } else { "" }, |k| k)
-    }
-
-    #[inline]
-    fn field(&self, name: &str) -> Option<Node<'t>> {
-        let id = *grammar().fields.get(name)?;
-        self.child_by_field_id(id)
-    }
-}
-
-struct Grammar {
-    kinds: Vec<Box<str>>,
-    fields: IdMap<Box<str>, u16>,
-}
-
-fn grammar() -> &'static Grammar {
-    static GRAMMAR: OnceLock<Grammar> = OnceLock::new();
-    GRAMMAR.get_or_init(|| {
-        let lang = tree_sitter::Language::new(tree_sitter_javascript::LANGUAGE);
-        let kinds = (0..lang.node_kind_count())
-            .map(|id| {
-                u16::try_from(id)
-                    .ok()
-                    .and_then(|id| lang.node_kind_for_id(id))
-                    .unwrap_or("")
-                    .into()
-            })
-            .collect();
-        let fields = (1..=lang.field_count())
-            .filter_map(|id| {
-                let id = u16::try_from(id).ok()?;
-                Some((lang.field_name_for_id(id)?.into(), id))
-            })
-            .collect();
-        Grammar { kinds, fields }
-    })
-}
 
 /// Code on one line (whitespace collapsed), at most `max` characters: a
 /// longer text is cut where a token ends, never inside a name, a number or
@@ -270,23 +208,6 @@ pub(crate) fn fixture_files() -> Vec<crate::source::SourceFile> {
         .collect()
 }
 
-/// Calls `f` on every node of `tree`, in pre-order, with a cursor.
-#[cfg(test)]
-pub(crate) fn each_node<'t>(tree: &'t tree_sitter::Tree, mut f: impl FnMut(Node<'t>)) {
-    let mut cursor = tree.walk();
-    loop {
-        f(cursor.node());
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod shorten_tests {
     use super::shorten_code;
@@ -299,38 +220,5 @@ mod shorten_tests {
         assert_eq!(s, "let attempt = 1; attempt <= MAX;…");
         assert_eq!(shorten_code("attempt <= MAX_ATTEMPTS", 12), "attempt <=…");
         assert_eq!(shorten_code("alpha beta", 8), "alpha…");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The table lookups agree with tree-sitter's own methods on every node
-    /// of every JavaScript fixture.
-    #[test]
-    fn kind_str_and_field_agree_with_tree_sitter() {
-        let lang = tree_sitter::Language::new(tree_sitter_javascript::LANGUAGE);
-        let field_names: Vec<&str> = (1..=lang.field_count())
-            .filter_map(|id| lang.field_name_for_id(u16::try_from(id).ok()?))
-            .collect();
-        assert!(field_names.contains(&"body"));
-        let mut files = 0;
-        let mut nodes = 0;
-        for file in fixture_files() {
-            let Some(tree) = super::super::parse::parse(&file.text) else {
-                continue;
-            };
-            files += 1;
-            each_node(&tree, |n| {
-                nodes += 1;
-                assert_eq!(n.kind_str(), n.kind());
-                for f in &field_names {
-                    assert_eq!(n.field(f), n.child_by_field_name(f), "{f}");
-                }
-                assert_eq!(n.field("no_such_field"), None);
-            });
-        }
-        assert!(files > 20 && nodes > 10_000, "{files} files, {nodes} nodes");
     }
 }

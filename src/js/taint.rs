@@ -14,12 +14,12 @@
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::effects::effect_of_call;
 use super::model::{EffectKind, JsModel};
 use super::results::enclosing_function;
-use super::syntax::{key_name, text, unparen, NodeExt};
+use super::syntax::{key_name, text, unparen};
 
 /// Bounds the walk per start value, so pathological code stays linear.
 const MAX_STEPS: usize = 2000;
@@ -797,7 +797,7 @@ mod tests {
 
     fn sinks(src: &str, needle: &str) -> Vec<SinkKind> {
         let file = SourceFile::new("t.js", src.to_string());
-        let Some(tree) = parse::parse(&file.text) else {
+        let Some(tree) = parse::parse_tree(&file.text) else {
             panic!("parse failed");
         };
         let m = JsModel::build(&file, &tree, &ModelOptions::default());

@@ -2,12 +2,12 @@
 //! is, what a factory returns, what a task id evaluates to, whether a
 //! definition can be built at all.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::model::{JsModel, TaskDef};
 use super::objects;
 use super::scope::{BindingKind, FnId};
-use super::syntax::{self, string_value, unparen, NodeExt};
+use super::syntax::{self, string_value, unparen};
 
 /// Bounds `const a = b; const b = …` chains.
 const MAX_ALIAS_DEPTH: usize = 8;

@@ -2,10 +2,10 @@
 //! `exhausted-retry-unhandled`, `retry-without-history`): how a loop or a
 //! call is named in a message.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use crate::js::model::{Call, Loop};
-use crate::js::syntax::{text, unparen, NodeExt};
+use crate::js::syntax::{text, unparen};
 use crate::js::JsModel;
 
 /// Longest code excerpt quoted in a message.

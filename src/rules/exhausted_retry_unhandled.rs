@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::convergence::{call_name, excerpt, loop_header};
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -12,7 +12,7 @@ use crate::diagnostic::Severity;
 use crate::js::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::{LoopId, LoopKind};
 use crate::js::scope::BindingId;
-use crate::js::syntax::{contains, is_function, span, string_value, unparen, NodeExt};
+use crate::js::syntax::{contains, is_function, span, string_value, unparen};
 use crate::js::{EffectKind, JsModel};
 
 pub struct ExhaustedRetryUnhandled;

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::model::TaskDef;
 use crate::js::objects;
-use crate::js::syntax::{span, unparen, NodeExt};
+use crate::js::syntax::{span, unparen};
 use crate::js::tasks::{
     factory_returns, lacks_property, task_id, value_of, Returns, TaskId, Value,
 };

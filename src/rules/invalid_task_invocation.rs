@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::context_api::edit_distance;
 use crate::js::model::Imported;
-use crate::js::syntax::{span, string_value, unparen, NodeExt};
+use crate::js::syntax::{span, string_value, unparen};
 use crate::js::tasks::{value_of, Value};
 use crate::js::{EffectKind, JsModel};
 use crate::project::{ExportKind, Project, TaskRef};
@@ -208,7 +208,7 @@ fn closest_binding<'a>(m: &'a JsModel, name: &str) -> Option<&'a str> {
 }
 
 /// A string literal, directly or through a `const`.
-fn string_of(m: &JsModel, node: tree_sitter::Node) -> Option<String> {
+fn string_of(m: &JsModel, node: crate::js::tree::Node) -> Option<String> {
     let node = unparen(node);
     if let Some(s) = string_value(node, m.src()) {
         return Some(s);

@@ -7,9 +7,9 @@ use crate::js::model::Call;
 use crate::js::objects::{self, properties};
 use crate::js::syntax::{contains, span};
 use crate::js::tasks::lacks_property;
+use crate::js::tree::Node;
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
-use tree_sitter::Node;
 
 pub struct MisplacedBreakpointOption;
 

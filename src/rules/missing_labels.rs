@@ -6,12 +6,12 @@
 //! policy context. `defineTask`'s third argument, and the envelope beside
 //! `run` in the object form, go to the in-memory task registry only.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::objects;
-use crate::js::syntax::{span, unparen, NodeExt};
+use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::source::Span;
 

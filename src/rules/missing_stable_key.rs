@@ -7,7 +7,7 @@ use crate::diagnostic::Fix;
 use crate::diagnostic::Severity;
 use crate::js::repeat::{repetition, Repeat};
 use crate::js::summary::{describe_repeat, invocation_key, key_example};
-use crate::js::syntax::{span, NodeExt};
+use crate::js::syntax::span;
 use crate::js::EffectKind;
 use crate::project::Project;
 
@@ -145,7 +145,7 @@ fn placeholder_note(variable: Option<&str>) -> &'static str {
 }
 
 /// Whether the call sits in the array literal passed to `batch`.
-fn in_literal_list(m: &crate::js::JsModel, call: usize, batch: tree_sitter::Node) -> bool {
+fn in_literal_list(m: &crate::js::JsModel, call: usize, batch: crate::js::tree::Node) -> bool {
     let node = m.calls[call].node;
     batch
         .field("arguments")

@@ -1,14 +1,14 @@
 //! `nondeterministic-process`: wall clock, randomness and environment reads
 //! in code that re-runs on every replay.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::js::effects::effect_of_call;
 use crate::js::replay::{origin, Origin, Replay};
 use crate::js::results::enclosing_function;
-use crate::js::syntax::{span, NodeExt};
+use crate::js::syntax::span;
 use crate::js::taint::{sinks_of, SinkKind};
 use crate::js::{EffectKind, JsModel};
 

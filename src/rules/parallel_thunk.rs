@@ -2,12 +2,12 @@
 //! functions nor promises (awaited results, literals), on which the batch
 //! throws; started calls only where a concurrency limit cannot apply.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::scope::BindingKind;
-use crate::js::syntax::{span, unparen, NodeExt};
+use crate::js::syntax::{span, unparen};
 use crate::js::tasks::{value_of, Value};
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;

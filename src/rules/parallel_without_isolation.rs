@@ -5,9 +5,9 @@ use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::isolation::{peers, uncaptured_dispatches};
 use crate::js::model::TaskTarget;
-use crate::js::syntax::{contains, span, NodeExt};
+use crate::js::syntax::{contains, span};
+use crate::js::tree::Node;
 use crate::js::{EffectKind, JsModel};
-use tree_sitter::Node;
 
 pub struct ParallelWithoutIsolation;
 

@@ -1,12 +1,12 @@
 //! `parallelizable-tasks` (pedantic): consecutive awaited `ctx.task` calls
 //! where no later one uses an earlier one's result (babysitter #114).
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::scope::BindingId;
-use crate::js::syntax::{contains, span, unparen, NodeExt};
+use crate::js::syntax::{contains, span, unparen};
 use crate::js::{EffectKind, JsModel};
 
 pub struct ParallelizableTasks;

@@ -3,12 +3,12 @@
 //! `ctx.parallel.*`; a bare combinator emits effects with colliding journal
 //! sequence numbers (babysitter #879).
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::effects::Reach;
-use crate::js::syntax::{span, unparen, NodeExt};
+use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 
 pub struct PromiseCombinatorEffect;

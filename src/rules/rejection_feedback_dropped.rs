@@ -2,12 +2,12 @@
 //! breakpoint ends the process (return, throw, break, `ctx.halt`) without
 //! reading why (babysitter #950: days of tracked work lost).
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::scope::BindingId;
-use crate::js::syntax::{holds_statements, is_function, span, unparen, NodeExt};
+use crate::js::syntax::{holds_statements, is_function, span, unparen};
 use crate::js::{EffectKind, JsModel};
 
 pub struct RejectionFeedbackDropped;

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::convergence::{call_name, loop_header};
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
@@ -11,7 +11,7 @@ use crate::diagnostic::Severity;
 use crate::js::loops::{mentions, walk, Bound, LoopAnalysis};
 use crate::js::model::{CallId, LoopKind};
 use crate::js::scope::BindingId;
-use crate::js::syntax::{contains, is_function, span, unparen, NodeExt};
+use crate::js::syntax::{contains, is_function, span, unparen};
 use crate::js::{EffectKind, JsModel};
 
 pub struct RetryWithoutHistory;

@@ -2,12 +2,12 @@
 //! whose own module-scope `process` (the exported process function) hides
 //! Node's global. Every `process` in that module is the function.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::scope::{BindingKind, ScopeKind};
-use crate::js::syntax::{is_function, span, unparen, NodeExt};
+use crate::js::syntax::{is_function, span, unparen};
 use crate::js::JsModel;
 
 pub struct ShadowedProcessGlobal;

@@ -3,11 +3,11 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use crate::js::loops::walk;
 use crate::js::replay::{origin, Origin, Replay};
-use crate::js::syntax::{is_function, span, unparen, NodeExt};
+use crate::js::syntax::{is_function, span, unparen};
 use crate::js::JsModel;
 
 pub struct SideEffectOutsideTask;

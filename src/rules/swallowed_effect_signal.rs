@@ -1,13 +1,13 @@
 //! `swallowed-effect-signal`: a `catch` around an effect that does not
 //! rethrow the SDK's "effect pending" signal.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::catch::{self, Verdict};
 use crate::js::effects::{effect_of_call, Reach, Reached};
-use crate::js::syntax::{span, unparen, NodeExt};
+use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::source::Span;
 

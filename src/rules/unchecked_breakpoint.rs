@@ -4,10 +4,10 @@ use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::flow::{uses_of, Use};
 use crate::js::objects;
-use crate::js::syntax::{next_statement, span, string_value, unparen, NodeExt};
+use crate::js::syntax::{next_statement, span, string_value, unparen};
+use crate::js::tree::Node;
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
-use tree_sitter::Node;
 
 pub struct UncheckedBreakpoint;
 

@@ -5,14 +5,14 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::config::Config;
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::context_api::edit_distance;
 use crate::js::globals::is_known_global;
-use crate::js::syntax::{span, NodeExt};
+use crate::js::syntax::span;
 use crate::js::JsModel;
 use crate::source::Span;
 

@@ -8,7 +8,7 @@ use crate::js::context_api::{
     closest_method, CONTEXT_METHODS, CONTEXT_PROPERTIES, EFFECT_METHODS_NOT_ON_TASK_CONTEXT,
 };
 use crate::js::effects::method_path;
-use crate::js::syntax::{span, NodeExt};
+use crate::js::syntax::span;
 use crate::js::EffectKind;
 
 pub struct UnknownContextMethod;

@@ -2,11 +2,11 @@
 //! a human reads: `{{name}}` in prompts, titles and SKILL.md, and `${name}`
 //! in a quoted JavaScript string, which is never interpolated.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
-use crate::js::syntax::{is_function, NodeExt};
+use crate::js::syntax::is_function;
 use crate::js::JsModel;
 use crate::source::Span;
 

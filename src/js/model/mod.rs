@@ -6,18 +6,19 @@
 //! exports) then `passes` (task definitions, contexts, effects, call
 //! sites, over what the walk found), on the node links of `index`.
 
-use tree_sitter::{Node, Tree};
+use crate::js::tree::{Node, Tree};
 
 use super::ids::{IdMap, IdSet};
 use super::scope::{BindingId, BindingKind, FnId, ScopeId, ScopeKind, Scopes};
-use super::syntax::{self, text, unparen, NodeExt};
+use super::syntax::{self, text, unparen};
 use crate::source::{SourceFile, Span};
 
 mod index;
 mod passes;
 mod walk;
 
-pub use index::{NamedChildren, NodeIndex};
+pub use crate::js::tree::NamedChildren;
+use index::KindLists;
 use walk::{collect_errors, Builder};
 
 /// Nesting beyond this is not analysed (the rest of the file still is);
@@ -306,10 +307,6 @@ pub struct JsModel<'t> {
     call_sites: Vec<Vec<CallId>>,
     /// Per function: the exports (indices into `exports`) that are it.
     exported_as: Vec<Vec<usize>>,
-    /// Parent and child links. tree-sitter nodes have no parent pointer:
-    /// `Node::parent` walks down from the root, which is linear in the
-    /// number of top-level statements, so analyses that climb use this.
-    index: NodeIndex<'t>,
     context_names: Vec<String>,
 }
 
@@ -329,8 +326,8 @@ impl<'t> JsModel<'t> {
             loop_stack: Vec::new(),
             depth_limited: None,
             fn_by_node: IdMap::default(),
-            index: NodeIndex::build(tree.root_node(), &file.text),
         };
+        let lists = KindLists::build(tree, &file.text);
         let root = tree.root_node();
         let program = b.scopes.new_scope(ScopeKind::Program, None);
         b.visit_children(root, program, 0);
@@ -370,10 +367,9 @@ impl<'t> JsModel<'t> {
             batch_positions: IdMap::default(),
             call_sites: Vec::new(),
             exported_as: Vec::new(),
-            new_expressions: std::mem::take(&mut b.index.new_expressions),
-            env_members: std::mem::take(&mut b.index.env_members),
-            placeholder_strings: std::mem::take(&mut b.index.placeholder_strings),
-            index: b.index,
+            new_expressions: lists.new_expressions,
+            env_members: lists.env_members,
+            placeholder_strings: lists.placeholder_strings,
             context_names: options.context_names.clone(),
         };
         m.index_call_sites();
@@ -391,25 +387,15 @@ impl<'t> JsModel<'t> {
             .filter(|p| p.field("object").map(|o| o.id()) == Some(node.id()))
     }
 
-    /// A node's parent, in constant time.
+    /// A node's parent.
     pub fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
-        match self.index.slot(node) {
-            // Only the root has no indexed parent, but for a named node under
-            // an anonymous one (not in this grammar) ask tree-sitter.
-            Some(i) => match self.index.parent_of(i) {
-                None if i != 0 => node.parent(),
-                p => p,
-            },
-            // Anonymous nodes (tokens) are not indexed.
-            None => node.parent(),
-        }
+        node.parent()
     }
 
     /// A node's named children (comments included, like tree-sitter's
-    /// `named_children`), from the index's child links: stepping a
-    /// tree-sitter cursor costs hundreds of instructions per sibling.
-    pub fn named_children(&self, node: Node<'t>) -> NamedChildren<'_, 't> {
-        self.index.named_children(node)
+    /// `named_children`).
+    pub fn named_children(&self, node: Node<'t>) -> NamedChildren<'t> {
+        node.named()
     }
 
     pub fn src(&self) -> &'t str {
@@ -647,51 +633,5 @@ impl JsModel<'_> {
     /// Whether an export name is the process entry (`process` or default).
     pub fn is_process_export(&self, name: &str) -> bool {
         name == "process" || name == "default"
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The index's parent and child links (with their fallbacks for nodes
-    /// it does not hold, such as a string's fragments) agree with
-    /// tree-sitter's own navigation on every node of every JavaScript
-    /// fixture.
-    #[test]
-    fn index_links_agree_with_tree_sitter() {
-        let (mut files, mut nodes, mut unindexed) = (0, 0, 0);
-        for file in syntax::fixture_files() {
-            let Some(tree) = super::super::parse::parse(&file.text) else {
-                continue;
-            };
-            let m = JsModel::build(&file, &tree, &ModelOptions::default());
-            files += 1;
-            syntax::each_node(&tree, |n| {
-                if !n.is_named() {
-                    return;
-                }
-                nodes += 1;
-                assert_eq!(index::start_byte(n) as usize, n.start_byte(), "{n:?}");
-                // Only a string's children are left out; every other named
-                // node must be found (the fallbacks would hide a lookup that
-                // missed it, at tree-sitter's cost).
-                let in_string = n.parent().is_some_and(|p| p.kind() == "string");
-                match m.index.slot(n) {
-                    None => {
-                        assert!(in_string, "{}: {n:?} not found in the index", file.path);
-                        unindexed += 1;
-                    }
-                    Some(i) => assert_eq!(m.index.nodes[i], n, "{}: slot of {n:?}", file.path),
-                }
-                assert_eq!(m.parent(n), n.parent(), "{}: parent of {n:?}", file.path);
-                let mut c = n.walk();
-                let expected: Vec<Node> = n.named_children(&mut c).collect();
-                let got: Vec<Node> = m.named_children(n).collect();
-                assert_eq!(got, expected, "{}: children of {n:?}", file.path);
-            });
-        }
-        assert!(files > 50 && nodes > 10_000, "{files} files, {nodes} nodes");
-        assert!(unindexed > 0, "string fragments exercise the fallbacks");
     }
 }

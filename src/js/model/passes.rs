@@ -7,11 +7,11 @@
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
 use super::*;
 use crate::js::scope::BindingId;
-use crate::js::syntax::{string_value, unparen, NodeExt};
+use crate::js::syntax::{string_value, unparen};
 
 impl<'t> JsModel<'t> {
     pub(super) fn index_call_sites(&mut self) {

@@ -4,13 +4,12 @@
 //! modules and CommonJS). Depth-bounded by [`MAX_DEPTH`]. In: the tree and
 //! its node index. Out: a [`Builder`] whose parts `JsModel::build` takes.
 
-use tree_sitter::Node;
+use crate::js::tree::Node;
 
-use super::index::NONE;
 use super::*;
 use crate::js::ids::IdMap;
 use crate::js::scope::{BindingKind, FnId, ScopeId, ScopeKind, Scopes};
-use crate::js::syntax::{self, span, string_value, text, unparen, NodeExt};
+use crate::js::syntax::{self, span, string_value, text, unparen};
 
 pub(super) fn collect_errors(root: Node, out: &mut Vec<Span>) {
     let mut stack = vec![root];
@@ -51,32 +50,12 @@ pub(super) struct Builder<'s, 't> {
     pub(super) loop_stack: Vec<LoopId>,
     pub(super) depth_limited: Option<Span>,
     pub(super) fn_by_node: IdMap<usize, FnId>,
-    pub(super) index: NodeIndex<'t>,
 }
 
 impl<'t> Builder<'_, 't> {
     pub(super) fn visit_children(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) {
-        if let Some(i) = self.index.slot(node) {
-            let mut child = self.index.first_child[i];
-            while child != NONE {
-                let c = child as usize;
-                self.visit(self.index.nodes[c], scope, depth + 1);
-                child = self.index.next_sibling[c];
-            }
-            return;
-        }
-        let mut cursor = node.walk();
-        if !cursor.goto_first_child() {
-            return;
-        }
-        loop {
-            let child = cursor.node();
-            if child.is_named() {
-                self.visit(child, scope, depth + 1);
-            }
-            if !cursor.goto_next_sibling() {
-                break;
-            }
+        for child in node.named() {
+            self.visit(child, scope, depth + 1);
         }
     }
 
@@ -146,7 +125,7 @@ impl<'t> Builder<'_, 't> {
                     Some("let") => BindingKind::Let,
                     _ => BindingKind::Var,
                 };
-                let decls: Vec<Node<'t>> = self.index.named_children(node).collect();
+                let decls: Vec<Node<'t>> = node.named().collect();
                 for d in decls {
                     if d.kind_str() != "variable_declarator" {
                         continue;
@@ -254,12 +233,7 @@ impl<'t> Builder<'_, 't> {
                 let callee = node.field("function");
                 let args: Vec<Node<'t>> = node
                     .field("arguments")
-                    .map(|a| {
-                        self.index
-                            .named_children(a)
-                            .filter(|n| n.kind_str() != "comment")
-                            .collect()
-                    })
+                    .map(|a| a.named().filter(|n| n.kind_str() != "comment").collect())
                     .unwrap_or_default();
                 if let Some(callee) = callee {
                     self.calls.push(Call {
@@ -303,7 +277,7 @@ impl<'t> Builder<'_, 't> {
     fn enter_function(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) -> FnId {
         let fscope = self.scopes.new_scope(ScopeKind::Function, Some(scope));
         let fid = self.functions.len();
-        let parent = self.index.slot(node).and_then(|i| self.index.parent_of(i));
+        let parent = node.parent();
         let name = function_name(node, parent, self.src);
         let is_async = {
             let mut c = node.walk();
@@ -337,10 +311,7 @@ impl<'t> Builder<'_, 't> {
             }
         }
         let params: Vec<Node<'t>> = if let Some(p) = node.field("parameters") {
-            self.index
-                .named_children(p)
-                .filter(|n| n.kind_str() != "comment")
-                .collect()
+            p.named().filter(|n| n.kind_str() != "comment").collect()
         } else if let Some(p) = node.field("parameter") {
             vec![p]
         } else {
@@ -403,7 +374,7 @@ impl<'t> Builder<'_, 't> {
                 }
             }
             "object_pattern" | "array_pattern" => {
-                let children: Vec<Node<'t>> = self.index.named_children(node).collect();
+                let children: Vec<Node<'t>> = node.named().collect();
                 for child in children {
                     match child.kind_str() {
                         "pair_pattern" => {
@@ -452,7 +423,7 @@ impl<'t> Builder<'_, 't> {
                 }
             }
             "object_pattern" | "array_pattern" => {
-                let children: Vec<Node<'t>> = self.index.named_children(node).collect();
+                let children: Vec<Node<'t>> = node.named().collect();
                 for child in children {
                     match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
@@ -487,12 +458,9 @@ impl<'t> Builder<'_, 't> {
         let Some(source) = node.field("source").and_then(|s| string_value(s, self.src)) else {
             return;
         };
-        let clause = self
-            .index
-            .named_children(node)
-            .find(|n| n.kind_str() == "import_clause");
+        let clause = node.named().find(|n| n.kind_str() == "import_clause");
         let Some(clause) = clause else { return };
-        let parts: Vec<Node<'t>> = self.index.named_children(clause).collect();
+        let parts: Vec<Node<'t>> = clause.named().collect();
         for part in parts {
             match part.kind_str() {
                 "identifier" => self.add_import(part, scope, &source, Imported::Default),
@@ -502,7 +470,7 @@ impl<'t> Builder<'_, 't> {
                     }
                 }
                 "named_imports" => {
-                    let specs: Vec<Node<'t>> = self.index.named_children(part).collect();
+                    let specs: Vec<Node<'t>> = part.named().collect();
                     for spec in specs {
                         if spec.kind_str() != "import_specifier" {
                             continue;
@@ -570,7 +538,7 @@ impl<'t> Builder<'_, 't> {
         match name.kind_str() {
             "identifier" => add(self, name, Imported::Namespace),
             "object_pattern" => {
-                let children: Vec<Node<'t>> = self.index.named_children(name).collect();
+                let children: Vec<Node<'t>> = name.named().collect();
                 for child in children {
                     match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
@@ -625,7 +593,7 @@ impl<'t> Builder<'_, 't> {
                     }
                 }
                 "lexical_declaration" | "variable_declaration" => {
-                    let decls: Vec<Node<'t>> = self.index.named_children(decl).collect();
+                    let decls: Vec<Node<'t>> = decl.named().collect();
                     for d in decls {
                         if let Some(name) = d.field("name") {
                             if name.kind_str() == "identifier" {
@@ -654,12 +622,12 @@ impl<'t> Builder<'_, 't> {
             self.visit(value, scope, depth + 1);
             return;
         }
-        let children: Vec<Node<'t>> = self.index.named_children(node).collect();
+        let children: Vec<Node<'t>> = node.named().collect();
         for child in children {
             if child.kind_str() != "export_clause" {
                 continue;
             }
-            let specs: Vec<Node<'t>> = self.index.named_children(child).collect();
+            let specs: Vec<Node<'t>> = child.named().collect();
             for spec in specs {
                 let Some(name) = spec.field("name") else {
                     continue;
@@ -689,7 +657,7 @@ impl<'t> Builder<'_, 't> {
         let right = unparen(right);
         if target == "module.exports" {
             if right.kind_str() == "object" {
-                let props: Vec<Node<'t>> = self.index.named_children(right).collect();
+                let props: Vec<Node<'t>> = right.named().collect();
                 for p in props {
                     match p.kind_str() {
                         "shorthand_property_identifier" => self.exports.push(Export {
