@@ -183,10 +183,21 @@ impl LineIndex {
         if start == 0 && text.starts_with('\u{feff}') && offset >= 3 {
             start = 3;
         }
-        let column = self
-            .units_before(text, offset)
-            .saturating_sub(self.units_before(text, start))
-            + 1;
+        // Most lines are shorter than a checkpoint's stride: counting the
+        // line's own characters is cheaper than two checkpoint scans.
+        let units = if self.utf16.is_empty() {
+            u32::try_from(offset.saturating_sub(start)).unwrap_or(u32::MAX)
+        } else if offset.saturating_sub(start) <= CHECKPOINT {
+            text.get(start..offset)
+                .unwrap_or("")
+                .chars()
+                .map(|c| c.len_utf16() as u32)
+                .sum()
+        } else {
+            self.units_before(text, offset)
+                .saturating_sub(self.units_before(text, start))
+        };
+        let column = units.saturating_add(1);
         Pos {
             line: line0 as u32 + 1,
             column,
