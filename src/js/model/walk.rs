@@ -125,8 +125,7 @@ impl<'t> Builder<'_, 't> {
                     Some("let") => BindingKind::Let,
                     _ => BindingKind::Var,
                 };
-                let decls: Vec<Node<'t>> = node.named().collect();
-                for d in decls {
+                for d in node.named() {
                     if d.kind_str() != "variable_declarator" {
                         continue;
                     }
@@ -374,8 +373,7 @@ impl<'t> Builder<'_, 't> {
                 }
             }
             "object_pattern" | "array_pattern" => {
-                let children: Vec<Node<'t>> = node.named().collect();
-                for child in children {
+                for child in node.named() {
                     match child.kind_str() {
                         "pair_pattern" => {
                             if let Some(k) = child.field("key") {
@@ -423,8 +421,7 @@ impl<'t> Builder<'_, 't> {
                 }
             }
             "object_pattern" | "array_pattern" => {
-                let children: Vec<Node<'t>> = node.named().collect();
-                for child in children {
+                for child in node.named() {
                     match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
                             self.reference(child, scope, false, true)
@@ -460,8 +457,7 @@ impl<'t> Builder<'_, 't> {
         };
         let clause = node.named().find(|n| n.kind_str() == "import_clause");
         let Some(clause) = clause else { return };
-        let parts: Vec<Node<'t>> = clause.named().collect();
-        for part in parts {
+        for part in clause.named() {
             match part.kind_str() {
                 "identifier" => self.add_import(part, scope, &source, Imported::Default),
                 "namespace_import" => {
@@ -470,8 +466,7 @@ impl<'t> Builder<'_, 't> {
                     }
                 }
                 "named_imports" => {
-                    let specs: Vec<Node<'t>> = part.named().collect();
-                    for spec in specs {
+                    for spec in part.named() {
                         if spec.kind_str() != "import_specifier" {
                             continue;
                         }
@@ -538,8 +533,7 @@ impl<'t> Builder<'_, 't> {
         match name.kind_str() {
             "identifier" => add(self, name, Imported::Namespace),
             "object_pattern" => {
-                let children: Vec<Node<'t>> = name.named().collect();
-                for child in children {
+                for child in name.named() {
                     match child.kind_str() {
                         "shorthand_property_identifier_pattern" => {
                             let n = text(child, self.src).to_string();
@@ -593,8 +587,7 @@ impl<'t> Builder<'_, 't> {
                     }
                 }
                 "lexical_declaration" | "variable_declaration" => {
-                    let decls: Vec<Node<'t>> = decl.named().collect();
-                    for d in decls {
+                    for d in decl.named() {
                         if let Some(name) = d.field("name") {
                             if name.kind_str() == "identifier" {
                                 self.exports.push(Export {
@@ -622,13 +615,11 @@ impl<'t> Builder<'_, 't> {
             self.visit(value, scope, depth + 1);
             return;
         }
-        let children: Vec<Node<'t>> = node.named().collect();
-        for child in children {
+        for child in node.named() {
             if child.kind_str() != "export_clause" {
                 continue;
             }
-            let specs: Vec<Node<'t>> = child.named().collect();
-            for spec in specs {
+            for spec in child.named() {
                 let Some(name) = spec.field("name") else {
                     continue;
                 };
@@ -657,8 +648,7 @@ impl<'t> Builder<'_, 't> {
         let right = unparen(right);
         if target == "module.exports" {
             if right.kind_str() == "object" {
-                let props: Vec<Node<'t>> = right.named().collect();
-                for p in props {
+                for p in right.named() {
                     match p.kind_str() {
                         "shorthand_property_identifier" => self.exports.push(Export {
                             source: None,
