@@ -174,7 +174,14 @@ fn lint_js(
     if stage == Stage::ParseOnly {
         return (out, None, None, Some(tree));
     }
-    let flat = js::tree::Tree::from_tree_sitter(&tree);
+    let copied = catch_unwind(AssertUnwindSafe(|| js::tree::Tree::from_tree_sitter(&tree)));
+    let flat = match copied {
+        Ok(flat) => flat,
+        Err(p) => {
+            out.push(internal(file, "parser", panic_message(&p)));
+            return (out, None, None, reparse.keep_tree.then_some(tree));
+        }
+    };
     let tree = if reparse.keep_tree {
         Some(tree)
     } else {

@@ -1,11 +1,11 @@
-//! Hash maps keyed by tree-sitter node ids (subtree addresses) and other
+//! Hash maps keyed by node ids (pre-order slots of `js::tree`) and other
 //! small integers.
 //!
 //! The standard SipHash resists hash flooding, which buys nothing for keys
-//! the parser allocated and cost ≈ 3% of a full check in the profile. This is
-//! the Fx multiply-rotate hash (as in rustc), with a final rotation so that
-//! pointer keys, whose low bits are always zero, still spread over the
-//! low bits hashbrown indexes by.
+//! the parser produced and cost ≈ 3% of a full check in the profile. This is
+//! the Fx multiply-rotate hash (as in rustc), with a final rotation that
+//! spreads the multiply's high bits over the low bits hashbrown indexes by
+//! (it was written for pointer keys, whose low bits are always zero).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};

@@ -1,4 +1,4 @@
-//! Small, allocation-free helpers over tree-sitter nodes.
+//! Small, allocation-free helpers over syntax nodes (`js::tree`).
 
 use crate::js::tree::Node;
 

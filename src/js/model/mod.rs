@@ -4,7 +4,8 @@
 //! This file holds the model's types and the queries rules use; building it
 //! is `walk` (the one walk: scopes, functions, calls, loops, imports,
 //! exports) then `passes` (task definitions, contexts, effects, call
-//! sites, over what the walk found), on the node links of `index`.
+//! sites, over what the walk found); `index` collects the few node kinds
+//! rules look up by kind.
 
 use crate::js::tree::{Node, Tree};
 

@@ -1,8 +1,8 @@
 //! The one walk over the syntax tree that builds the model's skeleton:
 //! scopes and bindings with their reads and writes, functions, calls with
 //! their enclosing function and loops, loops, imports and exports (ES
-//! modules and CommonJS). Depth-bounded by [`MAX_DEPTH`]. In: the tree and
-//! its node index. Out: a [`Builder`] whose parts `JsModel::build` takes.
+//! modules and CommonJS). Depth-bounded by [`MAX_DEPTH`]. In: the tree.
+//! Out: a [`Builder`] whose parts `JsModel::build` takes.
 
 use crate::js::tree::Node;
 
