@@ -434,35 +434,23 @@ impl<'t> TreeCursor<'t> {
     }
 
     pub fn goto_first_child(&mut self) -> bool {
-        let c = self.tree.data(self.at).first_child;
-        if c == NONE {
-            return false;
-        }
-        self.at = c;
-        true
+        self.go(self.tree.data(self.at).first_child)
     }
 
     pub fn goto_next_sibling(&mut self) -> bool {
-        if self.at == self.top {
-            return false;
-        }
-        let s = self.tree.data(self.at).next_sibling;
-        if s == NONE {
-            return false;
-        }
-        self.at = s;
-        true
+        self.at != self.top && self.go(self.tree.data(self.at).next_sibling)
     }
 
     pub fn goto_parent(&mut self) -> bool {
-        if self.at == self.top {
+        self.at != self.top && self.go(self.tree.data(self.at).parent)
+    }
+
+    /// Moves to `slot` unless it is the missing link.
+    fn go(&mut self, slot: u32) -> bool {
+        if slot == NONE {
             return false;
         }
-        let p = self.tree.data(self.at).parent;
-        if p == NONE {
-            return false;
-        }
-        self.at = p;
+        self.at = slot;
         true
     }
 }
