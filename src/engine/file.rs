@@ -152,6 +152,23 @@ fn lint_js(
     reparse: Reparse<'_>,
 ) -> JsAnalysis {
     let mut out = Vec::new();
+    // The fast front end first, unless the caller re-parses incrementally
+    // (the language server keeps tree-sitter's tree): it takes what oxc
+    // accepts and writes tree-sitter's tree for it; anything else, and
+    // every syntax error, goes to tree-sitter below.
+    if !reparse.keep_tree && reparse.old.is_none() {
+        let fast = catch_unwind(AssertUnwindSafe(|| {
+            inject::point("parser", &file.path);
+            js::oxc::parse(&file.text)
+        }));
+        if let Ok(Some(flat)) = fast {
+            if stage == Stage::ParseOnly {
+                return (out, None, None, None);
+            }
+            let parsed = Parsed { flat, tree: None };
+            return analyse_tree(file, config, key, report, reparse.facts, out, parsed);
+        }
+    }
     let parsed = catch_unwind(AssertUnwindSafe(|| {
         inject::point("parser", &file.path);
         js::parse::parse_from(&file.text, reparse.old)
@@ -188,6 +205,27 @@ fn lint_js(
         drop(tree);
         None
     };
+    let parsed = Parsed { flat, tree };
+    analyse_tree(file, config, key, report, reparse.facts, out, parsed)
+}
+
+/// The analyses' tree and, when the caller keeps it, the parser's.
+struct Parsed {
+    flat: js::tree::Tree,
+    tree: Option<tree_sitter::Tree>,
+}
+
+/// The model, rules and summary over the analyses' tree, whichever front
+/// end wrote it; `tree` is the parser's, handed back to the caller.
+fn analyse_tree(
+    file: &SourceFile,
+    config: &Config,
+    key: PathBuf,
+    report: bool,
+    facts: bool,
+    mut out: Vec<Diagnostic>,
+    Parsed { flat, tree }: Parsed,
+) -> JsAnalysis {
     let options = ModelOptions {
         context_names: config.context_names.clone(),
     };
@@ -280,7 +318,7 @@ fn lint_js(
             None
         }
     };
-    let facts = if report && reparse.facts {
+    let facts = if report && facts {
         match catch_unwind(AssertUnwindSafe(|| {
             inject::point("facts", &file.path);
             Facts::Process(Box::new(crate::facts::process_facts(&model)))

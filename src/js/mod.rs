@@ -15,6 +15,7 @@ pub mod loops;
 pub mod model;
 pub mod module_summary;
 pub mod objects;
+pub mod oxc;
 pub mod parse;
 pub mod repeat;
 pub mod replay;

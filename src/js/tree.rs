@@ -455,6 +455,126 @@ impl<'t> TreeCursor<'t> {
     }
 }
 
+/// Builds a [`Tree`] node by node in pre-order, for a front end other than
+/// tree-sitter's copy (`js::oxc`). Nodes are named unless said otherwise;
+/// an inner node's end is given when it is closed.
+pub(crate) struct Builder {
+    nodes: Vec<Data>,
+    /// Per open node: its slot and the slot of its last child so far.
+    open: Vec<(u32, u32)>,
+}
+
+impl Builder {
+    pub(crate) fn with_capacity(n: usize) -> Builder {
+        Builder {
+            nodes: Vec::with_capacity(n),
+            open: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, kind: u16, named: bool, field: u8, start: usize, end: usize) -> u32 {
+        let slot = to_u32(self.nodes.len());
+        let parent = self.open.last().map_or(NONE, |a| a.0);
+        self.nodes.push(Data {
+            start: to_u32(start),
+            end: to_u32(end),
+            parent,
+            first_child: NONE,
+            next_sibling: NONE,
+            kind,
+            field,
+            flags: if named { NAMED } else { 0 },
+        });
+        if let Some((p, last)) = self.open.last_mut() {
+            if *last == NONE {
+                self.nodes[*p as usize].first_child = slot;
+            } else {
+                self.nodes[*last as usize].next_sibling = slot;
+            }
+            *last = slot;
+        }
+        slot
+    }
+
+    pub(crate) fn leaf(&mut self, kind: u16, named: bool, field: u8, start: usize, end: usize) {
+        self.push(kind, named, field, start, end);
+    }
+
+    pub(crate) fn open(&mut self, kind: u16, field: u8, start: usize) {
+        let slot = self.push(kind, true, field, start, start);
+        self.open.push((slot, NONE));
+    }
+
+    pub(crate) fn close(&mut self, end: usize) {
+        if let Some((slot, _)) = self.open.pop() {
+            self.nodes[slot as usize].end = to_u32(end);
+        }
+    }
+
+    /// Open nodes.
+    pub(crate) fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    pub(crate) fn finish(self) -> Tree {
+        Tree { nodes: self.nodes }
+    }
+}
+
+impl Tree {
+    /// The first place where two trees differ (kind, span, named-ness,
+    /// field or shape), for tests and `examples/front_diff.rs`.
+    #[doc(hidden)]
+    pub fn first_difference(&self, other: &Tree) -> Option<String> {
+        let (a, b) = (self.nodes(), other.nodes());
+        for (x, y) in a.zip(b) {
+            let (dx, dy) = (x.data(), y.data());
+            let shape = |d: &Data| (d.parent, d.first_child, d.next_sibling);
+            if dx.kind != dy.kind
+                || dx.start != dy.start
+                || dx.end != dy.end
+                || dx.flags != dy.flags
+                || dx.field != dy.field
+                || shape(dx) != shape(dy)
+            {
+                let field = |d: &Data| {
+                    grammar()
+                        .fields
+                        .iter()
+                        .find(|(_, id)| **id == d.field)
+                        .map_or("", |(n, _)| &**n)
+                };
+                return Some(format!(
+                    "node {}: {} {}..{} field {:?} parent {} {:?} vs {} {}..{} field {:?} parent {} {:?}",
+                    x.slot,
+                    x.kind(),
+                    dx.start,
+                    dx.end,
+                    field(dx),
+                    x.parent().map_or("-", |p| p.kind()),
+                    (shape(dx), dx.flags, dx.kind),
+                    y.kind(),
+                    dy.start,
+                    dy.end,
+                    field(dy),
+                    y.parent().map_or("-", |p| p.kind()),
+                    (shape(dy), dy.flags, dy.kind),
+                ));
+            }
+        }
+        (self.len() != other.len()).then(|| format!("{} nodes vs {}", self.len(), other.len()))
+    }
+}
+
+/// The grammar's id for an anonymous token (`(`, `if`, `=>`).
+pub(crate) fn token_id(text: &str) -> Option<u16> {
+    grammar().tokens.get(text).copied()
+}
+
+pub(crate) fn field_number(name: &str) -> u8 {
+    field_id(name).unwrap_or(0)
+}
+
 /// The grammar's id for a named node kind (`None`: no such kind).
 pub fn kind_id(name: &str) -> Option<u16> {
     grammar().named_kinds.get(name).copied()
@@ -467,6 +587,7 @@ fn field_id(name: &str) -> Option<u8> {
 struct Grammar {
     kinds: Vec<Box<str>>,
     named_kinds: IdMap<Box<str>, u16>,
+    tokens: IdMap<Box<str>, u16>,
     fields: IdMap<Box<str>, u8>,
 }
 
@@ -475,6 +596,7 @@ fn grammar() -> &'static Grammar {
     GRAMMAR.get_or_init(|| {
         let lang = tree_sitter::Language::new(tree_sitter_javascript::LANGUAGE);
         let mut named_kinds = IdMap::default();
+        let mut tokens = IdMap::default();
         let kinds = (0..lang.node_kind_count())
             .map(|id| {
                 let id = u16::try_from(id).ok();
@@ -485,6 +607,10 @@ fn grammar() -> &'static Grammar {
                     named_kinds
                         .entry(name.into())
                         .or_insert_with(|| lang.id_for_node_kind(name, true));
+                } else if id.is_some_and(|id| lang.node_kind_is_visible(id)) {
+                    tokens
+                        .entry(name.into())
+                        .or_insert_with(|| lang.id_for_node_kind(name, false));
                 }
                 name.into()
             })
@@ -498,6 +624,7 @@ fn grammar() -> &'static Grammar {
         Grammar {
             kinds,
             named_kinds,
+            tokens,
             fields,
         }
     })
