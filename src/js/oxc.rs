@@ -912,7 +912,14 @@ impl<'s> Writer<'s> {
                 self.binding(&v.id, f.left);
             }
             target => match target.as_assignment_target() {
-                Some(t) => self.assignment_target(t, f.left),
+                Some(t) => {
+                    // The header's `(` is not the target's.
+                    let header = self.find(self.pos, "(");
+                    self.gap(header + 1);
+                    self.no_parenthesized_target(t.span());
+                    self.gap(t.span().start as usize);
+                    self.assignment_target(t, f.left)
+                }
                 None => self.fail(line!()),
             },
         }
@@ -1659,10 +1666,10 @@ impl<'s> Writer<'s> {
             Expression::UpdateExpression(u) => {
                 self.open(k.update_expression, field, u.span.start as usize);
                 let arg = u.argument.span();
+                self.no_parenthesized_target(arg);
                 if u.prefix {
                     self.gap_with(arg.start as usize, f.operator);
                 }
-                self.no_parenthesized_target(arg);
                 match u.argument.as_member_expression() {
                     Some(m) => self.member(m, f.argument),
                     None => match &u.argument {
@@ -1934,4 +1941,116 @@ fn is_js_space(c: char) -> bool {
 
 fn oxc_syntax_assign() -> oxc_ast::ast::AssignmentOperator {
     oxc_ast::ast::AssignmentOperator::Assign
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writer's tree for `src`, which must be tree-sitter's.
+    fn same_as_tree_sitter(src: &str) -> Result<(), String> {
+        let ts = crate::js::parse::parse_tree(src).ok_or("no tree")?;
+        if ts.root_node().has_error() {
+            return Err(format!("tree-sitter error in {src:?}"));
+        }
+        let ours = parse_or_why(src).map_err(|why| format!("fell back at {why:?}: {src:?}"))?;
+        match ts.first_difference(&ours) {
+            Some(d) => Err(format!("{d}\nin {src:?}")),
+            None => Ok(()),
+        }
+    }
+
+    #[test]
+    fn constructs_come_out_as_tree_sitter_writes_them() {
+        let cases = [
+            "#!/usr/bin/env node\n'use strict';\nimport a, { b as c, d } from \"x\";\nimport * as ns from 'y';\nimport 'z';\n",
+            "const a = 1, b = 2;\nexport { a, b as c };\nexport * from 'm';\nexport * as n from 'm';\nexport { default as dk } from 'k';\nexport default function process(inputs, ctx) {}\n",
+            "export default async function () {}\nexport const t = 1, u = 2;\nexport class K extends Base { static x = 1; #p; get v() { return this.#p } set v(x) {} static { init() } async *gen() {} [k]() {} 'q'() {} 1() {} }\n",
+            "const o = { a, b: 1, 'c': 2, [d]: 3, ...e, f() {}, async g() {}, get h() { return 1 }, *i() {} };\n",
+            "const { a, b: [c, d = 1], ...rest } = x; let [p, , q = 2, ...r] = y; var z;\n",
+            "({ a, b: c = 1, d = 2 } = o); [x, [y], ...z] = arr; a.b += 1; a[b] ??= c; x++; --y;\n",
+            "for (let i = 0; i < n; i++) {} for (;;) break; for (x in o); for (const v of vs) continue; for await (const v of it) {}\n",
+            "label: for (;;) { if (a) continue label; else break label; }\nwhile (a) a--; do { b() } while (c)\nwith_(x);\n",
+            "switch (v) { case 1: case 2: f(); break; default: g() }\ntry { a() } catch { b() } finally { c() }\ntry { a() } catch ({ message }) {}\nthrow new Error(`bad ${x}`);\n",
+            "const f = async (a, { b }, ...c) => { await a; }; const g = x => x * 2; const h = async x => ({ x });\n",
+            "const s = 'it\\'s \\n \\x41 \\u0041 \\u{1F600} \\0 \\\n end'; const t = `a\\`b ${c} $d ${ `n${e}` }`; tag`x${y}`;\n",
+            "const r = /a[/]b\\//gi; const q = a / b / c; const n = 0x1f + 1_000n + .5e3;\n",
+            "a?.b?.[c]?.(d); new Foo; new Foo.Bar(1); function nt() { return new.target }; import.meta.url; import('x').then(y);\n",
+            "x = a ? b : c; y = a?.5:1; z = (a, b), w = !a && -b || typeof c; n = a ?? void 0; delete o[k]; v = a instanceof B, u = 'k' in o;\n",
+            "function* g() { yield; yield a; yield* b; }\nclass C { #x = 1; has(o) { return #x in o } }\nconst undef = undefined; function f(a = undefined) {}\n",
+            // Comments at every level, and statements ended by an automatic
+            // semicolon with a comment on their last line.
+            "/* lead */ a() // one\nb = 1 /* two */\n// three\nc /* four */ // five\n{ d() // six\n}\nreturn_()\n",
+            "function f() {\n  return // none\n}\nconst g = () => {\n} // after arrow body\nfoo()\nlet x // after a name\nlet y = 1 // after a value\nexport default y // after a default\n",
+            "if (a) b() // c\nelse d()\nconst e = f( // g\n  h, /* i */ j)\n",
+            "var a = 1\n;[b] = c\nvar d = 1\n// e\n(f)\n",
+        ];
+        let failed: Vec<String> = cases
+            .iter()
+            .filter_map(|c| same_as_tree_sitter(c).err())
+            .collect();
+        assert!(failed.is_empty(), "{}", failed.join("\n\n"));
+    }
+
+    #[test]
+    fn what_the_writer_cannot_render_goes_to_tree_sitter() {
+        for src in [
+            "const a = ;", // a syntax error
+            "(a) = 1;",    // parentheses the AST drops
+            "++(a);",
+            "[(a)] = b;",
+            "for ((a) in b);",
+            "{ a: 1 }",               // tree-sitter reads an object
+            "const x = <div />;",     // JSX
+            "let v: number = 1;",     // TypeScript
+            "import a, {} from 'b';", // an empty list the AST drops
+            "function f(yield) {}",   // tree-sitter reads a yield
+        ] {
+            assert!(parse(src).is_none(), "{src:?} should fall back");
+        }
+    }
+
+    #[test]
+    fn every_fixture_module_it_accepts_is_tree_sitters() {
+        let mut files = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures"
+        ))];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "js" || x == "mjs") {
+                    files.push(p);
+                }
+            }
+        }
+        assert!(files.len() > 50, "fixtures not found");
+        let mut accepted = 0;
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else {
+                continue;
+            };
+            let Some(ts) = crate::js::parse::parse_tree(&text) else {
+                continue;
+            };
+            if let Some(ours) = parse(&text) {
+                accepted += 1;
+                assert_eq!(ts.first_difference(&ours), None, "{}", f.display());
+            } else {
+                assert!(
+                    ts.root_node().has_error(),
+                    "{} fell back without a syntax error",
+                    f.display()
+                );
+            }
+        }
+        assert!(
+            accepted * 10 >= files.len() * 9,
+            "{accepted} of {}",
+            files.len()
+        );
+    }
 }
