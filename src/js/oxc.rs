@@ -1948,7 +1948,7 @@ mod tests {
     use super::*;
 
     /// The writer's tree for `src`, which must be tree-sitter's.
-    fn same_as_tree_sitter(src: &str) -> Result<(), String> {
+    fn same_tree_both_ways(src: &str) -> Result<(), String> {
         let ts = crate::js::parse::parse_tree(src).ok_or("no tree")?;
         if ts.root_node().has_error() {
             return Err(format!("tree-sitter error in {src:?}"));
@@ -1961,7 +1961,7 @@ mod tests {
     }
 
     #[test]
-    fn constructs_come_out_as_tree_sitter_writes_them() {
+    fn constructs_come_out_as_the_grammar_writes_them() {
         let cases = [
             "#!/usr/bin/env node\n'use strict';\nimport a, { b as c, d } from \"x\";\nimport * as ns from 'y';\nimport 'z';\n",
             "const a = 1, b = 2;\nexport { a, b as c };\nexport * from 'm';\nexport * as n from 'm';\nexport { default as dk } from 'k';\nexport default function process(inputs, ctx) {}\n",
@@ -1987,13 +1987,13 @@ mod tests {
         ];
         let failed: Vec<String> = cases
             .iter()
-            .filter_map(|c| same_as_tree_sitter(c).err())
+            .filter_map(|c| same_tree_both_ways(c).err())
             .collect();
         assert!(failed.is_empty(), "{}", failed.join("\n\n"));
     }
 
     #[test]
-    fn what_the_writer_cannot_render_goes_to_tree_sitter() {
+    fn what_the_writer_cannot_render_falls_back() {
         for src in [
             "const a = ;", // a syntax error
             "(a) = 1;",    // parentheses the AST drops
@@ -2011,7 +2011,7 @@ mod tests {
     }
 
     #[test]
-    fn every_fixture_module_it_accepts_is_tree_sitters() {
+    fn every_fixture_module_it_accepts_has_the_same_tree() {
         let mut files = Vec::new();
         let mut dirs = vec![std::path::PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
