@@ -49,6 +49,12 @@ pub fn parse_or_why(text: &str) -> Result<Tree, (u32, usize)> {
     if text.len() >= (u32::MAX / 2) as usize {
         return Err((0, 0));
     }
+    // oxc's parser and this writer recurse once per level of nesting; a
+    // text that could nest deeper than a thread's stack allows goes to
+    // tree-sitter, which does not recurse (tests/pathological.rs).
+    if nesting_bound(text.as_bytes()) > MAX_NESTING {
+        return Err((line!(), 0));
+    }
     ARENA.with(|cell| {
         let mut arena = cell.borrow_mut();
         arena.reset();
@@ -172,6 +178,16 @@ impl<'s> Writer<'s> {
             None => Err((line!(), self.pos)),
             Some(why) => Err(why),
         }
+    }
+
+    /// The writer recurses per open node; `nesting_bound` should keep it
+    /// far from this, which is a second guard for its stack.
+    fn too_deep(&mut self) -> bool {
+        if self.out.depth() > 4 * MAX_NESTING {
+            self.fail(line!());
+            return true;
+        }
+        false
     }
 
     fn fail(&mut self, line: u32) {
@@ -543,7 +559,7 @@ impl<'s> Writer<'s> {
     }
 
     fn statement(&mut self, s: &Statement, field: u8) {
-        if self.bail {
+        if self.bail || self.too_deep() {
             return;
         }
         let (k, f) = (self.k, self.f);
@@ -1487,7 +1503,7 @@ impl<'s> Writer<'s> {
     // ---- expressions -------------------------------------------------------
 
     fn expression(&mut self, e: &Expression, field: u8) {
-        if self.bail {
+        if self.bail || self.too_deep() {
             return;
         }
         let (k, f) = (self.k, self.f);
@@ -1926,6 +1942,181 @@ impl<'s> Writer<'s> {
     }
 }
 
+/// Nesting past which the text goes to tree-sitter: far beyond real code
+/// (the library's deepest module nests ≈ 40 levels), far within a 2 MB
+/// stack.
+const MAX_NESTING: usize = 400;
+
+/// An over-estimate of how deeply `text` nests, from one pass over its
+/// bytes: open brackets (strings, templates and comments skipped) plus the
+/// longest run of operators, nesting keywords, `(` and `[` between two
+/// statement or list boundaries (`;`, `,`, braces), which is how
+/// `if (x) if (x) …`, `!!!!x`, `a ? b : c ? …`, `a + b + …`, `a.b.c…` and
+/// `f()()…` nest without staying inside brackets.
+fn nesting_bound(text: &[u8]) -> usize {
+    let mut depth: usize = 0;
+    let mut run: usize = 0;
+    let mut max = 0;
+    // Template literals open inside substitutions: the brace depth at
+    // which each open `${` started.
+    let mut templates: Vec<usize> = Vec::new();
+    // Whether a `/` here would start a regular expression.
+    let mut regex_ok = true;
+    let mut i = 0;
+    let n = text.len();
+    while i < n {
+        let b = text[i];
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'/' if text.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &text[i..]).map_or(n, |j| i + j);
+                continue;
+            }
+            b'/' if text.get(i + 1) == Some(&b'*') => {
+                i = memchr::memmem::find(&text[i + 2..], b"*/").map_or(n, |j| i + 2 + j + 2);
+                continue;
+            }
+            b'/' if regex_ok => {
+                // Up to the closing slash outside a class.
+                let mut j = i + 1;
+                let mut class = false;
+                while j < n && (text[j] != b'/' || class) && text[j] != b'\n' {
+                    match text[j] {
+                        b'\\' => j += 1,
+                        b'[' => class = true,
+                        b']' => class = false,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                i = j + 1;
+                regex_ok = false;
+                continue;
+            }
+            b'\'' | b'"' => {
+                let mut j = i + 1;
+                while j < n && text[j] != b && text[j] != b'\n' {
+                    j += if text[j] == b'\\' { 2 } else { 1 };
+                }
+                i = j + 1;
+                regex_ok = false;
+                continue;
+            }
+            b'`' => {
+                i = template_text(text, i + 1);
+                if text.get(i) == Some(&b'$') {
+                    templates.push(depth);
+                    depth += 1;
+                    i += 2;
+                    regex_ok = true;
+                } else {
+                    i += 1;
+                    regex_ok = false;
+                }
+                max = max.max(depth + run);
+                continue;
+            }
+            b'}' if templates.last() == Some(&(depth.saturating_sub(1))) => {
+                templates.pop();
+                depth = depth.saturating_sub(1);
+                i = template_text(text, i + 1);
+                if text.get(i) == Some(&b'$') {
+                    templates.push(depth);
+                    depth += 1;
+                    i += 2;
+                    regex_ok = true;
+                } else {
+                    i += 1;
+                    regex_ok = false;
+                }
+                continue;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                // `f()()()…` and `a[0][0]…` nest without staying open.
+                if b == b'{' {
+                    run = 0;
+                } else {
+                    run += 1;
+                }
+                regex_ok = true;
+            }
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if b == b'}' {
+                    run = 0;
+                }
+                regex_ok = false;
+            }
+            b';' | b',' => {
+                run = 0;
+                regex_ok = true;
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' | b'0'..=b'9' | 0x80.. => {
+                let start = i;
+                while i < n
+                    && (text[i].is_ascii_alphanumeric() || matches!(text[i], b'_' | b'$' | 0x80..))
+                {
+                    i += 1;
+                }
+                let word = &text[start..i];
+                let keyword = matches!(
+                    word,
+                    b"if"
+                        | b"else"
+                        | b"for"
+                        | b"while"
+                        | b"do"
+                        | b"with"
+                        | b"return"
+                        | b"typeof"
+                        | b"void"
+                        | b"delete"
+                        | b"await"
+                        | b"new"
+                        | b"yield"
+                        | b"throw"
+                        | b"case"
+                        | b"in"
+                        | b"of"
+                        | b"instanceof"
+                );
+                if keyword {
+                    run += 1;
+                }
+                regex_ok = keyword;
+                max = max.max(depth + run);
+                continue;
+            }
+            _ => {
+                // An operator or other punctuator.
+                run += 1;
+                regex_ok = true;
+            }
+        }
+        max = max.max(depth + run);
+        i += 1;
+    }
+    max
+}
+
+/// The end of a template literal's text starting at `i`: the offset of its
+/// closing backtick or of the `$` of a `${`, or the end.
+fn template_text(text: &[u8], mut i: usize) -> usize {
+    while i < text.len() {
+        match text[i] {
+            b'\\' => i += 2,
+            b'`' => return i,
+            b'$' if text.get(i + 1) == Some(&b'{') => return i,
+            _ => i += 1,
+        }
+    }
+    text.len()
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Ws {
     Reject,
@@ -2052,5 +2243,33 @@ mod tests {
             "{accepted} of {}",
             files.len()
         );
+    }
+
+    /// On a test thread's 2 MB stack: nesting past the bound goes to
+    /// tree-sitter before oxc recurses, and nesting just under it parses.
+    #[test]
+    fn deep_nesting_falls_back_before_the_stack_runs_out() {
+        let n = 100_000;
+        let deep = [
+            format!("x = {}1{};", "(".repeat(n), ")".repeat(n)),
+            format!("x = {}1{};", "[".repeat(n), "]".repeat(n)),
+            format!("x = {}1{};", "{a: ".repeat(n), "}".repeat(n)),
+            format!("{}{}", "{".repeat(n), "}".repeat(n)),
+            format!("{}y();", "if (x) ".repeat(n)),
+            format!("x = {}y;", "!".repeat(n)),
+            format!("x = {}y;", "a ? b : ".repeat(n)),
+            format!("x = {}y;", "a => ".repeat(n)),
+            format!("x = {}y;", "a = ".repeat(n)),
+            format!("x = {}y;", "new ".repeat(n)),
+            format!("x = a{};", " + a".repeat(n)),
+            format!("x = a{};", ".b".repeat(n)),
+            format!("x = {}1{};", "`${".repeat(n), "}`".repeat(n)),
+        ];
+        for src in &deep {
+            assert!(parse(src).is_none(), "{}", &src[..20]);
+        }
+        let near = MAX_NESTING / 2 - 10;
+        let fine = format!("x = {}1{};", "(".repeat(near), ")".repeat(near));
+        assert!(parse(&fine).is_some());
     }
 }
