@@ -23,7 +23,6 @@
 //! automatic semicolon can take a comment on its last line inside it
 //! ([`Writer::asi_end`]).
 
-use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use oxc_allocator::Allocator;
@@ -31,10 +30,6 @@ use oxc_ast::ast::*;
 use oxc_span::{GetSpan, SourceType, Span};
 
 use super::tree::{self, Builder, Tree};
-
-thread_local! {
-    static ARENA: RefCell<Allocator> = RefCell::new(Allocator::default());
-}
 
 /// The tree of `text`, or `None` when tree-sitter has to parse it.
 pub fn parse(text: &str) -> Option<Tree> {
@@ -55,17 +50,16 @@ pub fn parse_or_why(text: &str) -> Result<Tree, (u32, usize)> {
     if nesting_bound(text.as_bytes()) > MAX_NESTING {
         return Err((line!(), 0));
     }
-    ARENA.with(|cell| {
-        let mut arena = cell.borrow_mut();
-        arena.reset();
-        let ret = oxc_parser::Parser::new(&arena, text, SourceType::mjs()).parse();
-        if ret.panicked || ret.diagnostics.has_errors() {
-            return Err((0, 0));
-        }
-        let mut w = Writer::new(text);
-        w.program(&ret.program);
-        w.finish()
-    })
+    // One arena per file, dropped as soon as the tree is written: the model
+    // is built after it, so the two never hold memory at once.
+    let arena = Allocator::default();
+    let ret = oxc_parser::Parser::new(&arena, text, SourceType::mjs()).parse();
+    if ret.panicked || ret.diagnostics.has_errors() {
+        return Err((0, 0));
+    }
+    let mut w = Writer::new(text);
+    w.program(&ret.program);
+    w.finish()
 }
 
 /// Kind ids of the named kinds the writer emits, looked up once.
@@ -766,7 +760,12 @@ impl<'s> Writer<'s> {
         field: u8,
         after: After,
     ) {
-        if directives.is_empty() && matches!(body.first(), Some(Statement::LabeledStatement(_))) {
+        let object_like = matches!(
+            body.first(),
+            Some(Statement::LabeledStatement(l))
+                if matches!(l.body, Statement::ExpressionStatement(_))
+        );
+        if directives.is_empty() && object_like {
             // tree-sitter reads `{ a: 1 }` as an object literal.
             self.fail(line!());
             return;
@@ -2161,7 +2160,7 @@ mod tests {
             "const { a, b: [c, d = 1], ...rest } = x; let [p, , q = 2, ...r] = y; var z;\n",
             "({ a, b: c = 1, d = 2 } = o); [x, [y], ...z] = arr; a.b += 1; a[b] ??= c; x++; --y;\n",
             "for (let i = 0; i < n; i++) {} for (;;) break; for (x in o); for (const v of vs) continue; for await (const v of it) {}\n",
-            "label: for (;;) { if (a) continue label; else break label; }\nwhile (a) a--; do { b() } while (c)\nwith_(x);\n",
+            "outer: { inner: { let x = 1; break outer; } }\nlabel: for (;;) { if (a) continue label; else break label; }\nwhile (a) a--; do { b() } while (c)\nwith_(x);\n",
             "switch (v) { case 1: case 2: f(); break; default: g() }\ntry { a() } catch { b() } finally { c() }\ntry { a() } catch ({ message }) {}\nthrow new Error(`bad ${x}`);\n",
             "const f = async (a, { b }, ...c) => { await a; }; const g = x => x * 2; const h = async x => ({ x });\n",
             "const s = 'it\\'s \\n \\x41 \\u0041 \\u{1F600} \\0 \\\n end'; const t = `a\\`b ${c} $d ${ `n${e}` }`; tag`x${y}`;\n",

@@ -516,7 +516,8 @@ impl Builder {
         self.open.len()
     }
 
-    pub(crate) fn finish(self) -> Tree {
+    pub(crate) fn finish(mut self) -> Tree {
+        self.nodes.shrink_to_fit();
         Tree { nodes: self.nodes }
     }
 }
