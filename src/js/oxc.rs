@@ -156,8 +156,12 @@ impl<'s> Writer<'s> {
         Writer {
             text,
             bytes: text.as_bytes(),
-            // Dense code has about one visible node per 1.5 bytes.
-            out: Builder::with_capacity(text.len() / 3 + 16),
+            // Dense code has up to ≈ 0.75 visible nodes per byte, formatted
+            // code far fewer. Reserving one per byte means the array is
+            // not copied as it grows (a doubling holds 1.5× the nodes);
+            // the pages no node is written to are never touched, so they
+            // cost address space, not memory.
+            out: Builder::with_capacity(text.len() + 16),
             pos: 0,
             bail: false,
             why: None,

@@ -516,8 +516,9 @@ impl Builder {
         self.open.len()
     }
 
-    pub(crate) fn finish(mut self) -> Tree {
-        self.nodes.shrink_to_fit();
+    /// The tree, in the array it was built in: shrinking it would copy
+    /// it, and the capacity never written to was never touched.
+    pub(crate) fn finish(self) -> Tree {
         Tree { nodes: self.nodes }
     }
 }
