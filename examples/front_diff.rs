@@ -51,6 +51,17 @@ fn walk(p: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--count") {
+        let text = std::fs::read_to_string(args.get(1).ok_or("--count FILE")?)?;
+        let t = oxc::parse(&text).ok_or("fell back")?;
+        println!(
+            "{} bytes, {} nodes, {:.2} nodes/byte",
+            text.len(),
+            t.len(),
+            t.len() as f64 / text.len() as f64
+        );
+        return Ok(());
+    }
     if args.first().map(String::as_str) == Some("--dump") {
         let text = std::fs::read_to_string(args.get(1).ok_or("--dump FILE")?)?;
         let ts = parse::parse_tree(&text).ok_or("tree-sitter gave no tree")?;

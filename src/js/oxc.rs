@@ -293,6 +293,9 @@ impl<'s> Writer<'s> {
                     self.fail(line!());
                     return;
                 }
+                if self.line_break_inside_a_line(at, end) {
+                    return;
+                }
                 self.out.leaf(self.k.comment, true, NO_FIELD, at, end);
                 at = end;
                 continue;
@@ -308,8 +311,61 @@ impl<'s> Writer<'s> {
             self.out.leaf(id, false, field, at, at + len);
             field = NO_FIELD;
             at += len;
+            if self.keyword_before_newline(at - len, at) {
+                return;
+            }
         }
         self.pos = to;
+    }
+
+    /// A block comment with a line break in it between two tokens of one
+    /// line (`a /*\n*/ = b`): tree-sitter's scanner takes the break as a
+    /// line end and can insert a semicolon there where JavaScript does not.
+    fn line_break_inside_a_line(&mut self, start: usize, end: usize) -> bool {
+        let comment = &self.bytes[start..end];
+        if !comment.starts_with(b"/*") || !comment.contains(&b'\n') {
+            return false;
+        }
+        let line_start = memchr::memrchr(b'\n', &self.bytes[..start]).map_or(0, |i| i + 1);
+        let line_end =
+            memchr::memchr(b'\n', &self.bytes[end..]).map_or(self.bytes.len(), |i| end + i);
+        let token = |s: &[u8]| s.iter().any(|b| !b.is_ascii_whitespace());
+        if token(&self.bytes[line_start..start]) && token(&self.bytes[end..line_end]) {
+            self.fail(line!());
+            return true;
+        }
+        false
+    }
+
+    /// tree-sitter reads a keyword it also accepts as a name (`await`,
+    /// `export`, `async`, `let`, `static`, `get`, `set`) followed by a line
+    /// break as that name, ending the statement there; JavaScript does not.
+    /// Such text goes to tree-sitter, so the trees never disagree.
+    fn keyword_before_newline(&mut self, start: usize, end: usize) -> bool {
+        if !matches!(
+            &self.text[start..end],
+            "await" | "export" | "async" | "let" | "static" | "get" | "set"
+        ) {
+            return false;
+        }
+        let mut at = end;
+        loop {
+            let next = self.skip_ws(at);
+            if self.bytes[at..next].contains(&b'\n') {
+                self.fail(line!());
+                return true;
+            }
+            match self.comment_end(next) {
+                Some(e) => {
+                    if self.bytes[next..e].contains(&b'\n') {
+                        self.fail(line!());
+                        return true;
+                    }
+                    at = e;
+                }
+                None => return false,
+            }
+        }
     }
 
     fn gap(&mut self, to: usize) {
@@ -562,7 +618,16 @@ impl<'s> Writer<'s> {
         }
         let (k, f) = (self.k, self.f);
         match s {
-            Statement::BlockStatement(b) => self.block(b.span, &[], &b.body, field, After::Other),
+            Statement::BlockStatement(b) => {
+                // An empty block is also an empty object to tree-sitter,
+                // whose reading as an expression lets `||` follow it.
+                let after = if b.body.is_empty() {
+                    After::Expression
+                } else {
+                    After::Other
+                };
+                self.block(b.span, &[], &b.body, field, after)
+            }
             Statement::BreakStatement(b) => {
                 self.open(k.break_statement, field, b.span.start as usize);
                 if let Some(l) = &b.label {
@@ -1092,7 +1157,9 @@ impl<'s> Writer<'s> {
             self.binding_identifier(id.span, id.name.as_str(), f.name);
         }
         self.formal_parameters(&func.params, f.parameters);
-        let after = if declaration {
+        // A declaration outside `export` is also a function expression
+        // statement to tree-sitter, whose reading lets `||` follow it.
+        let after = if declaration && field == f.declaration {
             After::Other
         } else {
             After::Expression
@@ -1269,7 +1336,13 @@ impl<'s> Writer<'s> {
         }
         self.close(c.body.span.end as usize);
         if declaration {
-            self.close_optional_asi(c.span.end as usize, After::Other);
+            // As for functions: a class statement is also an expression.
+            let after = if field == f.declaration {
+                After::Other
+            } else {
+                After::Expression
+            };
+            self.close_optional_asi(c.span.end as usize, after);
         } else {
             self.close(c.span.end as usize);
         }
@@ -2177,6 +2250,12 @@ mod tests {
             "/* lead */ a() // one\nb = 1 /* two */\n// three\nc /* four */ // five\n{ d() // six\n}\nreturn_()\n",
             "function f() {\n  return // none\n}\nconst g = () => {\n} // after arrow body\nfoo()\nlet x // after a name\nlet y = 1 // after a value\nexport default y // after a default\n",
             "if (a) b() // c\nelse d()\nconst e = f( // g\n  h, /* i */ j)\n",
+            // Blocks and declarations that tree-sitter also reads as
+            // expressions take a comment after their `}` in.
+            "function f() {\n  b()\n}// z\nasync function g() {}// y\nclass A {\n}// w\nfoo()\n",
+            "{\n}// z\nif (a) {\n} else {\n}// y\nlabel: {\n}// x\ndo {\n}// v\nwhile (a)\n",
+            "if (a) {\n  b()\n}// z\ntry {\n}// y\nfinally {\n}// x\nexport function h() {\n}// w\nexport class K {\n}// u\nfoo()\n",
+            "x = { m() {\n}// z\n}; class B { m() {\n  }// y\n  static {\n  }// x\n}\n",
             "var a = 1\n;[b] = c\nvar d = 1\n// e\n(f)\n",
         ];
         let failed: Vec<String> = cases
