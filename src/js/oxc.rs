@@ -323,7 +323,7 @@ impl<'s> Writer<'s> {
     /// line end and can insert a semicolon there where JavaScript does not.
     fn line_break_inside_a_line(&mut self, start: usize, end: usize) -> bool {
         let comment = &self.bytes[start..end];
-        if !comment.starts_with(b"/*") || !comment.contains(&b'\n') {
+        if !comment.starts_with(b"/*") || !has_line_break(comment) {
             return false;
         }
         let line_start = memchr::memrchr(b'\n', &self.bytes[..start]).map_or(0, |i| i + 1);
@@ -351,13 +351,13 @@ impl<'s> Writer<'s> {
         let mut at = end;
         loop {
             let next = self.skip_ws(at);
-            if self.bytes[at..next].contains(&b'\n') {
+            if has_line_break(&self.bytes[at..next]) {
                 self.fail(line!());
                 return true;
             }
             match self.comment_end(next) {
                 Some(e) => {
-                    if self.bytes[next..e].contains(&b'\n') {
+                    if has_line_break(&self.bytes[next..e]) {
                         self.fail(line!());
                         return true;
                     }
@@ -475,7 +475,7 @@ impl<'s> Writer<'s> {
                 at += c.len_utf8();
                 break;
             }
-            if !is_js_space(c) {
+            if !is_c_space(c) {
                 return false;
             }
             at += c.len_utf8();
@@ -522,7 +522,7 @@ impl<'s> Writer<'s> {
         let mut saw_block_newline = false;
         loop {
             while let Some(c) = self.peek(at) {
-                if !is_js_space(c) {
+                if !is_c_space(c) {
                     break;
                 }
                 at += c.len_utf8();
@@ -594,7 +594,20 @@ impl<'s> Writer<'s> {
         self.out.open(k.program, NO_FIELD, start);
         self.pos = start;
         if let Some(h) = &p.hashbang {
-            self.leaf(k.hash_bang_line, NO_FIELD, h.span);
+            // tree-sitter's `#!.*` runs to `\n`, over a `\r` and other breaks.
+            let (start, end) = (h.span.start as usize, h.span.end as usize);
+            let line_end =
+                memchr::memchr(b'\n', &self.bytes[start..]).map_or(self.bytes.len(), |i| start + i);
+            let rest = &self.bytes[end.min(line_end)..line_end];
+            if !(rest.is_empty() || rest == b"\r") {
+                self.fail(line!());
+                return;
+            }
+            self.leaf(
+                k.hash_bang_line,
+                NO_FIELD,
+                Span::new(h.span.start, line_end as u32),
+            );
         }
         for d in &p.directives {
             self.directive(d);
@@ -737,8 +750,12 @@ impl<'s> Writer<'s> {
                 self.close(x.span.end as usize);
             }
             Statement::VariableDeclaration(d) => self.declaration(d, field, false),
-            Statement::FunctionDeclaration(func) => self.function(func, field, true),
-            Statement::ClassDeclaration(c) => self.class(c, field, true),
+            // A declaration statement is also an expression statement to
+            // tree-sitter's GLR parser, whose reading lets `||` follow it.
+            Statement::FunctionDeclaration(func) => {
+                self.function(func, field, true, After::Expression)
+            }
+            Statement::ClassDeclaration(c) => self.class(c, field, true, After::Expression),
             Statement::ImportDeclaration(x) => self.import(x, field),
             Statement::ExportNamedDeclaration(x) => {
                 self.open(k.export_statement, field, x.span.start as usize);
@@ -762,9 +779,11 @@ impl<'s> Writer<'s> {
                         self.declaration(d, f.declaration, false)
                     }
                     Declaration::FunctionDeclaration(func) => {
-                        self.function(func, f.declaration, true)
+                        self.function(func, f.declaration, true, After::Other)
                     }
-                    Declaration::ClassDeclaration(c) => self.class(c, f.declaration, true),
+                    Declaration::ClassDeclaration(c) => {
+                        self.class(c, f.declaration, true, After::Other)
+                    }
                     _ => self.fail(line!()),
                 }
                 self.close(x.span.end as usize);
@@ -775,19 +794,19 @@ impl<'s> Writer<'s> {
                     ExportDefaultDeclarationKind::FunctionDeclaration(func)
                         if func.id.is_some() =>
                     {
-                        self.function(func, f.declaration, true);
+                        self.function(func, f.declaration, true, After::Expression);
                         self.close(x.span.end as usize);
                     }
                     ExportDefaultDeclarationKind::FunctionDeclaration(func) => {
-                        self.function(func, f.value, false);
+                        self.function(func, f.value, false, After::Expression);
                         self.close_semicolon(x.span, After::Expression);
                     }
                     ExportDefaultDeclarationKind::ClassDeclaration(c) if c.id.is_some() => {
-                        self.class(c, f.declaration, true);
+                        self.class(c, f.declaration, true, After::Expression);
                         self.close(x.span.end as usize);
                     }
                     ExportDefaultDeclarationKind::ClassDeclaration(c) => {
-                        self.class(c, f.value, false);
+                        self.class(c, f.value, false, After::Expression);
                         self.close_semicolon(x.span, After::Expression);
                     }
                     ExportDefaultDeclarationKind::TSInterfaceDeclaration(_) => self.fail(line!()),
@@ -829,12 +848,7 @@ impl<'s> Writer<'s> {
         field: u8,
         after: After,
     ) {
-        let object_like = matches!(
-            body.first(),
-            Some(Statement::LabeledStatement(l))
-                if matches!(l.body, Statement::ExpressionStatement(_))
-        );
-        if directives.is_empty() && object_like {
+        if directives.is_empty() && body.first().is_some_and(object_like) {
             // tree-sitter reads `{ a: 1 }` as an object literal.
             self.fail(line!());
             return;
@@ -1139,7 +1153,8 @@ impl<'s> Writer<'s> {
 
     // ---- functions and classes -------------------------------------------
 
-    fn function(&mut self, func: &Function, field: u8, declaration: bool) {
+    /// `after`: the ASI state after the body's `}` (see `After`).
+    fn function(&mut self, func: &Function, field: u8, declaration: bool, after: After) {
         let (k, f) = (self.k, self.f);
         let kind = match (declaration, func.generator) {
             (true, false) => k.function_declaration,
@@ -1157,13 +1172,6 @@ impl<'s> Writer<'s> {
             self.binding_identifier(id.span, id.name.as_str(), f.name);
         }
         self.formal_parameters(&func.params, f.parameters);
-        // A declaration outside `export` is also a function expression
-        // statement to tree-sitter, whose reading lets `||` follow it.
-        let after = if declaration && field == f.declaration {
-            After::Other
-        } else {
-            After::Expression
-        };
         self.function_body(func.body.as_deref(), f.body, after);
         if declaration {
             self.close_optional_asi(func.span.end as usize, After::Other);
@@ -1240,7 +1248,7 @@ impl<'s> Writer<'s> {
         self.close(a.span.end as usize);
     }
 
-    fn class(&mut self, c: &Class, field: u8, declaration: bool) {
+    fn class(&mut self, c: &Class, field: u8, declaration: bool, after: After) {
         let (k, f) = (self.k, self.f);
         if !c.decorators.is_empty()
             || c.type_parameters.is_some()
@@ -1336,12 +1344,6 @@ impl<'s> Writer<'s> {
         }
         self.close(c.body.span.end as usize);
         if declaration {
-            // As for functions: a class statement is also an expression.
-            let after = if field == f.declaration {
-                After::Other
-            } else {
-                After::Expression
-            };
             self.close_optional_asi(c.span.end as usize, after);
         } else {
             self.close(c.span.end as usize);
@@ -1402,8 +1404,17 @@ impl<'s> Writer<'s> {
 
     // ---- patterns ----------------------------------------------------------
 
+    /// tree-sitter's `undefined` node is the word as written (an escaped
+    /// `undefin\u0065d` is an identifier).
+    fn is_undefined(&self, span: Span) -> bool {
+        &self.text[span.start as usize..span.end as usize] == "undefined"
+    }
+
     fn binding_identifier(&mut self, span: Span, name: &str, field: u8) {
-        if name == "undefined" || name == "yield" {
+        if name == "undefined"
+            || name == "yield"
+            || self.text[span.start as usize..span.end as usize].contains('\\')
+        {
             self.fail(line!());
             return;
         }
@@ -1483,7 +1494,7 @@ impl<'s> Writer<'s> {
                 self.fail(line!());
             }
             AssignmentTarget::AssignmentTargetIdentifier(id) => {
-                let kind = if id.name == "undefined" {
+                let kind = if self.is_undefined(id.span) {
                     k.undefined
                 } else {
                     k.identifier
@@ -1615,7 +1626,7 @@ impl<'s> Writer<'s> {
                 self.fail(line!());
             }
             Expression::Identifier(id) => {
-                let kind = if id.name == "undefined" {
+                let kind = if self.is_undefined(id.span) {
                     k.undefined
                 } else {
                     k.identifier
@@ -1659,6 +1670,20 @@ impl<'s> Writer<'s> {
                 self.close(a.span.end as usize);
             }
             Expression::AwaitExpression(a) => {
+                // `await (a)(b)`, `await (a).b`, `await [a][0]`: tree-sitter
+                // reads `await` as a name called or indexed there.
+                let next = self.skip_ws(a.span.start as usize + 5);
+                let bracketed = matches!(self.bytes.get(next), Some(b'(' | b'[' | b'`'));
+                let whole = matches!(
+                    a.argument,
+                    Expression::ParenthesizedExpression(_)
+                        | Expression::ArrayExpression(_)
+                        | Expression::TemplateLiteral(_)
+                );
+                if (bracketed && !whole) || self.comment_end(next).is_some() {
+                    self.fail(line!());
+                    return;
+                }
                 self.open(k.await_expression, field, a.span.start as usize);
                 self.expression(&a.argument, NO_FIELD);
                 self.close(a.span.end as usize);
@@ -1684,7 +1709,7 @@ impl<'s> Writer<'s> {
                     None => self.fail(line!()),
                 },
             },
-            Expression::ClassExpression(c) => self.class(c, field, false),
+            Expression::ClassExpression(c) => self.class(c, field, false, After::Expression),
             Expression::ConditionalExpression(c) => {
                 self.open(k.ternary_expression, field, c.span.start as usize);
                 self.expression(&c.test, f.condition);
@@ -1692,7 +1717,9 @@ impl<'s> Writer<'s> {
                 self.expression(&c.alternate, f.alternative);
                 self.close(c.span.end as usize);
             }
-            Expression::FunctionExpression(func) => self.function(func, field, false),
+            Expression::FunctionExpression(func) => {
+                self.function(func, field, false, After::Expression)
+            }
             Expression::ImportExpression(i) => {
                 if i.phase.is_some() {
                     self.fail(line!());
@@ -1766,7 +1793,12 @@ impl<'s> Writer<'s> {
                     Some(m) => self.member(m, f.argument),
                     None => match &u.argument {
                         SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => {
-                            self.leaf(k.identifier, f.argument, id.span)
+                            let kind = if self.is_undefined(id.span) {
+                                k.undefined
+                            } else {
+                                k.identifier
+                            };
+                            self.leaf(kind, f.argument, id.span)
                         }
                         _ => self.fail(line!()),
                     },
@@ -1991,7 +2023,8 @@ impl<'s> Writer<'s> {
                     .take_while(|b| (b'0'..=b'7').contains(*b))
                     .count()
             }
-            Some(b'\r') if rest.get(1) == Some(&b'\n') => 3,
+            Some(b'\r' | b'?') if rest.get(1) == Some(&b'\n') => 3,
+            Some(b'\r' | b'?') if starts_with_line_separator(&rest[1..]) => 5,
             Some(_) => {
                 let c = self.text[at + 1..].chars().next().map_or(1, char::len_utf8);
                 1 + c
@@ -2026,29 +2059,78 @@ const MAX_NESTING: usize = 400;
 /// An over-estimate of how deeply `text` nests, from one pass over its
 /// bytes: open brackets (strings, templates and comments skipped) plus the
 /// longest run of operators, nesting keywords, `(` and `[` between two
-/// statement or list boundaries (`;`, `,`, braces), which is how
-/// `if (x) if (x) …`, `!!!!x`, `a ? b : c ? …`, `a + b + …`, `a.b.c…` and
-/// `f()()…` nest without staying inside brackets.
+/// statement or list boundaries (`,`, braces, and `;` outside parentheses
+/// within the innermost braces),
+/// which is how `if (x) if (x) …`, `else if` chains, `for (;;) for (;;) …`,
+/// `!!!!x`, `a ? b : c ? …`, `a + b + …`, `a.b.c…`, `f()()…` and
+/// `class extends class extends …` nest without staying inside brackets.
+///
+/// A guess can only err upwards: a regular expression's body is scanned as
+/// code (its brackets count, closers never below the depth it started at),
+/// and a string or comment ends at the first line break of any kind.
 fn nesting_bound(text: &[u8]) -> usize {
     let mut depth: usize = 0;
+    // Unclosed `(` and `[` since the innermost open brace: inside them `;`
+    // and `,` end nothing. The counts of the enclosing braces are stacked.
+    let mut parens: usize = 0;
+    let mut outer_parens: Vec<usize> = Vec::new();
     let mut run: usize = 0;
     let mut max = 0;
     // Template literals open inside substitutions: the brace depth at
     // which each open `${` started.
     let mut templates: Vec<usize> = Vec::new();
-    // Whether a `/` here would start a regular expression.
+    // Inside a regular expression: the depth it started at (its brackets
+    // count, its closers never below that), and whether in a class.
+    let mut regex_floor: Option<usize> = None;
+    let mut class = false;
+    // Whether a `/` here starts a regular expression, as a tokenizer
+    // decides it: after a value (a name, a literal, `)` or `]`) it divides,
+    // except after the `)` of an `if`/`for`/`while`/`with` head; after `}`
+    // it is taken for a regular expression, whose scan counts every
+    // bracket, so a wrong guess can only err upwards.
     let mut regex_ok = true;
+    // Per open `(`: whether it heads an `if`, `for`, `while` or `with`.
+    let mut heads: Vec<bool> = Vec::new();
+    let mut after_head_keyword = false;
     let mut i = 0;
     let n = text.len();
+    let line_end = |from: usize| {
+        (from..n)
+            .find(|&j| matches!(text[j], b'\n' | b'\r') || starts_with_line_separator(&text[j..]))
+            .unwrap_or(n)
+    };
     while i < n {
         let b = text[i];
+        if let Some(floor) = regex_floor {
+            match b {
+                b'\\' => i += 1,
+                b'/' if !class => {
+                    regex_floor = None;
+                    regex_ok = false;
+                }
+                b'\n' | b'\r' => regex_floor = None,
+                b'(' | b'[' => {
+                    depth += 1;
+                    run += 1;
+                    class |= b == b'[';
+                }
+                b')' | b']' => {
+                    depth = depth.saturating_sub(1).max(floor);
+                    class &= b != b']';
+                }
+                _ => {}
+            }
+            max = max.max(depth + run);
+            i += 1;
+            continue;
+        }
         match b {
             b' ' | b'\t' | b'\n' | b'\r' => {
                 i += 1;
                 continue;
             }
             b'/' if text.get(i + 1) == Some(&b'/') => {
-                i = memchr::memchr(b'\n', &text[i..]).map_or(n, |j| i + j);
+                i = line_end(i);
                 continue;
             }
             b'/' if text.get(i + 1) == Some(&b'*') => {
@@ -2056,29 +2138,42 @@ fn nesting_bound(text: &[u8]) -> usize {
                 continue;
             }
             b'/' if regex_ok => {
-                // Up to the closing slash outside a class.
-                let mut j = i + 1;
-                let mut class = false;
-                while j < n && (text[j] != b'/' || class) && text[j] != b'\n' {
-                    match text[j] {
-                        b'\\' => j += 1,
-                        b'[' => class = true,
-                        b']' => class = false,
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                i = j + 1;
-                regex_ok = false;
+                regex_floor = Some(depth);
+                class = false;
+                run += 1;
+                i += 1;
                 continue;
             }
             b'\'' | b'"' => {
+                // To the closing quote, over escaped line breaks, or to an
+                // unescaped line break.
                 let mut j = i + 1;
-                while j < n && text[j] != b && text[j] != b'\n' {
-                    j += if text[j] == b'\\' { 2 } else { 1 };
+                while j < n && text[j] != b {
+                    if text[j] == b'\\' {
+                        j += 1;
+                        if text[j..].starts_with(b"\r\n") {
+                            j += 2;
+                        } else if starts_with_line_separator(&text[j..]) {
+                            j += 3;
+                        } else {
+                            j += 1;
+                        }
+                    } else if matches!(text[j], b'\n' | b'\r')
+                        || starts_with_line_separator(&text[j..])
+                    {
+                        break;
+                    } else {
+                        j += 1;
+                    }
                 }
-                i = j + 1;
+                // Unclosed on its line: not a string; count what follows.
+                i = if text.get(j) == Some(&b) {
+                    j + 1
+                } else {
+                    i + 1
+                };
                 regex_ok = false;
+                after_head_keyword = false;
                 continue;
             }
             b'`' => {
@@ -2086,22 +2181,28 @@ fn nesting_bound(text: &[u8]) -> usize {
                 if text.get(i) == Some(&b'$') {
                     templates.push(depth);
                     depth += 1;
+                    outer_parens.push(parens);
+                    parens = 0;
                     i += 2;
                     regex_ok = true;
                 } else {
                     i += 1;
                     regex_ok = false;
                 }
+                after_head_keyword = false;
                 max = max.max(depth + run);
                 continue;
             }
             b'}' if templates.last() == Some(&(depth.saturating_sub(1))) => {
                 templates.pop();
                 depth = depth.saturating_sub(1);
+                parens = outer_parens.pop().unwrap_or(0);
                 i = template_text(text, i + 1);
                 if text.get(i) == Some(&b'$') {
                     templates.push(depth);
                     depth += 1;
+                    outer_parens.push(parens);
+                    parens = 0;
                     i += 2;
                     regex_ok = true;
                 } else {
@@ -2112,24 +2213,46 @@ fn nesting_bound(text: &[u8]) -> usize {
             }
             b'(' | b'[' | b'{' => {
                 depth += 1;
-                // `f()()()…` and `a[0][0]…` nest without staying open.
+                // `f()()…` and `a[0][0]…` nest without staying open.
                 if b == b'{' {
                     run = 0;
+                    outer_parens.push(parens);
+                    parens = 0;
                 } else {
                     run += 1;
+                    parens += 1;
+                }
+                if b == b'(' {
+                    heads.push(after_head_keyword);
                 }
                 regex_ok = true;
+                after_head_keyword = false;
             }
             b')' | b']' | b'}' => {
                 depth = depth.saturating_sub(1);
                 if b == b'}' {
                     run = 0;
+                    parens = outer_parens.pop().unwrap_or(0);
+                } else {
+                    parens = parens.saturating_sub(1);
                 }
-                regex_ok = false;
+                regex_ok = match b {
+                    b')' => heads.pop().unwrap_or(false),
+                    b']' => false,
+                    _ => true,
+                };
+                after_head_keyword = false;
             }
             b';' | b',' => {
-                run = 0;
+                let next = text[i + 1..]
+                    .iter()
+                    .position(|c| !c.is_ascii_whitespace())
+                    .map_or(n, |j| i + 1 + j);
+                if (b == b',' || parens == 0) && !text[next..].starts_with(b"else") {
+                    run = 0;
+                }
                 regex_ok = true;
+                after_head_keyword = false;
             }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' | b'0'..=b'9' | 0x80.. => {
                 let start = i;
@@ -2159,11 +2282,19 @@ fn nesting_bound(text: &[u8]) -> usize {
                         | b"in"
                         | b"of"
                         | b"instanceof"
+                        | b"class"
+                        | b"extends"
+                        | b"async"
+                        | b"function"
                 );
                 if keyword {
                     run += 1;
                 }
-                regex_ok = keyword;
+                // After these a `/` starts a regular expression; after any
+                // other word it divides.
+                regex_ok = keyword && !matches!(word, b"class" | b"async" | b"function")
+                    || word == b"extends";
+                after_head_keyword = matches!(word, b"if" | b"for" | b"while" | b"with");
                 max = max.max(depth + run);
                 continue;
             }
@@ -2171,6 +2302,7 @@ fn nesting_bound(text: &[u8]) -> usize {
                 // An operator or other punctuator.
                 run += 1;
                 regex_ok = true;
+                after_head_keyword = false;
             }
         }
         max = max.max(depth + run);
@@ -2193,6 +2325,33 @@ fn template_text(text: &[u8], mut i: usize) -> usize {
     text.len()
 }
 
+/// U+2028 or U+2029 (3 bytes in UTF-8).
+fn starts_with_line_separator(b: &[u8]) -> bool {
+    b.len() >= 3 && b[0] == 0xe2 && b[1] == 0x80 && matches!(b[2], 0xa8 | 0xa9)
+}
+
+/// `\n`, U+2028 or U+2029 in `b`: what tree-sitter's scanner takes as a
+/// line break.
+fn has_line_break(b: &[u8]) -> bool {
+    b.contains(&b'\n') || b.windows(3).any(starts_with_line_separator)
+}
+
+/// A block's first statement that makes tree-sitter read the block as an
+/// object literal: a label over an expression, a declaration, or a block
+/// that is empty or itself read as an object (`{ a: 1 }`, `{ a: {} }`).
+fn object_like(first: &Statement) -> bool {
+    let Statement::LabeledStatement(l) = first else {
+        return false;
+    };
+    match &l.body {
+        Statement::ExpressionStatement(_)
+        | Statement::FunctionDeclaration(_)
+        | Statement::ClassDeclaration(_) => true,
+        Statement::BlockStatement(b) => b.body.first().is_none_or(object_like),
+        _ => false,
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Ws {
     Reject,
@@ -2202,6 +2361,11 @@ enum Ws {
 
 /// `iswspace` as tree-sitter-javascript's scanner sees it, and the
 /// whitespace its grammar skips.
+/// `iswspace` in the C locale tree-sitter's scanner runs in: ASCII only.
+fn is_c_space(c: char) -> bool {
+    c == ' ' || ('\t'..='\r').contains(&c)
+}
+
 fn is_js_space(c: char) -> bool {
     c.is_whitespace() || c == '\u{feff}'
 }
@@ -2256,6 +2420,13 @@ mod tests {
             "{\n}// z\nif (a) {\n} else {\n}// y\nlabel: {\n}// x\ndo {\n}// v\nwhile (a)\n",
             "if (a) {\n  b()\n}// z\ntry {\n}// y\nfinally {\n}// x\nexport function h() {\n}// w\nexport class K {\n}// u\nfoo()\n",
             "x = { m() {\n}// z\n}; class B { m() {\n  }// y\n  static {\n  }// x\n}\n",
+            // Found by the second review.
+            "export default function f() {} // c\nfoo()\n",
+            "export default class A {} // c\nfoo()\n",
+            "s = '\\?\u{2028}'; u = '\\\r\u{2028}';\n",
+            "#!/usr/bin/env node\r\nx = 1;\r\n",
+            "undefin\\u0065d = 1; undefined++; ++undefined;\n",
+            "for (;;) { break\u{a0}// c\nfoo() }\nlet x\u{a0}// c\ny = 1\n",
             "var a = 1\n;[b] = c\nvar d = 1\n// e\n(f)\n",
         ];
         let failed: Vec<String> = cases
@@ -2278,6 +2449,15 @@ mod tests {
             "let v: number = 1;",     // TypeScript
             "import a, {} from 'b';", // an empty list the AST drops
             "function f(yield) {}",   // tree-sitter reads a yield
+            "async function f() { await // c\n g() }",
+            "export // c\nconst a = 1;",
+            "const a /* x\n */ = 1;",
+            "async function f() { x = await (a)(b) }",
+            "async function f() { x = await (a).b }",
+            "{ a: {} }",
+            "{ a: function f() {} }",
+            "class A { get\u{2028} x() {} }",
+            "#!/x\ry = 1",
         ] {
             assert!(parse(src).is_none(), "{src:?} should fall back");
         }
@@ -2345,6 +2525,17 @@ mod tests {
             format!("x = {}y;", "new ".repeat(n)),
             format!("x = a{};", " + a".repeat(n)),
             format!("x = a{};", ".b".repeat(n)),
+            format!("{}x();", "if (a);else ".repeat(n)),
+            format!("{}x();", "for (;;) ".repeat(n)),
+            format!(
+                "x = {}A {{}}{};",
+                "class extends ".repeat(n),
+                " {}".repeat(n)
+            ),
+            format!("// c\r{}1{};", "(".repeat(n), ")".repeat(n)),
+            format!("// c\u{2028}{}1{};", "(".repeat(n), ")".repeat(n)),
+            format!("x = a++ / 2; y = {}1{}/3;", "(".repeat(n), ")".repeat(n)),
+            format!("if (x) /'/; y = {}1{};", "(".repeat(n), ")".repeat(n)),
             format!("x = {}1{};", "`${".repeat(n), "}`".repeat(n)),
         ];
         for src in &deep {

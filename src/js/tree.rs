@@ -465,9 +465,13 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
+    /// Room for `n` nodes if the system grants it (address space can be
+    /// limited), else the array grows as nodes come.
     pub(crate) fn with_capacity(n: usize) -> Builder {
+        let mut nodes = Vec::new();
+        let _ = nodes.try_reserve_exact(n);
         Builder {
-            nodes: Vec::with_capacity(n),
+            nodes,
             open: Vec::new(),
         }
     }
