@@ -1856,35 +1856,34 @@ impl<'s> Writer<'s> {
 
     fn member(&mut self, m: &MemberExpression, field: u8) {
         let (k, f) = (self.k, self.f);
-        match m {
+        let (kind, object, optional) = match m {
             MemberExpression::StaticMemberExpression(s) => {
-                self.open(k.member_expression, field, s.span.start as usize);
-                self.expression(&s.object, f.object);
-                if s.optional {
-                    self.optional_chain();
-                }
-                self.leaf(k.property_identifier, f.property, s.property.span);
-                self.close(s.span.end as usize);
+                (k.member_expression, &s.object, s.optional)
             }
             MemberExpression::PrivateFieldExpression(s) => {
-                self.open(k.member_expression, field, s.span.start as usize);
-                self.expression(&s.object, f.object);
-                if s.optional {
-                    self.optional_chain();
-                }
-                self.leaf(k.private_property_identifier, f.property, s.field.span);
-                self.close(s.span.end as usize);
+                (k.member_expression, &s.object, s.optional)
             }
             MemberExpression::ComputedMemberExpression(s) => {
-                self.open(k.subscript_expression, field, s.span.start as usize);
-                self.expression(&s.object, f.object);
-                if s.optional {
-                    self.optional_chain();
-                }
-                self.expression(&s.expression, f.index);
-                self.close(s.span.end as usize);
+                (k.subscript_expression, &s.object, s.optional)
+            }
+        };
+        self.open(kind, field, m.span().start as usize);
+        self.expression(object, f.object);
+        if optional {
+            self.optional_chain();
+        }
+        match m {
+            MemberExpression::StaticMemberExpression(s) => {
+                self.leaf(k.property_identifier, f.property, s.property.span)
+            }
+            MemberExpression::PrivateFieldExpression(s) => {
+                self.leaf(k.private_property_identifier, f.property, s.field.span)
+            }
+            MemberExpression::ComputedMemberExpression(s) => {
+                self.expression(&s.expression, f.index)
             }
         }
+        self.close(m.span().end as usize);
     }
 
     fn call(&mut self, c: &CallExpression, field: u8) {
@@ -2176,7 +2175,14 @@ fn nesting_bound(text: &[u8]) -> usize {
                 after_head_keyword = false;
                 continue;
             }
-            b'`' => {
+            // A template's text, from its backtick or from the `}` that
+            // ends one of its substitutions, to its end or next `${`.
+            b'`' | b'}' if b == b'`' || templates.last() == Some(&(depth.saturating_sub(1))) => {
+                if b == b'}' {
+                    templates.pop();
+                    depth = depth.saturating_sub(1);
+                    parens = outer_parens.pop().unwrap_or(0);
+                }
                 i = template_text(text, i + 1);
                 if text.get(i) == Some(&b'$') {
                     templates.push(depth);
@@ -2191,24 +2197,6 @@ fn nesting_bound(text: &[u8]) -> usize {
                 }
                 after_head_keyword = false;
                 max = max.max(depth + run);
-                continue;
-            }
-            b'}' if templates.last() == Some(&(depth.saturating_sub(1))) => {
-                templates.pop();
-                depth = depth.saturating_sub(1);
-                parens = outer_parens.pop().unwrap_or(0);
-                i = template_text(text, i + 1);
-                if text.get(i) == Some(&b'$') {
-                    templates.push(depth);
-                    depth += 1;
-                    outer_parens.push(parens);
-                    parens = 0;
-                    i += 2;
-                    regex_ok = true;
-                } else {
-                    i += 1;
-                    regex_ok = false;
-                }
                 continue;
             }
             b'(' | b'[' | b'{' => {

@@ -550,21 +550,22 @@ impl Tree {
                         .find(|(_, id)| **id == d.field)
                         .map_or("", |(n, _)| &**n)
                 };
+                let describe = |n: Node, d: &Data| {
+                    format!(
+                        "{} {}..{} field {:?} parent {} {:?}",
+                        n.kind(),
+                        d.start,
+                        d.end,
+                        field(d),
+                        n.parent().map_or("-", |p| p.kind()),
+                        (shape(d), d.flags, d.kind),
+                    )
+                };
                 return Some(format!(
-                    "node {}: {} {}..{} field {:?} parent {} {:?} vs {} {}..{} field {:?} parent {} {:?}",
+                    "node {}: {} vs {}",
                     x.slot,
-                    x.kind(),
-                    dx.start,
-                    dx.end,
-                    field(dx),
-                    x.parent().map_or("-", |p| p.kind()),
-                    (shape(dx), dx.flags, dx.kind),
-                    y.kind(),
-                    dy.start,
-                    dy.end,
-                    field(dy),
-                    y.parent().map_or("-", |p| p.kind()),
-                    (shape(dy), dy.flags, dy.kind),
+                    describe(x, dx),
+                    describe(y, dy)
                 ));
             }
         }
