@@ -7,7 +7,7 @@ use super::*;
 
 impl Writer<'_> {
     pub(super) fn expression(&mut self, e: &Expression, field: u8) {
-        if self.bail || self.too_deep() {
+        if self.failed() || self.too_deep() {
             return;
         }
         let (k, f) = (self.k, self.f);
@@ -337,7 +337,7 @@ impl Writer<'_> {
         let (k, f) = (self.k, self.f);
         self.open(k.object, field, o.span.start as usize);
         for p in &o.properties {
-            if self.bail {
+            if self.failed() {
                 return;
             }
             match p {

@@ -133,7 +133,7 @@ impl Writer<'_> {
         }
         self.open(k.class_body, f.body, c.body.span.start as usize);
         for m in &c.body.body {
-            if self.bail {
+            if self.failed() {
                 return;
             }
             match m {

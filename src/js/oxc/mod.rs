@@ -158,8 +158,6 @@ struct Writer<'s> {
     out: Builder,
     /// Everything before this offset has been written.
     pos: usize,
-    /// A construct the writer does not render as tree-sitter would.
-    bail: bool,
     /// Where the writer gave up (its source line and the text offset).
     why: Option<(u32, usize)>,
     k: &'static Kinds,
@@ -180,7 +178,6 @@ impl<'s> Writer<'s> {
             // cost address space, not memory.
             out: Builder::with_capacity(text.len() + 16),
             pos: 0,
-            bail: false,
             why: None,
             k: kinds(),
             f: fields(),
@@ -205,8 +202,13 @@ impl<'s> Writer<'s> {
         false
     }
 
+    /// Whether the writer has met something it does not render as
+    /// tree-sitter would (then nothing more is written).
+    pub(super) fn failed(&self) -> bool {
+        self.why.is_some()
+    }
+
     pub(super) fn fail(&mut self, line: u32) {
-        self.bail = true;
         self.why.get_or_insert((line, self.pos));
     }
 }

@@ -24,7 +24,7 @@ impl Writer<'_> {
     }
 
     pub(super) fn binding(&mut self, p: &BindingPattern, field: u8) {
-        if self.bail {
+        if self.failed() {
             return;
         }
         let (k, f) = (self.k, self.f);

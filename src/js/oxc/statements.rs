@@ -44,7 +44,7 @@ impl Writer<'_> {
     }
 
     pub(super) fn statement(&mut self, s: &Statement, field: u8) {
-        if self.bail || self.too_deep() {
+        if self.failed() || self.too_deep() {
             return;
         }
         let (k, f) = (self.k, self.f);
