@@ -74,5 +74,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::mem::size_of::<proclint::js::scope::Binding>(),
         std::mem::size_of::<proclint::js::model::Effect>()
     );
+    {
+        use proclint::js::module_summary as m;
+        println!(
+            "size_of InvocationSummary {} ReadSet {} StringSet {} TaskRef {} Location {}",
+            std::mem::size_of::<m::InvocationSummary>(),
+            std::mem::size_of::<m::ReadSet>(),
+            std::mem::size_of::<m::StringSet>(),
+            std::mem::size_of::<m::TaskRef>(),
+            std::mem::size_of::<proclint::source::Location>()
+        );
+    }
     Ok(())
 }

@@ -161,6 +161,35 @@ fn deep_nesting_falls_back_before_the_stack_runs_out() {
         format!("x = a++ / 2; y = {}1{}/3;", "(".repeat(n), ")".repeat(n)),
         format!("if (x) /'/; y = {}1{};", "(".repeat(n), ")".repeat(n)),
         format!("x = {}1{};", "`${".repeat(n), "}`".repeat(n)),
+        // Session 9: what the first bound under-counted.
+        // A `/` after `}` divides here; read as a regular expression, the
+        // string's backtick would have opened a template hiding the rest.
+        format!(
+            "x = {{}} / \"/`\"; y = {}1{}; z = \"`\";",
+            "(".repeat(n),
+            ")".repeat(n)
+        ),
+        // Keywords as property names: `a.return / …` divides.
+        format!(
+            "x = a.return / \"a/`\"; y = {}1{}; z = \"`\";",
+            "(".repeat(n),
+            ")".repeat(n)
+        ),
+        // `else if` chains over blocks.
+        format!("{}x();", "if (a) {} else ".repeat(n)),
+        // Operators before a bracket stay open inside it, past its commas.
+        format!(
+            "x = {}1{};",
+            format!("{}f(a, ", "!".repeat(100)).repeat(50),
+            ")".repeat(50)
+        ),
+        format!(
+            "x = {}1{};",
+            format!("{}{{a: ", "-".repeat(100)).repeat(50),
+            "}".repeat(50)
+        ),
+        // Objects in a binary chain.
+        format!("x = {{}}{};", " + {}".repeat(n)),
     ];
     for src in &deep {
         assert!(parse(src).is_none(), "{}", &src[..20]);
@@ -168,4 +197,15 @@ fn deep_nesting_falls_back_before_the_stack_runs_out() {
     let near = MAX_NESTING / 2 - 10;
     let fine = format!("x = {}1{};", "(".repeat(near), ")".repeat(near));
     assert!(parse(&fine).is_some());
+    // Long, flat code stays with oxc: statements, declarations and class
+    // members after a `}` start afresh, as do list elements.
+    let flat = [
+        "function f() { if (a) { b(); } else { c(); } }\n".repeat(2_000),
+        format!("class A {{ {} }}", "m() { return 1; }\n".repeat(2_000)),
+        format!("x = [{}];", "{ a: [1, 2], b: f(3) }, ".repeat(2_000)),
+        "for (const x of y) { z = x / 2; }\nw = (a) / b;\n".repeat(2_000),
+    ];
+    for src in &flat {
+        assert!(parse(src).is_some(), "{}", &src[..30]);
+    }
 }
