@@ -150,9 +150,9 @@ impl Project {
     pub fn task_of(&self, m: usize, target: &TaskRef) -> Option<(usize, usize)> {
         match target {
             TaskRef::Local(i) => Some((m, *i)),
-            TaskRef::Imported { source, name } => {
-                let from = self.resolve(m, source)?;
-                match self.export(from, name)? {
+            TaskRef::Imported(t) => {
+                let from = self.resolve(m, &t.source)?;
+                match self.export(from, &t.name)? {
                     (
                         owner,
                         ExportSummary {

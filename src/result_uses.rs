@@ -22,7 +22,7 @@ pub(crate) fn compute(p: &Project) -> BTreeMap<(usize, usize), ResultUse> {
             }
             let mut uses = ResultUse::default();
             for (mj, ii) in invocations {
-                collect(p, mj, &p.modules[mj].invocations[ii].reads, 0, &mut uses);
+                collect(p, mj, p.modules[mj].invocations[ii].reads(), 0, &mut uses);
             }
             uses.release_walk_state();
             out.insert((mi, ti), uses);

@@ -103,8 +103,17 @@ pub struct ReadSet {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskRef {
     Local(usize),
-    Imported { source: String, name: String },
+    /// Boxed: every module's invocations stay in memory until the
+    /// cross-module pass, and most dispatch a local task.
+    Imported(Box<ImportedTask>),
     Unknown,
+}
+
+/// A task imported by name from another module.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedTask {
+    pub source: String,
+    pub name: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -166,11 +175,13 @@ pub struct InvocationSummary {
     pub location: Location,
     /// Where the result is bound (`const review = …`), if it is.
     pub bound: Option<Location>,
-    pub reads: ReadSet,
+    /// What is read on the result ([`Self::reads`]); none for most calls
+    /// of a dense module, so boxed when there is any.
+    pub result_reads: Option<Box<ReadSet>>,
     /// Strings of each property of the args object literal.
     pub args: Vec<(String, StringSet)>,
     /// `ctx.task(fixTask, …)` as written, for messages.
-    pub call_text: String,
+    pub call_text: Box<str>,
     /// Why the call may run more than once per iteration (a loop, a batch,
     /// a repeated helper), keyed or not: run-aware reports name the loop a
     /// re-dispatched task ran in. Boxed, like `key_edit`: most calls do not
@@ -187,6 +198,17 @@ pub struct InvocationSummary {
 }
 
 impl InvocationSummary {
+    /// What is read on the result.
+    pub fn reads(&self) -> &ReadSet {
+        static NONE: ReadSet = ReadSet {
+            paths: Vec::new(),
+            forwards: Vec::new(),
+            pending: Vec::new(),
+            provided: Vec::new(),
+        };
+        self.result_reads.as_deref().unwrap_or(&NONE)
+    }
+
     /// Why the call repeats, when it does and has no invocation key.
     pub fn unkeyed_repeat(&self) -> Option<&RepeatInfo> {
         self.repeat
@@ -260,8 +282,17 @@ pub struct ModuleSummary {
     pub imported_calls: Vec<ImportedCall>,
 }
 
+impl ReadSet {
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+            && self.forwards.is_empty()
+            && self.pending.is_empty()
+            && self.provided.is_empty()
+    }
+}
+
 impl StringSet {
-    fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.literals.is_empty() && self.pending.is_empty() && self.arg_fields.is_empty()
     }
 

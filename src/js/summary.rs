@@ -7,9 +7,9 @@ use crate::js::tree::Node;
 
 use super::model::{Imported, JsModel, TaskTarget};
 use super::module_summary::{
-    ExportKind, ExportSummary, ImportSummary, ImportedCall, InvocationSummary, ModuleSummary,
-    PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit, StringSet, TaskRef,
-    TaskSummary,
+    ExportKind, ExportSummary, ImportSummary, ImportedCall, ImportedTask, InvocationSummary,
+    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit,
+    StringSet, TaskRef, TaskSummary,
 };
 use super::objects;
 use super::repeat::{repetition, Repeat};
@@ -20,10 +20,13 @@ use super::EffectKind;
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
     let tasks = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
-    let invocations = m
-        .effects_of(EffectKind::Task)
-        .map(|e| invocation(m, e.call))
-        .collect();
+    // Sized once: a dense module has one per statement, and a doubling
+    // array leaves its old copies to the allocator.
+    let mut invocations = Vec::with_capacity(m.effects_of(EffectKind::Task).count());
+    invocations.extend(
+        m.effects_of(EffectKind::Task)
+            .map(|e| invocation(m, e.call)),
+    );
     ModuleSummary {
         path: m.file.path.clone(),
         key,
@@ -234,7 +237,9 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     let c = &m.calls[call];
     let target = match c.args.first().map(|a| m.task_target(*a)) {
         Some(TaskTarget::Local(i)) => TaskRef::Local(i),
-        Some(TaskTarget::Imported { source, name }) => TaskRef::Imported { source, name },
+        Some(TaskTarget::Imported { source, name }) => {
+            TaskRef::Imported(Box::new(ImportedTask { source, name }))
+        }
         _ => TaskRef::Unknown,
     };
     let bound = m.parent(c.node).and_then(|p| {
@@ -261,6 +266,8 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
                         string_set(m, &strings_of(m, p.value, &ArgsParam::default())),
                     )
                 })
+                // Rules read an argument's strings only.
+                .filter(|(_, set)| !set.is_empty())
                 .collect()
         })
         .unwrap_or_default();
@@ -276,13 +283,15 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         "{}({}, …)",
         m.text(c.callee),
         c.args.first().map(|a| m.text(*a)).unwrap_or("")
-    );
+    )
+    .into_boxed_str();
+    let reads = read_set(m, &reads_of(m, c.node));
     InvocationSummary {
         target,
         call_text,
         location: loc(m, c.node),
         bound,
-        reads: read_set(m, &reads_of(m, c.node)),
+        result_reads: (!reads.is_empty()).then(|| Box::new(reads)),
         args,
         shape_grows: repeat.is_some() && !keyed && super::repeat::args_shape_grows(m, call),
         repeat,

@@ -122,9 +122,10 @@ impl Rule for InvalidTaskInvocation {
     fn check_project(&self, project: &Project, _config: &Config, sink: &mut ProjectSink) {
         for (mi, module) in project.modules.iter().enumerate() {
             for inv in &module.invocations {
-                let TaskRef::Imported { source, name } = &inv.target else {
+                let TaskRef::Imported(t) = &inv.target else {
                     continue;
                 };
+                let (source, name) = (&t.source, &t.name);
                 let Some(target) = project.resolve(mi, source) else {
                     continue;
                 };

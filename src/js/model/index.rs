@@ -10,6 +10,10 @@ pub struct KindLists<'t> {
     pub(super) env_members: Vec<Node<'t>>,
     /// String and template literals whose text holds `{{` or `${`.
     pub(super) placeholder_strings: Vec<Node<'t>>,
+    /// How many call expressions there are: the model's calls are sized
+    /// once, as a dense module has one per statement and a doubling array
+    /// leaves its old copies to the allocator.
+    pub(super) call_count: usize,
 }
 
 impl<'t> KindLists<'t> {
@@ -19,9 +23,11 @@ impl<'t> KindLists<'t> {
         let member_kind = kind("member_expression");
         let string_kind = kind("string");
         let template_kind = kind("template_string");
+        let call_kind = kind("call_expression");
         let mut lists = KindLists::default();
         for node in tree.nodes().filter(|n| n.is_named()) {
             let k = node.kind_id();
+            lists.call_count += usize::from(k == call_kind);
             if (k == string_kind || k == template_kind)
                 && holds_placeholder(text(node, src).as_bytes())
             {

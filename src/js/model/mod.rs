@@ -329,6 +329,7 @@ impl<'t> JsModel<'t> {
             fn_by_node: IdMap::default(),
         };
         let lists = KindLists::build(tree, &file.text);
+        b.calls.reserve_exact(lists.call_count);
         let root = tree.root_node();
         let program = b.scopes.new_scope(ScopeKind::Program, None);
         b.visit_children(root, program, 0);
