@@ -1,22 +1,28 @@
 //! How deeply a text could nest, over-estimated in one pass, so that what
 //! could overflow oxc's recursion goes to tree-sitter.
 //!
-//! oxc's parser recurses once per level of nesting and has no limit of its
-//! own: a stack overflow aborts the process. So the estimate must never be
-//! low, whatever the text. It rests on two things:
+//! oxc's parser recurses once per level of nesting, has no limit of its
+//! own, and goes on parsing after most errors: a stack overflow aborts the
+//! process. So the estimate must never be low, whatever the text. It rests
+//! on two things:
 //! - **Tokens as oxc reads them.** Strings, templates, comments and
-//!   regular expressions are skipped exactly, which needs the one decision
-//!   a tokenizer cannot make alone: whether a `/` divides or starts a
-//!   regular expression. Where the tokens before it do not settle that (a
-//!   `/` after `}`, `++`, `--` or the word `of`), the text goes to
-//!   tree-sitter rather than guess: one wrong guess could hide a whole
-//!   file's nesting inside a string the scan believed in.
+//!   regular expressions are skipped as oxc skips them, which needs the one
+//!   decision a tokenizer cannot make alone: whether a `/` divides or
+//!   starts a regular expression. Where the tokens before it do not settle
+//!   that (a `/` after `}`, `++`, `--`, `.`, a contextual keyword, or a
+//!   line break after a value), and wherever oxc reads text differently
+//!   from its plain bytes (escapes in names, HTML-like comments), the text
+//!   goes to tree-sitter rather than guess: one wrong guess could hide a
+//!   whole file's nesting inside a string the scan believed in.
 //! - **Levels as a stack.** Each bracket's contents start one level above
 //!   everything open when the bracket opened, including the operators and
 //!   keywords before it; within a bracket, every operator, nesting keyword
-//!   and closed bracket adds a level until a boundary where oxc loops
-//!   instead of recursing: a `,`, a `;` outside parentheses, or the start
-//!   of a new statement after `}`.
+//!   and closed bracket adds a level. A `,` drops the expression's levels
+//!   but keeps the statement's (`if`, `else`, loops); a `;` outside
+//!   parentheses, or a new statement after `}`, drops both — unless an
+//!   `else` follows, which keeps the `if` open.
+//!
+//! `examples/front_diff.rs` reports how many real modules fall back.
 
 use super::starts_with_line_separator;
 
@@ -33,8 +39,7 @@ enum Slash {
     Regex,
     /// After a value (a name, a literal, `)`, `]`): division.
     Divide,
-    /// After `}`, `++`, `--` or `of`: either, depending on what came
-    /// before; the scan gives up.
+    /// Either, depending on what came before; the scan gives up.
     Unknown,
 }
 
@@ -51,23 +56,65 @@ enum Open {
     Substitution,
 }
 
-struct Frame {
-    open: Open,
-    /// The enclosing bracket's base and run when this one opened.
+/// Levels where the innermost bracket's contents start (`base`), added
+/// since then by statements that nest (`floor`), and in all (`run`).
+#[derive(Clone, Copy, Default)]
+struct Levels {
     base: usize,
+    floor: usize,
     run: usize,
 }
 
+struct Scan {
+    at: Levels,
+    max: usize,
+    /// Per open bracket: what it opened and the levels outside it.
+    frames: Vec<(Open, Levels)>,
+}
+
+impl Scan {
+    /// One more level in the current run.
+    fn step(&mut self) {
+        self.at.run += 1;
+        self.max = self.max.max(self.at.base + self.at.run);
+    }
+
+    /// Opens a bracket: its contents start one level above everything
+    /// open.
+    fn open(&mut self, open: Open) {
+        self.frames.push((open, self.at));
+        let base = self.at.base + self.at.run + 1;
+        self.at = Levels {
+            base,
+            floor: 0,
+            run: 0,
+        };
+        self.max = self.max.max(base);
+    }
+
+    /// Closes the innermost bracket; what follows it continues the
+    /// enclosing run, one level deeper (`f()()`, `a[0][0]`, `{} + {}`).
+    fn close(&mut self) -> Option<Open> {
+        let (open, outside) = self.frames.pop()?;
+        self.at = outside;
+        self.step();
+        Some(open)
+    }
+
+    fn innermost(&self) -> Option<Open> {
+        self.frames.last().map(|f| f.0)
+    }
+}
+
 /// An over-estimate of how deeply `text` nests; `usize::MAX` when the scan
-/// cannot tokenize it with certainty.
+/// cannot tokenize it as oxc would.
 pub(super) fn nesting_bound(text: &[u8]) -> usize {
     let n = text.len();
-    // Levels open where the innermost bracket's contents start, and levels
-    // added since its last boundary.
-    let mut base = 0usize;
-    let mut run = 0usize;
-    let mut max = 0usize;
-    let mut frames: Vec<Frame> = Vec::new();
+    let mut s = Scan {
+        at: Levels::default(),
+        max: 0,
+        frames: Vec::new(),
+    };
     let mut slash = Slash::Regex;
     // The last token was `.`, `?.` or `#`: a word after it is a property
     // name, never a keyword.
@@ -77,13 +124,17 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
     // The last token closed a brace: a word now, other than one that
     // continues what the brace ended, starts a new statement or member.
     let mut after_brace = false;
+    // A line break since the last token: automatic semicolon insertion
+    // may end the statement there.
+    let mut line_break = false;
     let mut i = 0;
     if text.starts_with(b"#!") {
         i = line_end(text, 0);
     }
     while i < n {
         let b = text[i];
-        if let Some(len) = space_len(&text[i..]) {
+        if let Some((len, breaks)) = space_len(&text[i..]) {
+            line_break |= breaks;
             i += len;
             continue;
         }
@@ -92,14 +143,20 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
             continue;
         }
         if b == b'/' && text.get(i + 1) == Some(&b'*') {
-            i = memchr::memmem::find(&text[i + 2..], b"*/").map_or(n, |j| i + 2 + j + 2);
+            let end = memchr::memmem::find(&text[i + 2..], b"*/").map_or(n, |j| i + 2 + j + 2);
+            line_break |= has_line_break(&text[i..end]);
+            i = end;
             continue;
         }
         let was_after_brace = std::mem::take(&mut after_brace);
         let was_member = std::mem::take(&mut member);
         let was_head = std::mem::take(&mut head);
+        let was_line_break = std::mem::take(&mut line_break);
         match b {
             b'/' if slash == Slash::Unknown => return usize::MAX,
+            // `let a` ⏎ `/re/`: a line break may end the statement before
+            // a regular expression.
+            b'/' if slash == Slash::Divide && was_line_break => return usize::MAX,
             b'/' if slash == Slash::Regex => {
                 i = regex_end(text, i + 1);
                 slash = Slash::Divide;
@@ -112,55 +169,31 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
             }
             b'`' => {
                 i = template_text(text, i + 1);
-                if text.get(i) == Some(&b'$') {
-                    open(
-                        &mut frames,
-                        &mut base,
-                        &mut run,
-                        &mut max,
-                        Open::Substitution,
-                    );
-                    i += 2;
-                    slash = Slash::Regex;
-                } else {
-                    i += 1;
-                    slash = Slash::Divide;
-                }
+                slash = enter_template(&mut s, text, &mut i);
                 continue;
             }
-            b'}' if frames.last().is_some_and(|f| f.open == Open::Substitution) => {
-                close(&mut frames, &mut base, &mut run, &mut max);
+            b'}' if s.innermost() == Some(Open::Substitution) => {
+                s.close();
                 i = template_text(text, i + 1);
-                if text.get(i) == Some(&b'$') {
-                    open(
-                        &mut frames,
-                        &mut base,
-                        &mut run,
-                        &mut max,
-                        Open::Substitution,
-                    );
-                    i += 2;
-                    slash = Slash::Regex;
-                } else {
-                    i += 1;
-                    slash = Slash::Divide;
-                }
+                slash = enter_template(&mut s, text, &mut i);
                 continue;
             }
             b'(' | b'[' | b'{' => {
-                let kind = match b {
+                s.open(match b {
                     b'(' => Open::Paren { head: was_head },
                     b'[' => Open::Bracket,
                     _ => Open::Brace,
-                };
-                open(&mut frames, &mut base, &mut run, &mut max, kind);
+                });
                 slash = Slash::Regex;
                 i += 1;
             }
             b')' | b']' | b'}' => {
-                let closed = close(&mut frames, &mut base, &mut run, &mut max);
-                slash = match closed {
-                    Some(Open::Paren { head: true }) => Slash::Regex,
+                slash = match s.close() {
+                    // An `if (…)` is part of the statement that nests.
+                    Some(Open::Paren { head: true }) => {
+                        s.at.floor = s.at.run;
+                        Slash::Regex
+                    }
                     _ if b == b'}' => Slash::Unknown,
                     _ => Slash::Divide,
                 };
@@ -168,20 +201,17 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                 i += 1;
             }
             b';' | b',' => {
-                // oxc loops over list elements and statements: a `,`, or a
-                // `;` outside parentheses and brackets, starts afresh at the
-                // enclosing bracket's level.
-                let in_list = matches!(
-                    frames.last().map(|f| f.open),
-                    Some(Open::Paren { .. } | Open::Bracket)
-                );
-                if b == b',' || !in_list {
-                    // …except a `;` before `else`, which keeps the `if`
-                    // (and every `if` it is the `else` of) open.
-                    let next = skip_space(text, i + 1);
-                    if b == b',' || !starts_word(text, next, b"else") {
-                        run = 0;
-                    }
+                let in_list = matches!(s.innermost(), Some(Open::Paren { .. } | Open::Bracket));
+                if b == b',' || in_list {
+                    // The next element or clause of what nests here.
+                    s.at.run = s.at.floor;
+                } else if starts_word(text, skip_space_and_comments(text, i + 1), b"else") {
+                    // `if (a) b; else …`: the `if` stays open.
+                    s.at.run = s.at.floor;
+                } else {
+                    // A new statement: oxc loops over statements.
+                    s.at.run = 0;
+                    s.at.floor = 0;
                 }
                 slash = Slash::Regex;
                 i += 1;
@@ -190,22 +220,30 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                 let start = i;
                 i = word_end(text, i);
                 let word = &text[start..i];
+                // oxc reads escaped names as what they spell, keywords
+                // included.
+                if word.contains(&b'\\') {
+                    return usize::MAX;
+                }
                 if was_member {
                     slash = Slash::Divide;
                     continue;
                 }
-                // A word after `}` that does not continue what it closed
-                // starts a new statement or class member.
                 if was_after_brace && !CONTINUES.contains(&word) {
-                    run = 0;
+                    s.at.run = 0;
+                    s.at.floor = 0;
                 }
                 if KEYWORDS.contains(&word) {
-                    run += 1;
-                    max = max.max(base + run);
+                    s.step();
+                }
+                if STATEMENTS.contains(&word) {
+                    s.at.floor = s.at.run;
                 }
                 slash = match word {
-                    b"of" => Slash::Unknown,
-                    b"class" | b"function" | b"async" => Slash::Divide,
+                    // Keywords or names, depending on where they stand.
+                    b"of" | b"yield" | b"await" | b"async" | b"let" | b"static" | b"get"
+                    | b"set" => Slash::Unknown,
+                    b"class" | b"function" => Slash::Divide,
                     w if KEYWORDS.contains(&w) => Slash::Regex,
                     _ => Slash::Divide,
                 };
@@ -214,22 +252,41 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                 continue;
             }
             _ => {
+                // HTML-like comments: oxc skips them (with an error).
+                if text[i..].starts_with(b"<!--") || text[i..].starts_with(b"-->") {
+                    return usize::MAX;
+                }
                 // An operator or other punctuator, read as one token.
                 let len = punctuator_len(&text[i..]);
                 let token = &text[i..i + len];
                 member = matches!(token, b"." | b"?." | b"#");
-                slash = if matches!(token, b"++" | b"--") {
+                // After `.`, a `/` divides a number (`1./2`) or is an
+                // error; after `++`/`--` it depends on which side they
+                // stand.
+                slash = if member || matches!(token, b"++" | b"--") {
                     Slash::Unknown
                 } else {
                     Slash::Regex
                 };
-                run += 1;
-                max = max.max(base + run);
+                s.step();
                 i += len;
             }
         }
     }
-    max
+    s.max
+}
+
+/// After a template's text up to `i`: into its next substitution, or past
+/// its end. What a `/` after it means.
+fn enter_template(s: &mut Scan, text: &[u8], i: &mut usize) -> Slash {
+    if text.get(*i) == Some(&b'$') {
+        s.open(Open::Substitution);
+        *i += 2;
+        Slash::Regex
+    } else {
+        *i += 1;
+        Slash::Divide
+    }
 }
 
 /// Words that nest what follows them (or take an operand, so that a `/`
@@ -250,6 +307,7 @@ const KEYWORDS: &[&[u8]] = &[
     b"yield",
     b"throw",
     b"case",
+    b"default",
     b"in",
     b"of",
     b"instanceof",
@@ -258,6 +316,10 @@ const KEYWORDS: &[&[u8]] = &[
     b"async",
     b"function",
 ];
+
+/// Keywords of statements that nest a statement: their levels last past a
+/// `,` in it.
+const STATEMENTS: &[&[u8]] = &[b"if", b"else", b"for", b"while", b"do", b"with"];
 
 /// Words after `}` that continue the statement or expression it closed.
 const CONTINUES: &[&[u8]] = &[
@@ -270,68 +332,52 @@ const CONTINUES: &[&[u8]] = &[
     b"of",
 ];
 
-/// Opens a bracket: its contents start one level above everything open.
-fn open(frames: &mut Vec<Frame>, base: &mut usize, run: &mut usize, max: &mut usize, open: Open) {
-    frames.push(Frame {
-        open,
-        base: *base,
-        run: *run,
-    });
-    *base += *run + 1;
-    *run = 0;
-    *max = (*max).max(*base);
-}
-
-/// Closes the innermost bracket; what follows it continues the enclosing
-/// run, one level deeper (`f()()`, `a[0][0]`, `{} + {}`).
-fn close(
-    frames: &mut Vec<Frame>,
-    base: &mut usize,
-    run: &mut usize,
-    max: &mut usize,
-) -> Option<Open> {
-    let frame = frames.pop()?;
-    *base = frame.base;
-    *run = frame.run + 1;
-    *max = (*max).max(*base + *run);
-    Some(frame.open)
-}
-
 /// Whitespace as oxc skips it, ASCII and Unicode: its length at the start
-/// of `b`, if any.
-fn space_len(b: &[u8]) -> Option<usize> {
+/// of `b`, and whether it breaks the line.
+fn space_len(b: &[u8]) -> Option<(usize, bool)> {
     match *b {
-        [b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c, ..] => Some(1),
+        [b' ' | b'\t' | 0x0b | 0x0c, ..] => Some((1, false)),
+        [b'\n' | b'\r', ..] => Some((1, true)),
         // U+00A0
-        [0xc2, 0xa0, ..] => Some(2),
-        // U+FEFF, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F,
-        // U+3000
+        [0xc2, 0xa0, ..] => Some((2, false)),
+        // U+2028, U+2029
+        [0xe2, 0x80, 0xa8 | 0xa9, ..] => Some((3, true)),
+        // U+FEFF, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000
         [0xef, 0xbb, 0xbf, ..]
         | [0xe1, 0x9a, 0x80, ..]
-        | [0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf, ..]
+        | [0xe2, 0x80, 0x80..=0x8a | 0xaf, ..]
         | [0xe2, 0x81, 0x9f, ..]
-        | [0xe3, 0x80, 0x80, ..] => Some(3),
+        | [0xe3, 0x80, 0x80, ..] => Some((3, false)),
         _ => None,
     }
 }
 
-fn skip_space(text: &[u8], mut i: usize) -> usize {
-    while let Some(len) = text.get(i..).and_then(space_len) {
-        i += len;
+fn has_line_break(b: &[u8]) -> bool {
+    memchr::memchr2(b'\n', b'\r', b).is_some() || b.windows(3).any(starts_with_line_separator)
+}
+
+/// The first offset from `i` that is neither whitespace nor a comment.
+fn skip_space_and_comments(text: &[u8], mut i: usize) -> usize {
+    loop {
+        let rest = text.get(i..).unwrap_or_default();
+        if let Some((len, _)) = space_len(rest) {
+            i += len;
+        } else if rest.starts_with(b"//") {
+            i = line_end(text, i);
+        } else if rest.starts_with(b"/*") {
+            i = memchr::memmem::find(&rest[2..], b"*/").map_or(text.len(), |j| i + 2 + j + 2);
+        } else {
+            return i;
+        }
     }
-    i
 }
 
 /// The end of the word (name, keyword or number) starting at `i`: ASCII
-/// name characters, `\` escapes and any non-ASCII character that is not
+/// name characters, `\` and any non-ASCII character that is not
 /// whitespace.
 fn word_end(text: &[u8], mut i: usize) -> usize {
     while i < text.len() {
         match text[i] {
-            // `\u{…}`: the braces are the escape's.
-            b'\\' if text[i + 1..].starts_with(b"u{") => {
-                i = memchr::memchr(b'}', &text[i..]).map_or(text.len(), |j| i + j + 1);
-            }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' | b'0'..=b'9' | b'\\' => i += 1,
             0x80.. if space_len(&text[i..]).is_none() => i += 1,
             _ => break,
@@ -344,8 +390,8 @@ fn word_end(text: &[u8], mut i: usize) -> usize {
 fn starts_word(text: &[u8], i: usize, word: &[u8]) -> bool {
     text.get(i..).is_some_and(|t| t.starts_with(word))
         && text
-            .get(i + word.len())
-            .is_none_or(|&c| word_end(&[c], 0) == 0)
+            .get(i + word.len()..)
+            .is_none_or(|rest| word_end(rest, 0) == 0)
 }
 
 /// The offset of the next line break (`\n`, `\r`, U+2028, U+2029) from
@@ -357,7 +403,8 @@ fn line_end(text: &[u8], from: usize) -> usize {
 }
 
 /// The end of a string literal opening at `i`: past its closing quote, or
-/// at the line break that ends it unclosed (oxc's error).
+/// at the `\n` or `\r` that ends it unclosed (oxc's error). U+2028 and
+/// U+2029 are allowed in strings.
 fn string_end(text: &[u8], i: usize) -> usize {
     let quote = text[i];
     let mut j = i + 1;
@@ -366,10 +413,8 @@ fn string_end(text: &[u8], i: usize) -> usize {
             c if c == quote => return j + 1,
             // An escape, including an escaped line break (a continuation).
             b'\\' if text[j + 1..].starts_with(b"\r\n") => j += 3,
-            b'\\' if starts_with_line_separator(&text[j + 1..]) => j += 4,
             b'\\' => j += 2,
             b'\n' | b'\r' => return j,
-            _ if starts_with_line_separator(&text[j..]) => return j,
             _ => j += 1,
         }
     }

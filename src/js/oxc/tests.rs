@@ -49,7 +49,7 @@ fn constructs_come_out_as_the_grammar_writes_them() {
         "export default class A {} // c\nfoo()\n",
         "s = '\\?\u{2028}'; u = '\\\r\u{2028}';\n",
         "#!/usr/bin/env node\r\nx = 1;\r\n",
-        "undefin\\u0065d = 1; undefined++; ++undefined;\n",
+        "undefined++; ++undefined;\n",
         "for (;;) { break\u{a0}// c\nfoo() }\nlet x\u{a0}// c\ny = 1\n",
         "var a = 1\n;[b] = c\nvar d = 1\n// e\n(f)\n",
     ];
@@ -82,6 +82,7 @@ fn what_the_writer_cannot_render_falls_back() {
         "{ a: function f() {} }",
         "class A { get\u{2028} x() {} }",
         "#!/x\ry = 1",
+        "undefin\\u0065d = 1;", // an escape in a name (nesting_bound)
     ] {
         assert!(parse(src).is_none(), "{src:?} should fall back");
     }
@@ -136,6 +137,7 @@ fn every_fixture_module_it_accepts_has_the_same_tree() {
 #[test]
 fn deep_nesting_falls_back_before_the_stack_runs_out() {
     let n = 100_000;
+    let d = format!("{}a{}", "(".repeat(n), ")".repeat(n));
     let deep = [
         format!("x = {}1{};", "(".repeat(n), ")".repeat(n)),
         format!("x = {}1{};", "[".repeat(n), "]".repeat(n)),
@@ -190,6 +192,18 @@ fn deep_nesting_falls_back_before_the_stack_runs_out() {
         ),
         // Objects in a binary chain.
         format!("x = {{}}{};", " + {}".repeat(n)),
+        // The second review's cases: each hid `d` from the scan.
+        format!("x = 1./{d};"),
+        format!("x = '\u{2028}' + {d};"),
+        format!("export default /`/;\n{d};\n//`"),
+        format!("debugger\n/`/;\n{d}"),
+        format!("let a\n/`/;\n{d}"),
+        format!("x = a\\u{{{d}"),
+        format!("x\n<!-- `\n{d}"),
+        format!("\\u0069f (a) /`/;\n{d}"),
+        format!("{}b;", "if (a) {} \\u0065lse ".repeat(n)),
+        format!("{}b;", "if (a) b, c; else ".repeat(n)),
+        format!("{}b;", "if (a) b; /**/ else ".repeat(n)),
     ];
     for src in &deep {
         assert!(parse(src).is_none(), "{}", &src[..20]);
@@ -204,6 +218,8 @@ fn deep_nesting_falls_back_before_the_stack_runs_out() {
         format!("class A {{ {} }}", "m() { return 1; }\n".repeat(2_000)),
         format!("x = [{}];", "{ a: [1, 2], b: f(3) }, ".repeat(2_000)),
         "for (const x of y) { z = x / 2; }\nw = (a) / b;\n".repeat(2_000),
+        "if (/^a/.test(s)) { t = s.replace(/[/]/g, '') / 2; } else if (x) y();\n".repeat(2_000),
+        "const o = { a: 1, b: [1, 2], c: () => { return !x; } };\n".repeat(2_000),
     ];
     for src in &flat {
         assert!(parse(src).is_some(), "{}", &src[..30]);
