@@ -20,6 +20,8 @@ fn main() {
             free: libmimalloc_sys::mi_free,
         }));
     }
+    // SAFETY: `mi_collect` only returns free memory of mimalloc's heaps.
+    proclint::engine::set_release_freed(|| unsafe { libmimalloc_sys::mi_collect(true) });
     // A panic inside a rule is caught and reported as an `internal-error`
     // diagnostic; keep the default hook's backtrace noise off the output.
     if std::env::var_os("PROCLINT_DEBUG_PANICS").is_none() {

@@ -138,6 +138,24 @@ impl Outcome {
 }
 
 /// Lints every file under `paths`.
+/// Returns memory the allocator holds freed to the system; set by the
+/// binary, which chose the allocator (`main.rs`).
+static RELEASE_FREED: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets what [`release_freed`] calls.
+pub fn set_release_freed(f: fn()) {
+    let _ = RELEASE_FREED.set(f);
+}
+
+/// After a large file's parser arena is dropped: mimalloc keeps freed
+/// memory for a while before returning it, and the model built next does
+/// not reuse the arena's huge blocks, so the two would count at once.
+fn release_freed() {
+    if let Some(f) = RELEASE_FREED.get() {
+        f();
+    }
+}
+
 pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
     run_input(paths, None, config, stage)
 }
