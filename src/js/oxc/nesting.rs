@@ -20,7 +20,7 @@
 //!   and closed bracket adds a level. A `,` drops the expression's levels
 //!   but keeps the statement's (`if`, `else`, loops); a `;` outside
 //!   parentheses, or a new statement after `}`, drops both — unless an
-//!   `else` follows, which keeps the `if` open.
+//!   `else` or a `while` follows, which keeps the `if` or the `do` open.
 //!
 //! `examples/front_diff.rs` reports how many real modules fall back.
 
@@ -159,6 +159,9 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
             b'/' if slash == Slash::Divide && was_line_break => return usize::MAX,
             b'/' if slash == Slash::Regex => {
                 i = regex_end(text, i + 1);
+                // Its flags, which oxc reads as part of it: `/a/in` is
+                // not followed by the keyword `in`.
+                i = word_end(text, i);
                 slash = Slash::Divide;
                 continue;
             }
@@ -205,8 +208,12 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                 if b == b',' || in_list {
                     // The next element or clause of what nests here.
                     s.at.run = s.at.floor;
-                } else if starts_word(text, skip_space_and_comments(text, i + 1), b"else") {
-                    // `if (a) b; else …`: the `if` stays open.
+                } else if [&b"else"[..], b"while"]
+                    .iter()
+                    .any(|w| starts_word(text, skip_space_and_comments(text, i + 1), w))
+                {
+                    // `if (a) b; else …`, `do a; while (…)`: the `if` or
+                    // the `do` stays open.
                     s.at.run = s.at.floor;
                 } else {
                     // A new statement: oxc loops over statements.
@@ -421,9 +428,9 @@ fn string_end(text: &[u8], i: usize) -> usize {
     text.len()
 }
 
-/// The end of a regular expression whose body starts at `i`: past its
-/// closing `/` (flags are a word after it), or at the line break that ends
-/// it unclosed.
+/// The end of a regular expression's body starting at `i`: past its
+/// closing `/` (before its flags), or at the line break that ends it
+/// unclosed.
 fn regex_end(text: &[u8], mut i: usize) -> usize {
     let mut class = false;
     while i < text.len() {

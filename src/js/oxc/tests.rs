@@ -204,10 +204,24 @@ fn deep_nesting_falls_back_before_the_stack_runs_out() {
         format!("{}b;", "if (a) {} \\u0065lse ".repeat(n)),
         format!("{}b;", "if (a) b, c; else ".repeat(n)),
         format!("{}b;", "if (a) b; /**/ else ".repeat(n)),
+        // The third review's: a `do`'s `;` before its `while`, compounded
+        // through statements in the condition.
+        {
+            let (mut head, mut tail) = (String::new(), String::new());
+            for _ in 0..60 {
+                head.push_str(&format!("{}x; while (x => {{ ", "do ".repeat(100)));
+                tail.insert_str(0, &format!(" }}); {}", "while (0); ".repeat(99)));
+            }
+            format!("{head}x;{tail}")
+        },
     ];
     for src in &deep {
         assert!(parse(src).is_none(), "{}", &src[..20]);
     }
+    // A regular expression's flags are not a keyword after it (oxc stops
+    // at such a flag, so only the bound itself shows the difference).
+    let flags = format!("x = /a/in / \"/`\"; y = {d}; z = \"`\";");
+    assert!(nesting::nesting_bound(flags.as_bytes()) > MAX_NESTING);
     let near = MAX_NESTING / 2 - 10;
     let fine = format!("x = {}1{};", "(".repeat(near), ")".repeat(near));
     assert!(parse(&fine).is_some());
