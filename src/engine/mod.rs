@@ -250,3 +250,34 @@ pub fn lint_text(display: &str, kind: FileKind, text: String, config: &Config) -
 pub fn kind_of(path: &Path) -> Option<FileKind> {
     discover::kind_by_name(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    static RELEASED: AtomicUsize = AtomicUsize::new(0);
+
+    /// The binary's hook returns the parser's freed arena after a module
+    /// of 1 MiB or more, and is not paid for on small ones.
+    #[test]
+    fn freed_memory_is_released_after_a_large_parse_only() {
+        set_release_freed(|| {
+            RELEASED.fetch_add(1, Ordering::SeqCst);
+        });
+        let config = Config::default();
+        let head = "export async function process(inputs, ctx) {\n";
+        lint_text("s.js", FileKind::Process, format!("{head}}}\n"), &config);
+        assert_eq!(RELEASED.load(Ordering::SeqCst), 0);
+        let body = format!("  // {}\n", "x".repeat(1 << 20));
+        assert!(body.len() >= 1 << 20);
+        lint_text(
+            "l.js",
+            FileKind::Process,
+            format!("{head}{body}}}\n"),
+            &config,
+        );
+        assert_eq!(RELEASED.load(Ordering::SeqCst), 1);
+    }
+}
