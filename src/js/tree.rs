@@ -199,9 +199,9 @@ impl Tree {
     /// The first child of the node at `slot`: the next slot, in pre-order,
     /// if it is a child at all.
     fn first_child(&self, slot: u32) -> u32 {
-        let next = slot.wrapping_add(1);
+        let next = slot.saturating_add(1);
         match self.nodes.get(next as usize) {
-            Some(d) if d.parent == slot => next,
+            Some(d) if slot != NONE && d.parent == slot => next,
             _ => NONE,
         }
     }
