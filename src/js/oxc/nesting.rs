@@ -127,6 +127,11 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
     // A line break since the last token: automatic semicolon insertion
     // may end the statement there.
     let mut line_break = false;
+    // The next token starts a statement (after `;`, a brace, `:`, an
+    // `if (…)` head, `else` or `do`), and the last token was a word that
+    // did: a `:` now ends a label, a statement that nests a statement.
+    let mut statement_start = true;
+    let mut label = false;
     let mut i = 0;
     if text.starts_with(b"#!") {
         i = line_end(text, 0);
@@ -152,6 +157,8 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
         let was_member = std::mem::take(&mut member);
         let was_head = std::mem::take(&mut head);
         let was_line_break = std::mem::take(&mut line_break);
+        let was_statement_start = std::mem::take(&mut statement_start);
+        let was_label = std::mem::take(&mut label);
         match b {
             b'/' if slash == Slash::Unknown => return usize::MAX,
             // `let a` ⏎ `/re/`: a line break may end the statement before
@@ -187,6 +194,7 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                     b'[' => Open::Bracket,
                     _ => Open::Brace,
                 });
+                statement_start = b == b'{';
                 slash = Slash::Regex;
                 i += 1;
             }
@@ -195,12 +203,14 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                     // An `if (…)` is part of the statement that nests.
                     Some(Open::Paren { head: true }) => {
                         s.at.floor = s.at.run;
+                        statement_start = true;
                         Slash::Regex
                     }
                     _ if b == b'}' => Slash::Unknown,
                     _ => Slash::Divide,
                 };
                 after_brace = b == b'}';
+                statement_start |= after_brace;
                 i += 1;
             }
             b';' | b',' => {
@@ -220,6 +230,7 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                     s.at.run = 0;
                     s.at.floor = 0;
                 }
+                statement_start = b == b';';
                 slash = Slash::Regex;
                 i += 1;
             }
@@ -236,6 +247,8 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                     slash = Slash::Divide;
                     continue;
                 }
+                label = was_statement_start;
+                statement_start = matches!(word, b"else" | b"do");
                 if was_after_brace && !CONTINUES.contains(&word) {
                     s.at.run = 0;
                     s.at.floor = 0;
@@ -276,6 +289,14 @@ pub(super) fn nesting_bound(text: &[u8]) -> usize {
                     Slash::Regex
                 };
                 s.step();
+                if token == b":" {
+                    // A label (or a `case`'s colon, or an object's first
+                    // key: counted once more, not per key).
+                    if was_label {
+                        s.at.floor = s.at.run;
+                    }
+                    statement_start = true;
+                }
                 i += len;
             }
         }
@@ -339,20 +360,22 @@ const CONTINUES: &[&[u8]] = &[
     b"of",
 ];
 
-/// Whitespace as oxc skips it, ASCII and Unicode: its length at the start
-/// of `b`, and whether it breaks the line.
+/// Whitespace as oxc's lexer skips it, ASCII and Unicode (U+0085 and
+/// U+200B included): its length at the start of `b`, and whether it
+/// breaks the line.
 fn space_len(b: &[u8]) -> Option<(usize, bool)> {
     match *b {
         [b' ' | b'\t' | 0x0b | 0x0c, ..] => Some((1, false)),
         [b'\n' | b'\r', ..] => Some((1, true)),
-        // U+00A0
-        [0xc2, 0xa0, ..] => Some((2, false)),
+        // U+00A0, U+0085
+        [0xc2, 0xa0 | 0x85, ..] => Some((2, false)),
         // U+2028, U+2029
         [0xe2, 0x80, 0xa8 | 0xa9, ..] => Some((3, true)),
-        // U+FEFF, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000
+        // U+FEFF, U+1680, U+2000–U+200B, U+202F, U+205F, U+3000: oxc's
+        // `is_irregular_whitespace`
         [0xef, 0xbb, 0xbf, ..]
         | [0xe1, 0x9a, 0x80, ..]
-        | [0xe2, 0x80, 0x80..=0x8a | 0xaf, ..]
+        | [0xe2, 0x80, 0x80..=0x8b | 0xaf, ..]
         | [0xe2, 0x81, 0x9f, ..]
         | [0xe3, 0x80, 0x80, ..] => Some((3, false)),
         _ => None,

@@ -204,6 +204,16 @@ fn deep_nesting_falls_back_before_the_stack_runs_out() {
         format!("{}b;", "if (a) {} \\u0065lse ".repeat(n)),
         format!("{}b;", "if (a) b, c; else ".repeat(n)),
         format!("{}b;", "if (a) b; /**/ else ".repeat(n)),
+        // The fuzzer's: labels before a comma; whitespace oxc skips
+        // (U+200B, U+0085) read as part of a name.
+        format!(
+            "{}x;{}",
+            format!("{}x, () => {{ ", "a: ".repeat(200)).repeat(60),
+            " }".repeat(60)
+        ),
+        format!("x = {}y;", "new\u{200b}".repeat(n)),
+        format!("x = {}y;", "typeof\u{85}".repeat(n)),
+        format!("{}x();", "if (a) {} else\u{200b}".repeat(n)),
         // The third review's: a `do`'s `;` before its `while`, compounded
         // through statements in the condition.
         {
