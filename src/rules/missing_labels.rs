@@ -95,11 +95,11 @@ impl Rule for MissingLabels {
                     let (message, help) = match place {
                         Misplaced::Options => (
                             format!("task `{id}` sets `labels` only in `defineTask`'s options, which reach the task registry, not its effects"),
-                            "move `labels` into the definition the factory returns: only those are journaled with each effect and passed to the `task.created` hook and approval policies",
+                            "move `labels` into the definition the factory returns: only those are journaled with each effect and passed to the `task.created` hook and to dispatch policies",
                         ),
                         Misplaced::BesideRun => (
                             format!("task `{id}` sets `labels` beside `run`, which reach the task registry, not its effects"),
-                            "move `labels` into the definition `run` returns: only those are journaled with each effect and passed to the `task.created` hook and approval policies",
+                            "move `labels` into the definition `run` returns: only those are journaled with each effect and passed to the `task.created` hook and to dispatch policies",
                         ),
                     };
                     let d = sink.diag(span(t.id_node), message).with_help(help);
@@ -123,7 +123,7 @@ impl Rule for MissingLabels {
                     // taken from the id add nothing the effect's `taskId`
                     // does not already carry.
                     sink.diag(span(t.id_node), message).with_help(
-                        "return `labels` in the task definition (e.g. `labels: ['review']`): they are journaled with each effect and passed to the `task.created` hook and approval policies, which filter on them",
+                        "return `labels` in the task definition (e.g. `labels: ['review']`): they are journaled with each effect and passed to the `task.created` hook and to dispatch policies, which can match on them",
                     )
                 }
             };

@@ -93,6 +93,14 @@ impl Rule for UnknownContextMethod {
                 continue;
             }
             let help = match closest_method(method, &known_refs) {
+                // `checkpoint` calls are as often progress notes as gates:
+                // a breakpoint at each would stop the run for a human.
+                Some("breakpoint") if method == "checkpoint" && known_refs.contains(&"log") => {
+                    format!(
+                    "did you mean `{root}.breakpoint(…)` (the run waits for a human's decision) \
+                     or `{root}.log(…)` (a note in the journal; the run goes on)?"
+                )
+                }
                 Some(s) => format!("did you mean `{root}.{s}(…)`?"),
                 None => format!("the context's methods are: {}", list(&known_refs)),
             };
@@ -139,10 +147,17 @@ impl Rule for UnknownContextMethod {
                     "the task-build context is declared here",
                 );
             }
-            sink.push(d.with_help(
+            let help = if method == "agent" {
+                // `return ctx.agent({ title, prompt })`: the author meant
+                // the definition the factory returns.
+                "return the agent task's definition instead of calling it: \
+                 `({ kind: 'agent', title: …, agent: { prompt: … } })`; the SDK dispatches it \
+                 when the process calls `ctx.task` with this task"
+            } else {
                 "dispatch the effect from the process function (`await ctx.task(…)` there) and \
-                 pass its result to this task through its args",
-            ));
+                 pass its result to this task through its args"
+            };
+            sink.push(d.with_help(help));
         }
     }
 }
