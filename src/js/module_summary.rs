@@ -136,9 +136,9 @@ pub struct TaskSummary {
     /// Building the definition always throws ([`super::tasks::build_throws`]):
     /// no call of it records an effect.
     pub build_throws: bool,
-    /// Strings of `agent.prompt.outputFormat`: the output the prompt asks
-    /// for in words.
-    pub output_format: Option<StringSet>,
+    /// Strings of `agent.prompt.outputFormat` and `agent.prompt.instructions`:
+    /// the output the prompt asks for in words.
+    pub output_request: Option<StringSet>,
     /// Whether the definition has an output schema at all.
     pub schema: SchemaState,
     /// Strings of `title`.

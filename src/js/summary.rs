@@ -153,12 +153,38 @@ fn task_summary(m: &JsModel, t: &super::model::TaskDef) -> TaskSummary {
         schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
         build_throws: super::tasks::build_throws(m, t),
-        output_format: t
-            .objects
-            .iter()
-            .find_map(|o| objects::path(m, *o, &["agent", "prompt", "outputFormat"]))
-            .map(|f| string_set(m, &strings_of(m, f, &args_param))),
+        output_request: output_request(m, t, &args_param),
     }
+}
+
+/// Where a prompt asks for its output in words: `outputFormat`, and the
+/// `instructions` agents write as "Return JSON: { stack, projectName }".
+const OUTPUT_REQUEST_PATHS: [&[&str]; 2] = [
+    &["agent", "prompt", "outputFormat"],
+    &["agent", "prompt", "instructions"],
+];
+
+fn output_request(
+    m: &JsModel,
+    t: &super::model::TaskDef,
+    args_param: &ArgsParam,
+) -> Option<StringSet> {
+    let mut out: Option<StringSet> = None;
+    for path in OUTPUT_REQUEST_PATHS {
+        let Some(node) = t.objects.iter().find_map(|o| objects::path(m, *o, path)) else {
+            continue;
+        };
+        let set = string_set(m, &strings_of(m, node, args_param));
+        match &mut out {
+            Some(o) => {
+                o.literals.extend(set.literals);
+                o.pending.extend(set.pending);
+                o.arg_fields.extend(set.arg_fields);
+            }
+            None => out = Some(set),
+        }
+    }
+    out
 }
 
 /// Distinguishes "no output schema" from "one proclint cannot read".

@@ -177,6 +177,12 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
                 }
             }
         }
+        // `rounds.push({ round, failures: probe.failures })`: an array from
+        // before the loop collects the tested results, and its last entry
+        // tells the endings apart.
+        for b in pushed_into(m, lp.node, &tested) {
+            carriers.insert(b);
+        }
         // `last = review` / `verdict = review.passed` elsewhere in the
         // body: the last result survives the loop.
         for b in &outer {
@@ -273,6 +279,46 @@ fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
     out
 }
 
+/// Arrays declared outside `lp` that a `push`/`unshift` inside it gives
+/// something built from one of `tested`.
+fn pushed_into(m: &JsModel, lp: Node, tested: &[BindingId]) -> Vec<BindingId> {
+    let from = m
+        .calls
+        .partition_point(|c| c.node.start_byte() < lp.start_byte());
+    let mut out = Vec::new();
+    for c in m.calls[from..]
+        .iter()
+        .take_while(|c| c.node.start_byte() < lp.end_byte())
+    {
+        let callee = unparen(c.callee);
+        if callee.kind_str() != "member_expression"
+            || !callee
+                .field("property")
+                .is_some_and(|p| matches!(m.text(p), "push" | "unshift"))
+        {
+            continue;
+        }
+        let Some(array) = callee
+            .field("object")
+            .map(unparen)
+            .filter(|o| o.kind_str() == "identifier")
+            .and_then(|o| m.scopes.binding_of(o))
+        else {
+            continue;
+        };
+        if contains(lp, m.scopes.get(array).node) || out.contains(&array) {
+            continue;
+        }
+        if c.args
+            .iter()
+            .any(|a| bindings_in(m, *a).iter().any(|b| tested.contains(b)))
+        {
+            out.push(array);
+        }
+    }
+    out
+}
+
 /// The variable a plain value reads (`review`, `review.passed`); `None`
 /// for anything computed.
 fn member_root(v: Node) -> Option<Node> {
@@ -356,14 +402,21 @@ fn check_outcome_read(
     } else {
         format!("the retry loop `{header}` ends either converged or out of attempts, but")
     };
+    // With no next phase the code after the loop may just return (often
+    // `{ success: true }`): it runs as if approved, whatever it does.
+    let goes_on = if next_phase.is_some() {
+        "the process continues"
+    } else {
+        "the code after the loop runs"
+    };
     let consequence = |default: &str| -> String {
         if approval {
             match cap {
                 Some(c) => format!(
-                    "after `{}` rejections the process continues as if approved",
+                    "after `{}` rejections {goes_on} as if approved",
                     excerpt(m, c)
                 ),
-                None => "after the last rejection the process continues as if approved".into(),
+                None => format!("after the last rejection {goes_on} as if approved"),
             }
         } else {
             default.to_string()

@@ -5,7 +5,6 @@ use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, 
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::context_api::edit_distance;
-use crate::js::model::Imported;
 use crate::js::syntax::{span, string_value, unparen};
 use crate::js::tasks::{value_of, Value};
 use crate::js::{EffectKind, JsModel};
@@ -100,19 +99,11 @@ impl Rule for InvalidTaskInvocation {
                     ),
                     HELP.to_string(),
                 ),
-                Value::Unbound => {
-                    let help = match closest_binding(m, shown) {
-                        Some(c) => format!("did you mean `{c}`? Import or define the task before dispatching it"),
-                        None => "import the task from the module that defines it, or define it with `defineTask`".to_string(),
-                    };
-                    (
-                        format!(
-                            "`{shown}` passed to `{callee}` is not declared or imported in this \
-                             module: the process throws a ReferenceError when it gets here"
-                        ),
-                        help,
-                    )
-                }
+                // A name declared nowhere throws a ReferenceError before
+                // `ctx.task` is called: `undefined-reference` reports it
+                // (with the same "did you mean"), and only where it really
+                // throws (not a configured or `typeof`-guarded global).
+                Value::Unbound => continue,
             };
             sink.push(sink.diag(span(first), message).with_help(help));
         }
@@ -191,21 +182,6 @@ fn closest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, n)| n)
-}
-
-/// Task bindings and imports of the module, for "did you mean".
-fn closest_binding<'a>(m: &'a JsModel, name: &str) -> Option<&'a str> {
-    let mut names: Vec<&str> = m
-        .task_defs
-        .iter()
-        .filter_map(|t| t.binding)
-        .map(|b| m.scopes.get(b).name.as_str())
-        .collect();
-    names.extend(m.imports.iter().filter_map(|i| match i.imported {
-        Imported::Named(_) | Imported::Default => Some(m.scopes.get(i.local).name.as_str()),
-        Imported::Namespace => None,
-    }));
-    closest(name, &names)
 }
 
 /// A string literal, directly or through a `const`.

@@ -20,6 +20,43 @@ static META: RuleMeta = RuleMeta {
     options: &[],
 };
 
+/// Members of a promise, a list or a string that an output without a
+/// schema is read through when the code takes it for one of those.
+const NOT_FIELDS: &[&str] = &[
+    "then",
+    "catch",
+    "finally",
+    "length",
+    "at",
+    "concat",
+    "entries",
+    "every",
+    "filter",
+    "find",
+    "findIndex",
+    "findLast",
+    "flat",
+    "flatMap",
+    "forEach",
+    "includes",
+    "indexOf",
+    "join",
+    "keys",
+    "map",
+    "reduce",
+    "reverse",
+    "slice",
+    "some",
+    "sort",
+    "split",
+    "startsWith",
+    "endsWith",
+    "toLowerCase",
+    "toUpperCase",
+    "trim",
+    "values",
+];
+
 impl Rule for MissingOutputSchema {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -49,11 +86,13 @@ impl Rule for MissingOutputSchema {
                 SchemaState::NoProperties => "has an `outputSchema` that declares no properties",
                 SchemaState::Declared | SchemaState::Unknown => continue,
             };
-            // Promise chaining is not a field read.
+            // Promise chaining is not a field read, nor is a list's or a
+            // string's member: an output read as `items.filter(…).length`
+            // is used as a list, not as an object with fields.
             let fields: Vec<(&String, _)> = uses
                 .fields
                 .iter()
-                .filter(|(f, _)| !matches!(f.as_str(), "then" | "catch" | "finally"))
+                .filter(|(f, _)| !NOT_FIELDS.contains(&f.as_str()))
                 .collect();
             if fields.is_empty() {
                 continue;
@@ -86,7 +125,7 @@ impl Rule for MissingOutputSchema {
                 sink.diag(
                     task.id_location.clone(),
                     format!(
-                        "agent task `{id}` {what}, but its result is read by field ({}): those reads are unchecked guesses about free text",
+                        "agent task `{id}` {what}, but its result is read by field ({}): no schema asks the agent for those fields, so a read gets `undefined` when the answer lacks one",
                         names.join(", ")
                     ),
                 )

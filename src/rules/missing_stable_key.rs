@@ -16,7 +16,7 @@ pub struct MissingStableKey;
 static META: RuleMeta = RuleMeta {
     id: "missing-stable-key",
     summary:
-        "A task dispatched repeatedly has no explicit key, so replay matches it by call order.",
+        "A task dispatched repeatedly has no explicit key, so replay tells its calls apart by order alone.",
     severity: Severity::Warning,
     area: Area::Idempotency,
     category: Category::Suspicious,
@@ -108,7 +108,7 @@ impl Rule for MissingStableKey {
                     .diag(
                         inv.location.clone(),
                         format!(
-                            "`{}` is dispatched repeatedly (in {}) without a key: replay identifies it by call order, so a changed order or shape returns the wrong recorded result or re-dispatches the effect",
+                            "`{}` is dispatched repeatedly (in {}) without a key: replay tells these calls apart by their order alone, so a changed order or shape returns the wrong recorded result or re-dispatches the effect",
                             inv.call_text, info.what
                         ),
                     )

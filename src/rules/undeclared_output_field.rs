@@ -140,7 +140,7 @@ impl Rule for UndeclaredOutputField {
                 // leaves it out.
                 (
                     format!(
-                        "`{field}` is read on the result of {whose}, though the prompt's `outputFormat` asks for it: the schema and the prompt disagree about the output"
+                        "`{field}` is read on the result of {whose}, though the prompt asks for it: the schema and the prompt disagree about the output"
                     ),
                     format!(
                         "declare `{field}` in the schema's `properties` so the schema describes what the prompt asks for (declared: {})",
@@ -178,10 +178,11 @@ impl Rule for UndeclaredOutputField {
     }
 }
 
-/// Whether the task's `outputFormat` text names `field` as a word.
+/// Whether the task's `outputFormat` or `instructions` text names `field`
+/// as a word.
 fn asks_for(task: &crate::js::module_summary::TaskSummary, field: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    task.output_format.as_ref().is_some_and(|f| {
+    task.output_request.as_ref().is_some_and(|f| {
         f.literals.iter().any(|l| {
             l.text.match_indices(field).any(|(at, _)| {
                 let before = l.text[..at].chars().next_back();

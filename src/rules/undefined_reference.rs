@@ -134,16 +134,40 @@ impl Rule for UndefinedReference {
                 ) && p.field("left").is_some_and(|l| l.id() == first.id())
             });
             let verb = if assigned { "assigning to" } else { "reading" };
-            sink.push(
-                sink.diag(
-                    span(first),
-                    format!(
-                        "`{name}` is not defined in this module or as a JavaScript or Node.js \
-                         global: {verb} it{place} throws a ReferenceError when the line runs{also}"
-                    ),
-                )
-                .with_help(hint),
-            );
+            // Agent-edited processes often read a `const` after the block
+            // that declared it has ended: say so, and point at it.
+            let declared = m
+                .scopes
+                .bindings
+                .iter()
+                .filter(|b| b.name == name)
+                .min_by_key(|b| b.node.start_byte());
+            let d = match declared {
+                Some(b) => sink
+                    .diag(
+                        span(first),
+                        format!(
+                            "`{name}` is declared in this module only in a scope that does not \
+                             enclose this use (a block or function that has ended): {verb} it{place} \
+                             throws a ReferenceError when the line runs{also}"
+                        ),
+                    )
+                    .with_related(sink.location(span(b.node)), "declared here")
+                    .with_help(format!(
+                        "declare `{name}` where both its assignment and this use can see it \
+                         (e.g. `let {name};` before the block), or move the use into its scope"
+                    )),
+                None => sink
+                    .diag(
+                        span(first),
+                        format!(
+                            "`{name}` is not defined in this module or as a JavaScript or Node.js \
+                             global: {verb} it{place} throws a ReferenceError when the line runs{also}"
+                        ),
+                    )
+                    .with_help(hint),
+            };
+            sink.push(d);
         }
     }
 }
