@@ -154,8 +154,8 @@ impl Rule for UndefinedReference {
                     )
                     .with_related(sink.location(span(b.node)), "declared here")
                     .with_help(format!(
-                        "declare `{name}` where both its assignment and this use can see it \
-                         (e.g. `let {name};` before the block), or move the use into its scope"
+                        "declare `{name}` where this use can see it (e.g. `let {name};` before the \
+                         block that declares it now), or pass it in as an argument"
                     )),
                 None => sink
                     .diag(
