@@ -222,7 +222,7 @@ fn yaml_error(
         format!("invalid YAML in the frontmatter: {}", e.message),
     )
     .with_help(
-        "agents skip a skill whose frontmatter does not parse; fix the YAML at this position",
+        "the Agent Skills reference validator rejects this skill, and agents that read the frontmatter as YAML skip it; fix the YAML at this position",
     )
 }
 
@@ -327,7 +327,7 @@ impl Checker<'_, '_, '_> {
         match get("name") {
             None => self.error(
                 self.fence,
-                "the frontmatter has no `name`: agents cannot list this skill".to_string(),
+                "the frontmatter has no `name`: the babysitter SDK's skill discovery skips this skill, and the Agent Skills format requires one".to_string(),
                 Some("add `name: <folder-name>` (lowercase letters, digits and hyphens)"),
             ),
             Some((key, value)) => self.name(key, value),
@@ -420,7 +420,7 @@ impl Checker<'_, '_, '_> {
         if name.is_empty() {
             self.error(
                 span,
-                "`name` is empty: agents cannot list this skill".to_string(),
+                "`name` is empty: the babysitter SDK's skill discovery skips this skill, and the Agent Skills format requires one".to_string(),
                 None,
             );
             return;
