@@ -164,3 +164,35 @@ fn load_failures_fail_runtime_correctness() {
         );
     }
 }
+
+/// A task name declared nowhere is `undefined-reference`'s finding, not
+/// `invalid-task-invocation`'s: the call still does not receive a task
+/// definition, so that rule's praise must not be claimed.
+#[test]
+fn no_praise_for_a_call_another_rule_reports() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "typo/p.js",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+         export const reviewTask = defineTask('review', () => ({ kind: 'agent', title: 'Review', labels: ['review'] }));\n\
+         export async function process(inputs, ctx) {\n  await ctx.task(reviewTsk, {});\n  await ctx.task(reviewTask, {});\n}\n",
+    );
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            "typo",
+            "--format",
+            "retrospective",
+            "--date",
+            "2026-11-30",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("undefined-reference"), "{out}");
+    assert!(
+        !out.contains("Every `ctx.task` call receives a task definition"),
+        "{out}"
+    );
+}

@@ -174,7 +174,13 @@ fn output_request(
         let Some(node) = t.objects.iter().find_map(|o| objects::path(m, *o, path)) else {
             continue;
         };
-        let set = string_set(m, &strings_of(m, node, args_param));
+        let mut set = string_set(m, &strings_of(m, node, args_param));
+        // An instruction names a field as output only when it describes
+        // the output ("Return JSON: { stack, projectName }"), not when it
+        // asks to "flag critical issues".
+        if path.last() == Some(&"instructions") {
+            set.literals.retain(|l| describes_output(&l.text));
+        }
         match &mut out {
             Some(o) => {
                 o.literals.extend(set.literals);
@@ -185,6 +191,14 @@ fn output_request(
         }
     }
     out
+}
+
+fn describes_output(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    text.contains('{')
+        || ["json", "return", "output"]
+            .iter()
+            .any(|w| lower.contains(w))
 }
 
 /// Distinguishes "no output schema" from "one proclint cannot read".

@@ -96,6 +96,10 @@ struct Retry {
     /// the condition, the tested result, flags set before a success
     /// `break`.
     carriers: BTreeSet<BindingId>,
+    /// Arrays from before the loop that each round's tested result is
+    /// pushed to before the convergence `break`: handed whole to the next
+    /// phase, their last entry tells it which ending it got.
+    histories: BTreeSet<BindingId>,
 }
 
 /// Recognises a retry loop: a non-counter conjunct in the condition
@@ -107,6 +111,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
     let outer = a.outer_writes(l);
     let outer_written = |b: BindingId| outer.contains(&b);
     let mut carriers = BTreeSet::new();
+    let mut histories = BTreeSet::new();
     let mut is_retry = false;
     if let Some(cond) = lp.condition {
         for c in conjuncts(m, cond) {
@@ -129,7 +134,10 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         }
     }
     let Some(body) = lp.body else {
-        return is_retry.then_some(Retry { carriers });
+        return is_retry.then_some(Retry {
+            carriers,
+            histories: BTreeSet::new(),
+        });
     };
     // Locals the loop computes (`const review = await ctx.task(…)`).
     let written_in_loop = |b: BindingId| {
@@ -177,12 +185,10 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
                 }
             }
         }
-        // `rounds.push({ round, failures: probe.failures })`: an array from
-        // before the loop collects the tested results, and its last entry
-        // tells the endings apart.
-        for b in pushed_into(m, lp.node, &tested) {
-            carriers.insert(b);
-        }
+        // `rounds.push({ round, failures: probe.failures })` before the
+        // `break`: an array from before the loop collects the tested
+        // results, and its last entry tells the endings apart.
+        histories.extend(pushed_into(m, lp.node, exit, &tested));
         // `last = review` / `verdict = review.passed` elsewhere in the
         // body: the last result survives the loop.
         for b in &outer {
@@ -199,7 +205,10 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
             }
         }
     }
-    is_retry.then_some(Retry { carriers })
+    is_retry.then_some(Retry {
+        carriers,
+        histories,
+    })
 }
 
 /// Objects declared outside the loop `lp` whose member is assigned in
@@ -279,16 +288,16 @@ fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
     out
 }
 
-/// Arrays declared outside `lp` that a `push`/`unshift` inside it gives
-/// something built from one of `tested`.
-fn pushed_into(m: &JsModel, lp: Node, tested: &[BindingId]) -> Vec<BindingId> {
+/// Arrays declared outside `lp` that a `push`/`unshift` inside it, before
+/// `exit`, gives something built from one of `tested`.
+fn pushed_into(m: &JsModel, lp: Node, exit: Node, tested: &[BindingId]) -> Vec<BindingId> {
     let from = m
         .calls
         .partition_point(|c| c.node.start_byte() < lp.start_byte());
     let mut out = Vec::new();
     for c in m.calls[from..]
         .iter()
-        .take_while(|c| c.node.start_byte() < lp.end_byte())
+        .take_while(|c| c.node.end_byte() <= exit.start_byte())
     {
         let callee = unparen(c.callee);
         if callee.kind_str() != "member_expression"
@@ -317,6 +326,18 @@ fn pushed_into(m: &JsModel, lp: Node, tested: &[BindingId]) -> Vec<BindingId> {
         }
     }
     out
+}
+
+/// Whether the read `r` passes the value itself on (`{ rounds }`,
+/// `{ history: rounds }`, `f(rounds)`), not a member of it
+/// (`rounds.length`).
+fn is_handed_whole(m: &JsModel, r: Node) -> bool {
+    r.kind_str() == "shorthand_property_identifier"
+        || m.parent(r).is_some_and(|p| match p.kind_str() {
+            "pair" => p.field("value") == Some(r),
+            "arguments" | "array" | "spread_element" => true,
+            _ => false,
+        })
 }
 
 /// The variable a plain value reads (`review`, `review.passed`); `None`
@@ -376,7 +397,21 @@ fn check_outcome_read(
             .iter()
             .any(|r| r.start_byte() >= end && r.end_byte() <= horizon)
     });
-    if read_in_time {
+    // A history is read in time only when the next phase is given it: a
+    // count or a log line of it does not tell the endings apart. Feedback
+    // collected by an approval loop does not either (see below).
+    let approval = exits_on_approval(a, l);
+    let handed_on = !approval
+        && next_phase.is_some_and(|(_, next)| {
+            retry.histories.iter().any(|b| {
+                m.scopes
+                    .get(*b)
+                    .reads
+                    .iter()
+                    .any(|r| contains(next.node, *r) && is_handed_whole(m, *r))
+            })
+        });
+    if read_in_time || handed_on {
         return;
     }
     let header = loop_header(m, lp);
@@ -387,7 +422,6 @@ fn check_outcome_read(
         .collect();
     // A loop that leaves on a breakpoint's approval: exhausting it means
     // the human rejected every time, and the code after it cannot tell.
-    let approval = exits_on_approval(a, l);
     // What an approval loop carries between rounds is the feedback, which
     // stays set when a later round is approved: naming it would steer the
     // reader to `if (lastFeedback) fail`, which fails approved runs.

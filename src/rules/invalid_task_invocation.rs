@@ -5,6 +5,7 @@ use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, 
 use crate::config::Config;
 use crate::diagnostic::Severity;
 use crate::js::context_api::edit_distance;
+use crate::js::globals::is_known_global;
 use crate::js::syntax::{span, string_value, unparen};
 use crate::js::tasks::{value_of, Value};
 use crate::js::{EffectKind, JsModel};
@@ -36,6 +37,10 @@ impl Rule for InvalidTaskInvocation {
             praise: "Every `ctx.task` call receives a task definition",
             sdk_hint: "",
         }
+    }
+
+    fn praise_shared_with(&self) -> &'static [&'static str] {
+        &["undefined-reference"]
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -103,6 +108,16 @@ impl Rule for InvalidTaskInvocation {
                 // `ctx.task` is called: `undefined-reference` reports it
                 // (with the same "did you mean"), and only where it really
                 // throws (not a configured or `typeof`-guarded global).
+                Value::Unbound if is_known_global(shown) => (
+                    format!(
+                        "`{shown}` passed to `{callee}` is the JavaScript or Node.js global of \
+                         that name, not a task definition: the SDK rejects it when the process runs"
+                    ),
+                    format!(
+                        "import or define the task (`const {shown}Task = defineTask('…', …)`) and \
+                         pass that"
+                    ),
+                ),
                 Value::Unbound => continue,
             };
             sink.push(sink.diag(span(first), message).with_help(help));

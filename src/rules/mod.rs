@@ -376,6 +376,12 @@ pub trait Rule: Sync + Send {
         ReportMeta::default()
     }
 
+    /// Rules that report some of this rule's cases in its stead: a finding
+    /// of one of them at this rule's sites voids this rule's praise.
+    fn praise_shared_with(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
 

@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::context_api::edit_distance;
 use crate::js::globals::is_known_global;
+use crate::js::scope::BindingKind;
 use crate::js::syntax::span;
 use crate::js::JsModel;
 use crate::source::Span;
@@ -76,8 +77,10 @@ impl Rule for UndefinedReference {
             {
                 continue;
             }
-            // Sloppy-mode CommonJS creates a global on assignment.
-            if !esm && written.contains(name) {
+            // Sloppy-mode CommonJS creates a global on assignment, and
+            // makes a function declared in a block visible to the whole
+            // function once the block has run (Annex B).
+            if !esm && (written.contains(name) || block_function(m, name)) {
                 continue;
             }
             uses.entry(name).or_default().push(node);
@@ -136,12 +139,27 @@ impl Rule for UndefinedReference {
             let verb = if assigned { "assigning to" } else { "reading" };
             // Agent-edited processes often read a `const` after the block
             // that declared it has ended: say so, and point at it.
+            // Only a declaration before the use, in a block (a scope that
+            // started before the use and does not enclose it has ended);
+            // a parameter elsewhere is a different variable, and a typo's
+            // "did you mean" says more.
             let declared = m
                 .scopes
                 .bindings
                 .iter()
-                .filter(|b| b.name == name)
-                .min_by_key(|b| b.node.start_byte());
+                .filter(|b| {
+                    b.name == name
+                        && b.node.start_byte() < first.start_byte()
+                        && matches!(
+                            b.kind,
+                            BindingKind::Let
+                                | BindingKind::Const
+                                | BindingKind::Var
+                                | BindingKind::Function
+                                | BindingKind::Class
+                        )
+                })
+                .max_by_key(|b| b.node.start_byte());
             let d = match declared {
                 Some(b) => sink
                     .diag(
@@ -218,6 +236,15 @@ fn written_names<'t>(m: &JsModel<'t>) -> HashSet<&'t str> {
         })
         .map(|n| m.text(*n))
         .collect()
+}
+
+/// Whether a function named `name` is declared somewhere in the module
+/// (where it is not bound at the use, it is in a block).
+fn block_function(m: &JsModel, name: &str) -> bool {
+    m.scopes
+        .bindings
+        .iter()
+        .any(|b| b.name == name && b.kind == BindingKind::Function)
 }
 
 /// A module that uses `module.exports`/`exports.x`/`require` is CommonJS.

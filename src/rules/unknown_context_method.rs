@@ -98,7 +98,7 @@ impl Rule for UnknownContextMethod {
                 Some("breakpoint") if method == "checkpoint" && known_refs.contains(&"log") => {
                     format!(
                     "did you mean `{root}.breakpoint(…)` (the run waits for a human's decision) \
-                     or `{root}.log(…)` (a note in the journal; the run goes on)?"
+                     or `{root}.log('…')` (a line in the run's process log, given a string; the run goes on)?"
                 )
                 }
                 Some(s) => format!("did you mean `{root}.{s}(…)`?"),

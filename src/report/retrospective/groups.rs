@@ -276,6 +276,13 @@ impl Sites {
         Some(parts.join(", "))
     }
 
+    /// Whether `path:line` is one of the sites of `kind`.
+    pub fn contains(&self, kind: Kind, path: &str, line: u32) -> bool {
+        self.map
+            .get(&kind)
+            .is_some_and(|v| v.iter().any(|(p, l)| p == path && *l == line))
+    }
+
     /// " (`a.js:3`, `b.js:9`)".
     pub fn lines_suffix(&self, kind: Kind) -> String {
         self.shown(kind)

@@ -372,6 +372,13 @@ fn went_well(
         if n == 0 {
             continue;
         }
+        let shared = rule.praise_shared_with();
+        if diags.iter().any(|d| {
+            shared.contains(&d.rule)
+                && sites.contains(report.sites, &d.location.path, d.location.start.line)
+        }) {
+            continue;
+        }
         any = true;
         let _ = writeln!(
             out,
