@@ -195,7 +195,11 @@ fn output_request(
 
 fn describes_output(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
-    text.contains('{')
+    // `{` of a template's `${…}` is not an object written out.
+    let object = text
+        .char_indices()
+        .any(|(i, c)| c == '{' && !text[..i].ends_with('$'));
+    object
         || ["json", "return", "output"]
             .iter()
             .any(|w| lower.contains(w))
