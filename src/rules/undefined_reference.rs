@@ -138,11 +138,11 @@ impl Rule for UndefinedReference {
             });
             let verb = if assigned { "assigning to" } else { "reading" };
             // Agent-edited processes often read a `const` after the block
-            // that declared it has ended: say so, and point at it.
-            // Only a declaration before the use, in a block (a scope that
-            // started before the use and does not enclose it has ended);
-            // a parameter elsewhere is a different variable, and a typo's
-            // "did you mean" says more.
+            // that declared it has ended: say so, and point at it. Only a
+            // declaration before the use counts (a scope that started
+            // before the use and does not enclose it has ended); a
+            // parameter elsewhere is another variable, and a typo's "did
+            // you mean" says more.
             let declared = m
                 .scopes
                 .bindings
