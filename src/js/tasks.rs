@@ -58,7 +58,14 @@ fn value_at(m: &JsModel, node: Node, depth: usize) -> Value {
             .and_then(|c| m.task_defs.iter().position(|t| t.call == c))
         {
             Some(t) => Value::TaskDef(t),
-            None => Value::Unknown,
+            // `makeTask('x')` where `makeTask` returns a bare factory.
+            None => node
+                .field("function")
+                .and_then(|callee| match value_at(m, callee, depth + 1) {
+                    Value::Function(f) => returned_function(m, f),
+                    _ => None,
+                })
+                .map_or(Value::Unknown, Value::Function),
         },
         "identifier" => {
             let Some(b) = m.scopes.binding_of(node) else {
@@ -127,12 +134,47 @@ pub enum Returns<'t> {
 
 /// The values a function returns, resolved to object literals.
 pub fn factory_returns<'t>(m: &JsModel<'t>, f: FnId) -> Returns<'t> {
-    let Some(func) = m.functions.get(f) else {
+    let Some(values) = return_values(m, f) else {
         return Returns::Unknown;
     };
-    let Some(body) = func.node.field("body") else {
-        return Returns::Unknown;
-    };
+    if values.is_empty() {
+        return Returns::Nothing;
+    }
+    let mut objects = Vec::new();
+    for v in values {
+        if mutated_later(m, v) {
+            return Returns::Unknown;
+        }
+        match m.object_of_expr(v) {
+            Some(o) => objects.push(o),
+            None => return Returns::Unknown,
+        }
+    }
+    objects.sort_by_key(|n| n.start_byte());
+    Returns::Objects(objects)
+}
+
+/// The function every `return` of `f` yields, when they all yield the same
+/// one (`function make(t) { return (args) => ({ … }); }`): a helper that
+/// builds a bare factory rather than a task definition.
+fn returned_function(m: &JsModel, f: FnId) -> Option<FnId> {
+    let values = return_values(m, f)?;
+    let mut found = None;
+    for v in values {
+        let g = m.function_of_node(unparen(v))?;
+        if found.is_some_and(|h| h != g) {
+            return None;
+        }
+        found = Some(g);
+    }
+    found
+}
+
+/// The values `f`'s `return` statements yield (its body, for an arrow
+/// with an expression body); `None` when it has no body.
+fn return_values<'t>(m: &JsModel<'t>, f: FnId) -> Option<Vec<Node<'t>>> {
+    let func = m.functions.get(f)?;
+    let body = func.node.field("body")?;
     let mut values = Vec::new();
     if body.kind_str() == "statement_block" {
         let mut stack = vec![body];
@@ -152,21 +194,7 @@ pub fn factory_returns<'t>(m: &JsModel<'t>, f: FnId) -> Returns<'t> {
     } else {
         values.push(body);
     }
-    if values.is_empty() {
-        return Returns::Nothing;
-    }
-    let mut objects = Vec::new();
-    for v in values {
-        if mutated_later(m, v) {
-            return Returns::Unknown;
-        }
-        match m.object_of_expr(v) {
-            Some(o) => objects.push(o),
-            None => return Returns::Unknown,
-        }
-    }
-    objects.sort_by_key(|n| n.start_byte());
-    Returns::Objects(objects)
+    Some(values)
 }
 
 /// `const def = {…}; def.kind = 'agent'; return def;` and

@@ -90,6 +90,23 @@ impl Rule for InvalidTaskInvocation {
                         help,
                     )
                 }
+                Value::Function(_) if unparen(first).kind_str() == "call_expression" => {
+                    let maker = unparen(first)
+                        .field("function")
+                        .map_or("the helper", |f| m.text(f));
+                    (
+                        format!(
+                            "`{}` passed to `{callee}` returns a function, not a task definition \
+                             (the factory goes inside `defineTask`): the SDK rejects it when the \
+                             process runs",
+                            short(shown)
+                        ),
+                        format!(
+                            "have `{maker}` return `defineTask('…', (args, taskCtx) => …)` instead \
+                             of the bare factory"
+                        ),
+                    )
+                }
                 Value::Function(_) => (
                     format!(
                         "`{shown}` passed to `{callee}` is a function, not a task definition \
