@@ -10,6 +10,11 @@ use common::*;
 fn retro(fixture: &str, name: &str, extra: &[&str]) -> (i32, String) {
     let dir = tempdir();
     copy_tree(&root().join(fixture), &dir.path().join(name));
+    retro_in(dir.path(), name, extra)
+}
+
+/// Runs the retrospective on `dir/name`.
+fn retro_in(dir: &std::path::Path, name: &str, extra: &[&str]) -> (i32, String) {
     let mut args = vec![
         "check",
         name,
@@ -19,7 +24,7 @@ fn retro(fixture: &str, name: &str, extra: &[&str]) -> (i32, String) {
         "2026-11-30",
     ];
     args.extend_from_slice(extra);
-    let o = proclint_in(dir.path(), &args);
+    let o = proclint_in(dir, &args);
     (
         code(&o),
         stdout(&o).replace(env!("CARGO_PKG_VERSION"), "[VERSION]"),
@@ -146,18 +151,7 @@ fn load_failures_fail_runtime_correctness() {
     ] {
         let dir = tempdir();
         write(dir.path(), &format!("{name}/p.js"), text);
-        let o = proclint_in(
-            dir.path(),
-            &[
-                "check",
-                name,
-                "--format",
-                "retrospective",
-                "--date",
-                "2026-11-30",
-            ],
-        );
-        let out = stdout(&o);
+        let (_, out) = retro_in(dir.path(), name, &[]);
         assert!(
             out.contains("| Runtime correctness | **Fails** | the process cannot run as written"),
             "{name}:\n{out}"
@@ -178,18 +172,7 @@ fn no_praise_for_a_call_another_rule_reports() {
          export const reviewTask = defineTask('review', () => ({ kind: 'agent', title: 'Review', labels: ['review'] }));\n\
          export async function process(inputs, ctx) {\n  await ctx.task(reviewTsk, {});\n  await ctx.task(reviewTask, {});\n}\n",
     );
-    let o = proclint_in(
-        dir.path(),
-        &[
-            "check",
-            "typo",
-            "--format",
-            "retrospective",
-            "--date",
-            "2026-11-30",
-        ],
-    );
-    let out = stdout(&o);
+    let (_, out) = retro_in(dir.path(), "typo", &[]);
     assert!(out.contains("undefined-reference"), "{out}");
     assert!(
         !out.contains("Every `ctx.task` call receives a task definition"),

@@ -137,7 +137,6 @@ impl Outcome {
     }
 }
 
-/// Lints every file under `paths`.
 /// Returns memory the allocator holds freed to the system; set by the
 /// binary, which chose the allocator (`main.rs`).
 static RELEASE_FREED: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
@@ -156,6 +155,7 @@ fn release_freed() {
     }
 }
 
+/// Lints every file under `paths`.
 pub fn run(paths: &[PathBuf], config: &Config, stage: Stage) -> Outcome {
     run_input(paths, None, config, stage)
 }
@@ -260,7 +260,8 @@ mod tests {
     static RELEASED: AtomicUsize = AtomicUsize::new(0);
 
     /// The binary's hook returns the parser's freed arena after a module
-    /// of 1 MiB or more, and is not paid for on small ones.
+    /// of 1 MiB or more, and is not paid for on small ones. (The hook is
+    /// process-wide: no other unit test lints a module that large.)
     #[test]
     fn freed_memory_is_released_after_a_large_parse_only() {
         set_release_freed(|| {

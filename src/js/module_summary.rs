@@ -100,6 +100,15 @@ pub struct ReadSet {
     pub provided: Vec<Location>,
 }
 
+impl ReadSet {
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+            && self.forwards.is_empty()
+            && self.pending.is_empty()
+            && self.provided.is_empty()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskRef {
     Local(usize),
@@ -280,15 +289,6 @@ pub struct ModuleSummary {
     /// `module.exports = obj`).
     pub opaque_exports: bool,
     pub imported_calls: Vec<ImportedCall>,
-}
-
-impl ReadSet {
-    pub fn is_empty(&self) -> bool {
-        self.paths.is_empty()
-            && self.forwards.is_empty()
-            && self.pending.is_empty()
-            && self.provided.is_empty()
-    }
 }
 
 impl StringSet {

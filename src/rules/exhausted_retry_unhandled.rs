@@ -9,6 +9,7 @@ use crate::js::tree::Node;
 use super::convergence::{call_name, excerpt, loop_header};
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
+use crate::js::effects::method_path;
 use crate::js::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::{LoopId, LoopKind};
 use crate::js::scope::BindingId;
@@ -188,7 +189,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         // `rounds.push({ round, failures: probe.failures })` before the
         // `break`: an array from before the loop collects the tested
         // results, and its last entry tells the endings apart.
-        histories.extend(pushed_into(m, lp.node, exit, &tested));
+        histories.extend(pushed_into(a, l, exit, &tested));
         // `last = review` / `verdict = review.passed` elsewhere in the
         // body: the last result survives the loop.
         for b in &outer {
@@ -288,41 +289,34 @@ fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
     out
 }
 
-/// Arrays declared outside `lp` that a `push`/`unshift` inside it, before
-/// `exit`, gives something built from one of `tested`.
-fn pushed_into(m: &JsModel, lp: Node, exit: Node, tested: &[BindingId]) -> Vec<BindingId> {
-    let from = m
-        .calls
-        .partition_point(|c| c.node.start_byte() < lp.start_byte());
+/// Arrays declared outside loop `l` that a `push`/`unshift` inside it,
+/// before `exit`, gives something built from one of `tested`.
+fn pushed_into(a: &LoopAnalysis, l: LoopId, exit: Node, tested: &[BindingId]) -> Vec<BindingId> {
+    let m = a.model();
+    let lp = m.loops[l].node;
     let mut out = Vec::new();
-    for c in m.calls[from..]
-        .iter()
-        .take_while(|c| c.node.end_byte() <= exit.start_byte())
-    {
-        let callee = unparen(c.callee);
-        if callee.kind_str() != "member_expression"
-            || !callee
-                .field("property")
-                .is_some_and(|p| matches!(m.text(p), "push" | "unshift"))
-        {
-            continue;
+    for &ci in a.calls_in(l) {
+        let c = &m.calls[ci];
+        if c.node.end_byte() > exit.start_byte() {
+            break;
         }
-        let Some(array) = callee
-            .field("object")
-            .map(unparen)
-            .filter(|o| o.kind_str() == "identifier")
-            .and_then(|o| m.scopes.binding_of(o))
-        else {
+        let Some((array, method)) = method_path(m, c.callee) else {
             continue;
         };
-        if contains(lp, m.scopes.get(array).node) || out.contains(&array) {
+        let Some(b) = m.scopes.binding_of(array) else {
+            continue;
+        };
+        if !matches!(method.as_str(), "push" | "unshift")
+            || contains(lp, m.scopes.get(b).node)
+            || out.contains(&b)
+        {
             continue;
         }
         if c.args
             .iter()
-            .any(|a| bindings_in(m, *a).iter().any(|b| tested.contains(b)))
+            .any(|v| bindings_in(m, *v).iter().any(|t| tested.contains(t)))
         {
-            out.push(array);
+            out.push(b);
         }
     }
     out

@@ -65,6 +65,11 @@ impl Rule for UndefinedReference {
         let guarded = typeof_names(m);
         let written = written_names(m);
         let esm = !is_commonjs(m);
+        let block_functions = if esm {
+            HashSet::new()
+        } else {
+            function_names(m)
+        };
         // One finding per name, at its first use.
         let mut uses: BTreeMap<&str, Vec<Node>> = BTreeMap::new();
         for &node in &m.unresolved {
@@ -80,7 +85,7 @@ impl Rule for UndefinedReference {
             // Sloppy-mode CommonJS creates a global on assignment, and
             // makes a function declared in a block visible to the whole
             // function once the block has run (Annex B).
-            if !esm && (written.contains(name) || block_function(m, name)) {
+            if !esm && (written.contains(name) || block_functions.contains(name)) {
                 continue;
             }
             uses.entry(name).or_default().push(node);
@@ -238,13 +243,15 @@ fn written_names<'t>(m: &JsModel<'t>) -> HashSet<&'t str> {
         .collect()
 }
 
-/// Whether a function named `name` is declared somewhere in the module
-/// (where it is not bound at the use, it is in a block).
-fn block_function(m: &JsModel, name: &str) -> bool {
+/// Names of the module's function declarations (one not bound at a use is
+/// in a block).
+fn function_names<'m>(m: &'m JsModel) -> HashSet<&'m str> {
     m.scopes
         .bindings
         .iter()
-        .any(|b| b.name == name && b.kind == BindingKind::Function)
+        .filter(|b| b.kind == BindingKind::Function)
+        .map(|b| b.name.as_str())
+        .collect()
 }
 
 /// A module that uses `module.exports`/`exports.x`/`require` is CommonJS.
