@@ -3,7 +3,7 @@
 //! file that differs, the first difference; `--dump FILE` prints both trees.
 use std::path::Path;
 
-use proclint::js::{oxc, parse, tree::Tree};
+use proclint::js::syntax::{oxc, parse, tree::Tree};
 
 fn dump(t: &Tree, text: &str) {
     let mut depth = Vec::new();

@@ -47,15 +47,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     };
     r("read");
-    let tree = proclint::js::oxc::parse(&file.text)
-        .or_else(|| proclint::js::parse::parse_tree(&file.text))
+    let tree = proclint::js::syntax::oxc::parse(&file.text)
+        .or_else(|| proclint::js::syntax::parse::parse_tree(&file.text))
         .ok_or("no tree")?;
     r("tree");
     let model = proclint::js::model::JsModel::build(&file, &tree, &Default::default());
     r("model");
-    let s = proclint::js::summary::summarize(&model, "x.js".into(), true);
+    let s = proclint::js::summary::build::summarize(&model, "x.js".into(), true);
     r("summary");
-    let f = proclint::facts::process_facts(&model);
+    let f = proclint::project::facts::process_facts(&model);
     r("facts");
     drop((s, f));
     println!(
@@ -71,11 +71,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "size_of Call {} Binding {} Effect {}",
         std::mem::size_of::<proclint::js::model::Call>(),
-        std::mem::size_of::<proclint::js::scope::Binding>(),
+        std::mem::size_of::<proclint::js::model::scope::Binding>(),
         std::mem::size_of::<proclint::js::model::Effect>()
     );
     {
-        use proclint::js::module_summary as m;
+        use proclint::js::summary as m;
         println!(
             "size_of InvocationSummary {} ReadSet {} StringSet {} TaskRef {} Location {}",
             std::mem::size_of::<m::InvocationSummary>(),

@@ -40,7 +40,7 @@ import random
 import sys
 
 # Byte-scan markers proclint uses to classify JavaScript as process code
-# (src/discover.rs). Ordinary JS must contain none of them.
+# (src/engine/discover.rs). Ordinary JS must contain none of them.
 MARKERS = (
     "@a5c-ai/babysitter",
     "defineTask",

@@ -44,6 +44,9 @@ tar -xzOf "${tarballs[0]}" package/package.json | node -e '
 ' "$version" "$platform" || fail "the platform package's package.json is wrong"
 listing="$(tar -tzvf "${tarballs[0]}")"
 grep -Eq '^-rwxr-xr-x .* package/bin/proclint$' <<<"$listing" || fail "the packed binary is not executable"
+for t in "${tarballs[@]}"; do
+  tar -xzOf "$t" package/LICENSE | cmp -s - LICENSE || fail "$(basename "$t") does not ship LICENSE"
+done
 tar -xzOf "${tarballs[1]}" package/package.json | node -e '
   const version = process.argv[1];
   const p = JSON.parse(require("fs").readFileSync(0, "utf8"));

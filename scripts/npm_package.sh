@@ -74,6 +74,7 @@ if [[ $platform_pkg == 1 ]]; then
   cp "$binary" "$dir/bin/$exe"
   chmod 755 "$dir/bin/$exe"
   sed "s/PLATFORM/$platform/g" npm/platform/README.md >"$dir/README.md"
+  cp LICENSE "$dir/LICENSE"
   node - "$root/npm/platform/package.json" "$root/npm/platforms.json" "$platform" "$version" "$dir/package.json" <<'JS'
 const fs = require('fs');
 const [template, table, name, version, dest] = process.argv.slice(2);
@@ -100,6 +101,7 @@ if [[ $launcher == 1 ]]; then
   rm -rf "$dir"
   mkdir -p "$dir"
   cp -R npm/proclint/. "$dir/"
+  cp LICENSE "$dir/LICENSE"
   node - "$root/npm/platforms.json" "$version" "$dir/package.json" <<'JS'
 const fs = require('fs');
 const [table, version, dest] = process.argv.slice(2);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates src/js/globals.rs from the npm package `globals` (sindresorhus/globals,
+"""Regenerates src/js/model/globals.rs from the npm package `globals` (sindresorhus/globals,
 the list ESLint uses): the ECMAScript built-ins (`builtin`) and Node.js's globals
 (`node`, which includes the CommonJS wrapper's `require`, `module`, `__dirname`).
 

@@ -49,6 +49,8 @@ names = zipfile.ZipFile(wheel).namelist()
 script = f"proclint-{version}.data/scripts/proclint"
 assert script in names, names
 others = [n for n in names if n != script and not n.startswith(f"proclint-{version}.dist-info/")]
+licenses = [n for n in names if n.startswith(f"proclint-{version}.dist-info/") and n.endswith("/LICENSE")]
+assert licenses, f"no LICENSE in the wheel's dist-info: {names}"
 assert not others, f"unexpected files: {others}"
 packed = zipfile.ZipFile(wheel).read(script)
 assert hashlib.sha256(packed).digest() == hashlib.sha256(open(binary, "rb").read()).digest(), \
@@ -61,7 +63,7 @@ ok "maturin packed target/release/proclint into $(basename "$wheel")"
 "$venv/bin/maturin" sdist --out "$work/sdist" </dev/null >"$work/sdist.log" 2>&1 \
   || { cat "$work/sdist.log" >&2; fail "maturin sdist failed"; }
 listing="$(tar -tzf "$work/sdist/proclint-$version.tar.gz")"
-for f in pyproject.toml Cargo.toml Cargo.lock src/main.rs README.md; do
+for f in pyproject.toml Cargo.toml Cargo.lock src/main.rs README.md LICENSE; do
   grep -qx "proclint-$version/$f" <<<"$listing" || fail "the sdist lacks $f"
 done
 ok "the sdist holds pyproject.toml, Cargo.toml, Cargo.lock and the sources"

@@ -1,36 +1,40 @@
 //! proclint: a static linter for babysitter agent processes.
 //!
-//! Pipeline: [`discover`] → per file in parallel ([`engine`]): parse
-//! ([`js::parse`]), build the process model ([`js::model`]), run every rule
-//! ([`rules`]), apply suppressions ([`suppress`]) → sort → [`report`].
+//! Pipeline: [`engine::discover`] → per file in parallel ([`engine`]): parse
+//! ([`js::syntax`]), build the process model ([`js::model`]), run every rule
+//! ([`rules`]), apply suppressions ([`engine::suppress`]) → sort → [`report`].
 //!
-//! The modules form layers, each importing only from itself and below (see
+//! Each module below is a folder and a layer, lowest first: a module imports
+//! only from its own layer and the ones above it in this list (see
 //! docs/development.md, "Architecture"; `tests/architecture.rs` enforces it).
 
-pub mod baseline;
-pub mod cache;
-pub mod cli;
-pub mod commands;
-pub mod config;
+// Text, positions, what leaves the process.
+pub mod source;
+
+// The one finding type.
 pub mod diagnostic;
-pub mod discover;
-pub mod engine;
-pub mod facts;
-pub mod fingerprint;
-pub mod fix;
-pub mod inject;
+
+// The front ends, one per input; they do not import each other.
 pub mod js;
 pub mod manifest;
-pub mod manual;
 pub mod markdown;
-pub mod mcp;
-pub mod output;
-pub mod project;
-pub mod report;
-pub mod result_uses;
-pub mod rules;
-pub mod run_analysis;
 pub mod runs;
+
+// What spans files: the cross-module index, run analysis, configuration.
+pub mod project;
+
+// One rule per file, and the registry.
+pub mod rules;
+
+// Paths in, sorted findings out: discovery, cache, suppressions, fixes.
+pub mod engine;
+
+// Renderers.
+pub mod report;
+
+// The language server and the MCP server.
+pub mod mcp;
 pub mod server;
-pub mod source;
-pub mod suppress;
+
+// The CLI.
+pub mod commands;

@@ -27,6 +27,6 @@ fn main() {
     if std::env::var_os("PROCLINT_DEBUG_PANICS").is_none() {
         std::panic::set_hook(Box::new(|_| {}));
     }
-    let cli = proclint::cli::Cli::parse();
+    let cli = proclint::commands::cli::Cli::parse();
     std::process::exit(proclint::commands::run(cli));
 }

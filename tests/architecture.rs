@@ -12,32 +12,24 @@ use std::path::{Path, PathBuf};
 /// language server) and `mcp` (the MCP server) share a layer, and `mcp`
 /// uses `server::lint`.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("source", &["source", "inject", "output"]),
+    ("source", &["source"]),
     ("diagnostic", &["diagnostic"]),
     ("front ends", &["js", "markdown", "manifest", "runs"]),
-    (
-        "project",
-        &["project", "result_uses", "run_analysis", "facts", "config"],
-    ),
+    ("project", &["project"]),
     ("rules", &["rules"]),
-    (
-        "engine",
-        &[
-            "engine",
-            "discover",
-            "cache",
-            "suppress",
-            "baseline",
-            "fix",
-            "fingerprint",
-        ],
-    ),
+    ("engine", &["engine"]),
     ("report", &["report"]),
     ("server", &["server", "mcp"]),
-    ("commands", &["commands", "cli", "manual"]),
+    ("commands", &["commands"]),
     // The crate roots: `lib.rs` (module declarations) and `main.rs`.
     ("main", &[ROOT]),
 ];
+
+/// The layers inside the JavaScript front end, lowest first: the parsers
+/// and the flat tree, the model built from it, the analyses over the
+/// model, and the owned summary built from the analyses. `js/mod.rs`
+/// re-exports and is in none.
+const JS_LAYERS: &[&str] = &["syntax", "model", "analysis", "summary"];
 
 /// The layer whose modules must not import each other.
 const FRONT_ENDS: &str = "front ends";
@@ -53,6 +45,38 @@ fn layer_of(module: &[String]) -> Option<(usize, &'static str)> {
         .enumerate()
         .find(|(_, (_, mods))| mods.contains(&top))
         .map(|(i, (name, _))| (i, *name))
+}
+
+/// Index in [`JS_LAYERS`] of a module path under `js`.
+fn js_layer_of(module: &[String]) -> Option<usize> {
+    match module {
+        [js, sub, ..] if js == "js" => JS_LAYERS.iter().position(|l| l == sub),
+        _ => None,
+    }
+}
+
+/// Why a file is not in its layer's folder, if it is not: only `lib.rs` and
+/// `main.rs` sit at the root of `src/`, and only `js/mod.rs` at the root of
+/// `js/`.
+fn misplaced(rel: &Path, module: &[String]) -> Option<String> {
+    let depth = rel.components().count();
+    if depth == 1 && !module.is_empty() {
+        return Some(
+            "is outside its layer's folder: only lib.rs and main.rs sit at the root of src/; move \
+             it into the folder of its layer (src/<module>/, see LAYERS)"
+                .to_string(),
+        );
+    }
+    if module.first().is_some_and(|m| m == "js")
+        && module.len() >= 2
+        && js_layer_of(module).is_none()
+    {
+        return Some(format!(
+            "is in none of js's layer folders ({}): move it into the one it belongs to",
+            JS_LAYERS.join(", ")
+        ));
+    }
+    None
 }
 
 /// The module a file under `src/` defines: `src/js/model.rs` → `js::model`,
@@ -400,6 +424,10 @@ fn violations(files: &[(PathBuf, String)]) -> Vec<String> {
     for (rel, text) in files {
         let shown = Path::new("src").join(rel).display().to_string();
         let module = module_of(rel);
+        if let Some(misplaced) = misplaced(rel, &module) {
+            errors.push(format!("{shown} {misplaced}"));
+            continue;
+        }
         let Some((own, own_name)) = layer_of(&module) else {
             errors.push(format!(
                 "{shown} (module `{}`) is in no layer: add its top-level module to LAYERS in \
@@ -427,10 +455,146 @@ fn violations(files: &[(PathBuf, String)]) -> Vec<String> {
                     "{shown}:{line} imports {named}: the front ends ({}) do not import each other",
                     LAYERS[own].1.join(", ")
                 ));
+            } else if let (Some(mine), Some(their)) = (js_layer_of(&module), js_layer_of(&path)) {
+                if their > mine {
+                    errors.push(format!(
+                        "{shown}:{line} imports {named} (js::{}) but js::{} may only import {}",
+                        JS_LAYERS[their],
+                        JS_LAYERS[mine],
+                        JS_LAYERS[..=mine].join(", ")
+                    ));
+                }
             }
         }
     }
     errors
+}
+
+/// Import circles between files: groups of files each reachable from the
+/// others through `crate::`/`super::`/`self::` paths (test code excepted),
+/// each path resolved to the file of the longest module it names. A
+/// module's use of its own submodules is not counted: a `mod.rs` is the
+/// root its children hang from (it declares and re-exports them), as the
+/// crate root is for every module. Every other edge is: a child's use of
+/// its parent, siblings, cousins.
+fn circles(files: &[(PathBuf, String)]) -> Vec<String> {
+    let modules: Vec<Vec<String>> = files.iter().map(|(rel, _)| module_of(rel)).collect();
+    let index: std::collections::HashMap<&[String], usize> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.as_slice(), i))
+        .collect();
+    // edges[i]: (target file, line, path) for every import of file i.
+    let mut edges: Vec<Vec<(usize, usize, String)>> = vec![Vec::new(); files.len()];
+    for (i, (_, text)) in files.iter().enumerate() {
+        let own = &modules[i];
+        for (line, path) in imports(own, text) {
+            let Some(target) = (0..=path.len())
+                .rev()
+                .find_map(|k| index.get(&path[..k]).copied())
+            else {
+                continue;
+            };
+            let descendant = modules[target].starts_with(own);
+            if target != i && !descendant {
+                edges[i].push((target, line, format!("crate::{}", path.join("::"))));
+            }
+        }
+    }
+    // Tarjan's strongly connected components, iteratively.
+    let n = files.len();
+    let (mut order, mut low) = (vec![usize::MAX; n], vec![0; n]);
+    let (mut on_stack, mut stack, mut groups) = (vec![false; n], Vec::new(), Vec::new());
+    let mut next = 0;
+    for root in 0..n {
+        if order[root] != usize::MAX {
+            continue;
+        }
+        let mut work = vec![(root, 0usize)];
+        while let Some(&mut (v, ref mut k)) = work.last_mut() {
+            if *k == 0 {
+                order[v] = next;
+                low[v] = next;
+                next += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&(w, _, _)) = edges[v].get(*k) {
+                *k += 1;
+                if order[w] == usize::MAX {
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(order[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == order[v] {
+                let mut group = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    group.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if group.len() > 1 {
+                    groups.push(group);
+                }
+            }
+        }
+    }
+    let shown = |i: usize| Path::new("src").join(&files[i].0).display().to_string();
+    let mut out = Vec::new();
+    for mut group in groups {
+        group.sort_by_key(|&i| shown(i));
+        let mut lines = vec![format!(
+            "import circle between {}:",
+            group
+                .iter()
+                .map(|&i| shown(i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )];
+        for &i in &group {
+            for (w, line, path) in &edges[i] {
+                if group.contains(w) {
+                    lines.push(format!(
+                        "  {}:{line} imports {path} ({})",
+                        shown(i),
+                        shown(*w)
+                    ));
+                }
+            }
+        }
+        out.push(lines.join("\n"));
+    }
+    out.sort();
+    out
+}
+
+fn src_files() -> Vec<(PathBuf, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    paths.sort();
+    assert!(
+        paths.len() > 50,
+        "found only {} files under src/",
+        paths.len()
+    );
+    paths
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&src).unwrap_or(p).to_path_buf();
+            let text =
+                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (rel, text)
+        })
+        .collect()
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -449,29 +613,22 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn imports_follow_the_layer_order() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut paths = Vec::new();
-    rust_files(&src, &mut paths);
-    paths.sort();
-    assert!(
-        paths.len() > 50,
-        "found only {} files under src/",
-        paths.len()
-    );
-    let files: Vec<(PathBuf, String)> = paths
-        .iter()
-        .map(|p| {
-            let rel = p.strip_prefix(&src).unwrap_or(p).to_path_buf();
-            let text =
-                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            (rel, text)
-        })
-        .collect();
-    let errors = violations(&files);
+    let errors = violations(&src_files());
     assert!(
         errors.is_empty(),
         "imports against the layer order (docs/development.md, \"Architecture\"):\n{}",
         errors.join("\n")
+    );
+}
+
+#[test]
+fn no_import_circle_between_files() {
+    let found = circles(&src_files());
+    assert!(
+        found.is_empty(),
+        "files that import each other (move what they share into the lower one, or make \
+         them one module):\n{}",
+        found.join("\n")
     );
 }
 
@@ -482,16 +639,85 @@ fn file(path: &str, text: &str) -> (PathBuf, String) {
 #[test]
 fn a_back_edge_fails_with_file_import_and_rule() {
     let errors = violations(&[file(
-        "diagnostic.rs",
+        "diagnostic/mod.rs",
         "use crate::source::Span;\n\nfn f() { crate::rules::meta(\"x\"); }\n",
     )]);
     assert_eq!(
         errors,
         [
-            "src/diagnostic.rs:3 imports crate::rules::meta (layer rules) but diagnostic may only \
+            "src/diagnostic/mod.rs:3 imports crate::rules::meta (layer rules) but diagnostic may only \
           import source, diagnostic"
         ]
     );
+}
+
+#[test]
+fn a_file_outside_its_layer_folder_fails() {
+    let errors = violations(&[file("cache.rs", "use crate::source::Span;\n")]);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("src/cache.rs is outside its layer's folder"),
+        "{errors:?}"
+    );
+    let errors = violations(&[file("js/flow.rs", "")]);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("none of js's layer folders"),
+        "{errors:?}"
+    );
+    assert_eq!(
+        violations(&[file("lib.rs", "pub mod source;\n")]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn the_js_layers_are_ordered() {
+    let errors = violations(&[
+        file("js/model/walk.rs", "use crate::js::analysis::flow::uses;\n"),
+        file("js/analysis/flow.rs", "use crate::js::model::JsModel;\n"),
+    ]);
+    assert_eq!(
+        errors,
+        [
+            "src/js/model/walk.rs:1 imports crate::js::analysis::flow::uses (js::analysis) but \
+          js::model may only import syntax, model"
+        ]
+    );
+}
+
+#[test]
+fn a_circle_between_siblings_is_found_and_a_parent_using_its_child_is_not() {
+    let found = circles(&[
+        file(
+            "engine/mod.rs",
+            "use crate::engine::read::lint;\npub struct Outcome;\n",
+        ),
+        file(
+            "engine/read.rs",
+            "use super::Outcome;\nuse super::cached::entry;\n",
+        ),
+        file(
+            "engine/cached.rs",
+            "fn f() { crate::engine::read::empty(); }\n",
+        ),
+    ]);
+    assert_eq!(
+        found,
+        [
+            "import circle between src/engine/cached.rs, src/engine/read.rs:\n  \
+          src/engine/cached.rs:1 imports crate::engine::read::empty (src/engine/read.rs)\n  \
+          src/engine/read.rs:2 imports crate::engine::cached::entry (src/engine/cached.rs)"
+        ]
+    );
+    let tree = [
+        file(
+            "project/mod.rs",
+            "use crate::project::uses::compute;\npub struct P;\n",
+        ),
+        file("project/uses.rs", "use super::P;\n"),
+    ];
+    assert_eq!(circles(&tree), Vec::<String>::new());
 }
 
 #[test]
@@ -524,7 +750,7 @@ struct S {
 
 fn f<'a>(x: &'a str) -> char {
     let _ = "crate::report is only text";
-    let _ = r#"crate::cli"#;
+    let _ = r#"crate::commands::cli"#;
     let _ = crate::engine::on_pool(|| 1);
     let _ = crate::diagnostic::Location { path: x.into() };
     '{'
@@ -570,8 +796,8 @@ fn helper() { crate::commands::run(); }
 #[test]
 fn only_the_parser_seam_names_tree_sitter() {
     const SEAM: &[&str] = &[
-        "js/parse.rs",
-        "js/tree.rs",
+        "js/syntax/parse.rs",
+        "js/syntax/tree.rs",
         "engine/file.rs",
         "engine/open.rs",
         "server/document.rs",
@@ -582,7 +808,10 @@ fn only_the_parser_seam_names_tree_sitter() {
 
 #[test]
 fn only_the_fast_front_end_names_oxc() {
-    assert_eq!(files_naming("oxc_", &["js/oxc/"]), Vec::<String>::new());
+    assert_eq!(
+        files_naming("oxc_", &["js/syntax/oxc/"]),
+        Vec::<String>::new()
+    );
 }
 
 /// Files under src/ outside `allowed` (paths, or folders ending in `/`)

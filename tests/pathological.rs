@@ -9,9 +9,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use common::*;
-use proclint::config::Config;
-use proclint::discover::{Candidate, FileKind};
+use proclint::engine::discover::{Candidate, FileKind};
 use proclint::engine::{self, Stage};
+use proclint::project::config::Config;
 
 /// Runs proclint with a deadline: a hang fails the test instead of the suite.
 fn run_with_deadline(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Output {

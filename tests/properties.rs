@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, RngSeed, TestCaseError, TestRunner};
 
-use proclint::config::Config;
 use proclint::engine::{self, Stage};
+use proclint::project::config::Config;
 use proclint::report::{self, Format};
 use proclint::source::LineIndex;
 

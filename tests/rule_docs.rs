@@ -1,9 +1,9 @@
 //! Every rule has a doc with the fixed sections, and its examples are
 //! linted: the bad one triggers exactly that rule, the good one nothing.
 
-use proclint::config::Config;
-use proclint::discover::FileKind;
+use proclint::engine::discover::FileKind;
 use proclint::engine::lint_text;
+use proclint::project::config::Config;
 use proclint::rules;
 
 /// The first fenced block after a `## heading`: (language, code).

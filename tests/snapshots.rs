@@ -71,7 +71,7 @@ fn per_rule_fixtures() {
             .map(|rd| rd.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
         files.retain(|p: &std::path::PathBuf| {
-            p.is_dir() || proclint::discover::kind_by_name(p).is_some()
+            p.is_dir() || proclint::engine::discover::kind_by_name(p).is_some()
         });
         files.sort();
         for file in files {

@@ -6,10 +6,10 @@ mod common;
 
 use std::path::Path;
 
-use proclint::config::Config;
 use proclint::diagnostic::{Diagnostic, Edit};
-use proclint::discover::FileKind;
+use proclint::engine::discover::FileKind;
 use proclint::engine::lint_text;
+use proclint::project::config::Config;
 
 fn manifests(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

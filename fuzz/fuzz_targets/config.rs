@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use libfuzzer_sys::fuzz_target;
-use proclint::config::Config;
-use proclint::discover::FileKind;
+use proclint::project::config::Config;
+use proclint::engine::discover::FileKind;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

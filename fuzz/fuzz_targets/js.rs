@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use proclint::config::Config;
-use proclint::discover::FileKind;
+use proclint::project::config::Config;
+use proclint::engine::discover::FileKind;
 
 fuzz_target!(|data: &[u8]| {
     let (text, _) = proclint::source::decode(data.to_vec());

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use proclint::config::Config;
+use proclint::project::config::Config;
 use proclint::engine::{self, Stage};
 
 const MANIFEST: &str =

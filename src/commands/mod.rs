@@ -3,16 +3,18 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use crate::cache::Cache;
-use crate::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesFormat};
-use crate::config::{Config, RuleLevel};
+use crate::commands::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesFormat};
 use crate::diagnostic::Severity;
+use crate::engine::cache::Cache;
+use crate::engine::fix;
 use crate::engine::{self, Stage};
-use crate::fix;
-use crate::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::project::config::{Config, RuleLevel};
 use crate::report::{self, Format};
 use crate::rules::{self, RuleSwitches};
+use crate::source::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
+pub mod cli;
+pub mod manual;
 mod runs;
 
 /// Runs a command and gives the exit code. The command line's entry point:
@@ -24,8 +26,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Rules(args) => list_rules(&args),
         Command::Explain { rule } => explain(&rule),
         Command::Runs(args) => runs::run(&args),
-        Command::Completions { shell } => crate::manual::completions(shell),
-        Command::Man => crate::manual::man(),
+        Command::Completions { shell } => crate::commands::manual::completions(shell),
+        Command::Man => crate::commands::manual::man(),
         Command::Server => crate::server::run(),
         Command::Mcp => crate::mcp::run(),
     }
@@ -109,7 +111,7 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
     Ok(config)
 }
 
-fn report_config_error(e: crate::config::ConfigError) {
+fn report_config_error(e: crate::project::config::ConfigError) {
     if std::io::stderr().is_terminal() {
         eprintln!("{:?}", miette::Report::new(e));
     } else {
@@ -217,7 +219,7 @@ fn check(mut args: CheckArgs) -> i32 {
         if args.diff {
             let buffer = stdin.as_ref().map(|(_, bytes)| bytes.as_slice());
             let plan = fix::plan(&outcome, buffer);
-            if crate::output::print_stdout(&fix::diff(&plan), EXIT_OK) != EXIT_OK {
+            if crate::source::output::print_stdout(&fix::diff(&plan), EXIT_OK) != EXIT_OK {
                 return EXIT_ERROR;
             }
             for d in &plan.failed {
@@ -295,7 +297,7 @@ fn check(mut args: CheckArgs) -> i32 {
     }
     if stage == Stage::Full {
         let options = baseline_options(&args, &config);
-        match crate::baseline::run(&mut outcome, &config, &options) {
+        match crate::engine::baseline::run(&mut outcome, &config, &options) {
             Ok(Some(note)) if !args.quiet => eprintln!("{note}"),
             Ok(_) => {}
             Err(e) => {
@@ -382,7 +384,7 @@ fn check(mut args: CheckArgs) -> i32 {
         return EXIT_ERROR;
     }
     let written = match &args.output {
-        Some(path) => crate::output::write_file_with(path, replace_policy(&args), emit)
+        Some(path) => crate::source::output::write_file_with(path, replace_policy(&args), emit)
             .map_err(|e| (Some(path), e)),
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -423,11 +425,11 @@ fn check(mut args: CheckArgs) -> i32 {
     code
 }
 
-fn replace_policy(args: &CheckArgs) -> crate::output::Replace {
+fn replace_policy(args: &CheckArgs) -> crate::source::output::Replace {
     if args.force_write {
-        crate::output::Replace::Force
+        crate::source::output::Replace::Force
     } else {
-        crate::output::Replace::Safe
+        crate::source::output::Replace::Safe
     }
 }
 
@@ -619,12 +621,12 @@ fn list_rules(args: &RulesArgs) -> i32 {
             }
         }
     }
-    crate::output::print_stdout(&text, EXIT_OK)
+    crate::source::output::print_stdout(&text, EXIT_OK)
 }
 
 fn explain(id: &str) -> i32 {
     match rules::meta(id) {
-        Some(m) => crate::output::print_stdout(m.doc, EXIT_OK),
+        Some(m) => crate::source::output::print_stdout(m.doc, EXIT_OK),
         None => {
             let hint = crate::rules::closest_rule(id)
                 .map(|c| format!(" (did you mean `{c}`?)"))
@@ -698,7 +700,7 @@ fn command_line() -> String {
 
 /// What `check` was asked to do with baselines: `--write-baseline`, and
 /// `--baseline`, else `baseline` in proclint.toml unless `--no-baseline`.
-fn baseline_options(args: &CheckArgs, config: &Config) -> crate::baseline::Options {
+fn baseline_options(args: &CheckArgs, config: &Config) -> crate::engine::baseline::Options {
     let from_config = || {
         config
             .baseline
@@ -706,7 +708,7 @@ fn baseline_options(args: &CheckArgs, config: &Config) -> crate::baseline::Optio
             .filter(|_| !args.no_baseline)
             .map(|b| config.root.join(b))
     };
-    crate::baseline::Options {
+    crate::engine::baseline::Options {
         write: args.write_baseline.clone(),
         read: args.baseline.clone().or_else(from_config),
     }

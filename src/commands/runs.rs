@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{RunsArgs, RunsFormat};
-use crate::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::commands::cli::{RunsArgs, RunsFormat};
 use crate::runs::summary::render_json_with;
 use crate::runs::{discover_runs, load_run, render_table, summarize, Run};
+use crate::source::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 pub fn run(args: &RunsArgs) -> i32 {
     let root = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -69,7 +69,7 @@ pub fn run(args: &RunsArgs) -> i32 {
     } else {
         EXIT_OK
     };
-    crate::output::print_stdout(&out, code)
+    crate::source::output::print_stdout(&out, code)
 }
 
 /// `path:line: error[journal-integrity] message`, with paths as the user can open them.

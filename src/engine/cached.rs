@@ -1,4 +1,4 @@
-//! The glue between the engine and the result cache ([`crate::cache`]):
+//! The glue between the engine and the result cache ([`crate::engine::cache`]):
 //! which files' per-file results may be cached and under what key, a hit
 //! turned back into a file outcome (re-running the one skill rule that
 //! looks at other files), a fresh outcome stored, and the key of the
@@ -7,13 +7,12 @@
 
 use std::path::Path;
 
-use super::file::lint_skill_where;
-use super::read::empty_outcome;
 use super::{FileOutcome, Stage, Summary};
-use crate::cache::{Cache, Cached, CachedRef, Key};
-use crate::config::Config;
 use crate::diagnostic::Diagnostic;
-use crate::discover::{Candidate, FileKind};
+use crate::engine::cache::{Cache, Cached, CachedRef, Key};
+use crate::engine::discover::{Candidate, FileKind};
+use crate::engine::file::lint_skill_where;
+use crate::project::config::Config;
 use crate::source::{self, SourceFile};
 
 /// The one skill rule whose findings depend on other files (whether link
@@ -70,7 +69,7 @@ pub(super) fn outcome_of_hit(
         let (text, _) = source::decode(bytes);
         let file = SourceFile::new(c.display.clone(), text);
         let mut links = lint_skill_where(&file, config, |id| id == SKILL_OUTSIDE_RULE);
-        crate::fingerprint::stamp(&file, &[], &mut links);
+        crate::engine::fingerprint::stamp(&file, &[], &mut links);
         // In the order a full run has them (the rule is the first
         // skill rule in the registry), although the output is sorted.
         links.append(&mut diagnostics);
@@ -85,7 +84,7 @@ pub(super) fn outcome_of_hit(
         facts: hit.facts,
         hash: Some(hash),
         cache_key: Some(key),
-        ..empty_outcome(c, report)
+        ..FileOutcome::empty(c, report)
     }
 }
 

@@ -8,20 +8,20 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use super::guard::{internal, panic_message};
 use super::{FileOutcome, Stage, Summary};
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::discover::FileKind;
-use crate::facts::Facts;
-use crate::inject;
+use crate::engine::discover::FileKind;
+use crate::engine::guard::{internal, panic_message};
+use crate::engine::suppress;
 use crate::js::{self, JsModel, ModelOptions};
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
+use crate::project::config::Config;
+use crate::project::facts::Facts;
 use crate::project::ModuleSummary;
 use crate::rules::{self, JsContext, ManifestContext, RuleSwitches, Sink, SkillContext};
+use crate::source::inject;
 use crate::source::{SourceFile, Span};
-use crate::suppress;
 
 /// The per-file pass over one file's text. Never panics: a panic outside
 /// the per-stage guards becomes an `internal-error` on the file.
@@ -112,7 +112,7 @@ fn analyse_inner(
     };
     // Process modules were stamped with their function scopes in lint_js;
     // this covers the notes and the other kinds.
-    crate::fingerprint::stamp(file, &[], &mut diagnostics);
+    crate::engine::fingerprint::stamp(file, &[], &mut diagnostics);
     // Kept until the cross-module pass: no spare capacity.
     diagnostics.shrink_to_fit();
     let directives = if stage == Stage::Full {
@@ -164,14 +164,14 @@ fn lint_js(
     if !reparse.keep_tree && reparse.old.is_none() {
         let fast = catch_unwind(AssertUnwindSafe(|| {
             inject::point("parser", &file.path);
-            js::oxc::parse(&file.text)
+            js::syntax::oxc::parse(&file.text)
         }));
         if let Ok(Some(flat)) = fast {
             if stage == Stage::ParseOnly {
                 return (out, None, None, None);
             }
             if file.text.len() >= RELEASE_AFTER {
-                super::release_freed();
+                crate::engine::release_freed();
             }
             let parsed = Parsed { flat, tree: None };
             return analyse_tree(file, config, key, report, reparse.facts, out, parsed);
@@ -179,7 +179,7 @@ fn lint_js(
     }
     let parsed = catch_unwind(AssertUnwindSafe(|| {
         inject::point("parser", &file.path);
-        js::parse::parse_from(&file.text, reparse.old)
+        js::syntax::parse::parse_from(&file.text, reparse.old)
     }));
     let tree = match parsed {
         Ok(Some(tree)) => tree,
@@ -199,7 +199,9 @@ fn lint_js(
     if stage == Stage::ParseOnly {
         return (out, None, None, Some(tree));
     }
-    let copied = catch_unwind(AssertUnwindSafe(|| js::tree::Tree::from_tree_sitter(&tree)));
+    let copied = catch_unwind(AssertUnwindSafe(|| {
+        js::syntax::tree::Tree::from_tree_sitter(&tree)
+    }));
     let flat = match copied {
         Ok(flat) => flat,
         Err(p) => {
@@ -219,7 +221,7 @@ fn lint_js(
 
 /// The analyses' tree and, when the caller keeps it, the parser's.
 struct Parsed {
-    flat: js::tree::Tree,
+    flat: js::syntax::tree::Tree,
     tree: Option<tree_sitter::Tree>,
 }
 
@@ -255,15 +257,15 @@ fn analyse_tree(
         } else {
             String::new()
         };
-        let (message, help) = match js::parse::describe_syntax_error(&flat, &file.text, first.start)
-        {
-            js::parse::SyntaxErrorKind::TemplateBacktick { template_line } => {
-                let from = if template_line > 0 {
-                    format!(" that starts on line {template_line}")
-                } else {
-                    String::new()
-                };
-                (
+        let (message, help) =
+            match js::syntax::parse::describe_syntax_error(&flat, &file.text, first.start) {
+                js::syntax::parse::SyntaxErrorKind::TemplateBacktick { template_line } => {
+                    let from = if template_line > 0 {
+                        format!(" that starts on line {template_line}")
+                    } else {
+                        String::new()
+                    };
+                    (
                     format!(
                         "syntax error{suffix}: a backtick ends the template literal{from} early \
                          (Markdown code in a prompt?), so Node cannot load this module and the \
@@ -272,15 +274,15 @@ fn analyse_tree(
                     "escape backticks inside the template literal as \\` (or build that text with \
                      single quotes)",
                 )
-            }
-            js::parse::SyntaxErrorKind::Plain => (
-                format!(
-                    "syntax error{suffix}: Node cannot load this module, so the process fails \
+                }
+                js::syntax::parse::SyntaxErrorKind::Plain => (
+                    format!(
+                        "syntax error{suffix}: Node cannot load this module, so the process fails \
                      before its first effect; proclint linted what parsed"
+                    ),
+                    "fix the syntax (`node --check FILE` shows Node's own message)",
                 ),
-                "fix the syntax (`node --check FILE` shows Node's own message)",
-            ),
-        };
+            };
         out.push(
             Diagnostic::new(
                 "parse-error",
@@ -312,10 +314,14 @@ fn analyse_tree(
             rule.check_js(&cx, sink)
         }));
     }
-    crate::fingerprint::stamp(file, &crate::fingerprint::js_scopes(&model), &mut out);
+    crate::engine::fingerprint::stamp(
+        file,
+        &crate::engine::fingerprint::js_scopes(&model),
+        &mut out,
+    );
     let summary = match catch_unwind(AssertUnwindSafe(|| {
         inject::point("summary", &file.path);
-        let mut s = js::summary::summarize(&model, key, report);
+        let mut s = js::summary::build::summarize(&model, key, report);
         let literals = rules::literals::filter(config);
         s.compact(|text| literals.keep(text));
         s
@@ -329,7 +335,7 @@ fn analyse_tree(
     let facts = if report && facts {
         match catch_unwind(AssertUnwindSafe(|| {
             inject::point("facts", &file.path);
-            Facts::Process(Box::new(crate::facts::process_facts(&model)))
+            Facts::Process(Box::new(crate::project::facts::process_facts(&model)))
         })) {
             Ok(f) => Some(f),
             Err(p) => {
@@ -395,7 +401,7 @@ fn lint_manifest(
     let mut out = run_rules(file, config, |rule, sink| rule.check_manifest(&cx, sink));
     let facts = match catch_unwind(AssertUnwindSafe(|| {
         inject::point("facts", &file.path);
-        crate::facts::manifest_facts(
+        crate::project::facts::manifest_facts(
             &manifest,
             file,
             path,

@@ -18,19 +18,24 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::cache::Cache;
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::discover::{self, FileKind};
-use crate::facts::Facts;
+use crate::engine::cache::Cache;
+use crate::engine::discover::{Candidate, FileKind};
+use crate::engine::suppress::Directive;
+use crate::project::config::Config;
+use crate::project::facts::Facts;
+use crate::project::run_analysis::RunAnalysis;
 use crate::project::{self, ModuleSummary};
-use crate::run_analysis::RunAnalysis;
 use crate::runs::Run;
 use crate::source::SourceFile;
-use crate::suppress::Directive;
 
+pub mod baseline;
+pub mod cache;
 mod cached;
+pub mod discover;
 mod file;
+pub mod fingerprint;
+pub mod fix;
 mod guard;
 pub mod open;
 mod project_pass;
@@ -38,6 +43,7 @@ mod read;
 pub mod run_select;
 mod runs;
 mod schedule;
+pub mod suppress;
 
 pub use file::{analyse, analyse_from, Reparse};
 pub(crate) use guard::{internal, panic_message};
@@ -78,12 +84,32 @@ pub struct FileOutcome {
     pub cache_key: Option<[u8; 32]>,
 }
 
+impl FileOutcome {
+    /// An outcome with no findings yet: for a file read but not analysed,
+    /// or the base the cache and the per-file pass fill in.
+    pub(crate) fn empty(c: &Candidate, report: bool) -> FileOutcome {
+        FileOutcome {
+            display: c.display.clone(),
+            path: c.path.clone(),
+            kind: c.kind,
+            lines: 0,
+            report,
+            diagnostics: Vec::new(),
+            directives: Vec::new(),
+            summary: None,
+            facts: None,
+            hash: None,
+            cache_key: None,
+        }
+    }
+}
+
 /// A process module's summary: built by this run, or read from the result
 /// cache and decoded only if the cross-module pass needs it.
 #[derive(Debug, Clone)]
 pub enum Summary {
     Built(ModuleSummary),
-    Stored(crate::cache::StoredSummary),
+    Stored(crate::engine::cache::StoredSummary),
 }
 
 impl Summary {

@@ -9,15 +9,15 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::file::{analyse_from, Reparse};
-use super::project_pass::finish_cached;
-use super::read::{lint_candidate_cached, note};
-use super::schedule::{load_context_modules, project_root};
 use super::{on_pool, FileOutcome, Outcome, Stage, Summary};
-use crate::cache::Cache;
-use crate::config::Config;
-use crate::discover::{self, Candidate, FileKind};
+use crate::engine::cache::Cache;
+use crate::engine::discover::{self, Candidate, FileKind};
+use crate::engine::file::{analyse_from, Reparse};
+use crate::engine::project_pass::finish_cached;
+use crate::engine::read::{lint_candidate_cached, note};
+use crate::engine::schedule::{load_context_modules, project_root};
 use crate::project;
+use crate::project::config::Config;
 use crate::source::SourceFile;
 
 /// The process modules of the project `anchor` (a file) belongs to, read
@@ -59,7 +59,7 @@ pub fn as_context(mut f: FileOutcome) -> FileOutcome {
 /// (relative to the working directory, as `--stdin-filename` takes it):
 /// `max-file-size` and the NUL check apply as to the file on disk. `old`
 /// is the tree of the previous text with the changes since applied
-/// (`js::parse::input_edit`), or `None` for a full parse. `None` for
+/// (`js::syntax::parse::input_edit`), or `None` for a full parse. `None` for
 /// JavaScript that is not process code; the tree comes back for the next
 /// edit.
 pub fn analyse_buffer(

@@ -11,20 +11,20 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::cached::project_key;
-use super::guard::{internal, panic_message, whole_file};
-use super::runs::check_run_rules;
 use super::{FileOutcome, Outcome, Stage, Summary};
-use crate::cache::Cache;
-use crate::config::Config;
 use crate::diagnostic::{self, Diagnostic, Severity};
-use crate::inject;
+use crate::engine::cache::Cache;
+use crate::engine::cached::project_key;
+use crate::engine::guard::{internal, panic_message, whole_file};
+use crate::engine::runs::check_run_rules;
+use crate::engine::suppress;
+use crate::project::config::Config;
+use crate::project::run_analysis::RunAnalysis;
 use crate::project::{ModuleSummary, Project};
 use crate::rules::{self, ProjectSink, RuleSwitches};
-use crate::run_analysis::RunAnalysis;
 use crate::runs::Run;
+use crate::source::inject;
 use crate::source::SourceFile;
-use crate::suppress;
 
 /// The cross-module pass, suppressions and ordering.
 pub fn finish(

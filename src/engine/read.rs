@@ -7,15 +7,15 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use super::guard::{internal, panic_message, whole_file};
 use super::{analyse, cached, FileOutcome, Stage};
-use crate::cache::Cache;
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::discover::{self, Candidate, FileKind};
-use crate::inject;
+use crate::engine::cache::Cache;
+use crate::engine::discover::{self, Candidate, FileKind};
+use crate::engine::guard::{internal, panic_message, whole_file};
 use crate::project;
+use crate::project::config::Config;
 use crate::rules::RuleSwitches;
+use crate::source::inject;
 use crate::source::{self, SourceFile, Span};
 
 /// Reads and lints one discovered file. `None` for JavaScript that turns
@@ -46,25 +46,9 @@ pub(super) fn lint_candidate_cached(
             let file = SourceFile::new(c.display.clone(), String::new());
             Some(FileOutcome {
                 diagnostics: vec![internal(&file, "read", panic_message(&p))],
-                ..empty_outcome(c, report)
+                ..FileOutcome::empty(c, report)
             })
         }
-    }
-}
-
-pub(super) fn empty_outcome(c: &Candidate, report: bool) -> FileOutcome {
-    FileOutcome {
-        display: c.display.clone(),
-        path: c.path.clone(),
-        kind: c.kind,
-        lines: 0,
-        report,
-        diagnostics: Vec::new(),
-        directives: Vec::new(),
-        summary: None,
-        facts: None,
-        hash: None,
-        cache_key: None,
     }
 }
 
@@ -140,7 +124,7 @@ pub(super) fn lint_stdin(
             let file = SourceFile::new(c.display.clone(), String::new());
             Some(FileOutcome {
                 diagnostics: vec![internal(&file, "read", panic_message(&p))],
-                ..empty_outcome(c, true)
+                ..FileOutcome::empty(c, true)
             })
         }
     }

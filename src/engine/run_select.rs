@@ -170,14 +170,14 @@ fn candidates(paths: &[PathBuf]) -> (Vec<RunDir>, Vec<PathBuf>) {
             if p.is_dir() {
                 p.clone()
             } else {
-                super::project_root(p).unwrap_or_else(|| PathBuf::from("."))
+                crate::engine::project_root(p).unwrap_or_else(|| PathBuf::from("."))
             }
         })
         .collect();
     roots.dedup();
     let mut dirs: Vec<RunDir> = roots.iter().flat_map(|r| discover_runs(r)).collect();
     if dirs.is_empty() {
-        if let Some(up) = paths.first().and_then(|p| super::project_root(p)) {
+        if let Some(up) = paths.first().and_then(|p| crate::engine::project_root(p)) {
             if !roots.contains(&up) {
                 dirs = discover_runs(&up);
                 roots.push(up);

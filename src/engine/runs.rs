@@ -5,11 +5,11 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::guard::{panic_message, whole_file};
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::engine::guard::{panic_message, whole_file};
+use crate::project::config::Config;
+use crate::project::run_analysis::RunAnalysis;
 use crate::rules::{self, ProjectSink, RuleSwitches, RunContext};
-use crate::run_analysis::RunAnalysis;
 
 /// Every enabled rule's `check_run`, a panicking rule becoming an
 /// `internal-error` like in the other passes.

@@ -10,15 +10,15 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::guard::whole_file;
-use super::project_pass::finish_cached;
-use super::read::lint_candidate_cached;
 use super::{FileOutcome, Outcome, Stage};
-use crate::cache::Cache;
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::discover::{self, Candidate, FileKind};
+use crate::engine::cache::Cache;
+use crate::engine::discover::{self, Candidate, FileKind};
+use crate::engine::guard::whole_file;
+use crate::engine::project_pass::finish_cached;
+use crate::engine::read::lint_candidate_cached;
 use crate::project;
+use crate::project::config::Config;
 use crate::rules::RuleSwitches;
 use crate::runs::Run;
 
@@ -48,7 +48,7 @@ pub(super) fn run_inner(
         let key = project::module_key(path);
         files.retain(|f| project::module_key(&f.path) != key);
         let over = bytes.len() as u64 > config.max_file_size;
-        files.extend(super::read::lint_stdin(
+        files.extend(crate::engine::read::lint_stdin(
             &c,
             bytes.clone(),
             over,

@@ -13,8 +13,8 @@ use globset::Glob;
 use nodejs_semver::Version;
 use serde::Deserialize;
 
-use super::json::{self, Json};
-use super::package_json::PackageJson;
+use crate::manifest::json::{self, Json};
+use crate::manifest::package_json::PackageJson;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LockfileKind {

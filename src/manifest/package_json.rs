@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::json::{self, Json, JsonError};
+use crate::manifest::json::{self, Json, JsonError};
 
 /// The packages whose version pin matters to process code, unless configured otherwise.
 pub const DEFAULT_SDK_PACKAGES: &[&str] = &["@a5c-ai/babysitter-sdk", "@a5c-ai/babysitter"];

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::slug::Slugger;
+use crate::markdown::slug::Slugger;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Heading {

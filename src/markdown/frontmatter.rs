@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::yaml::{self, YamlError, YamlNode};
+use crate::markdown::yaml::{self, YamlError, YamlNode};
 
 /// The frontmatter block as found at the top of a file.
 #[derive(Debug, Clone, PartialEq)]

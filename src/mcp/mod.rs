@@ -34,10 +34,10 @@ pub fn run() -> i32 {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     match serve(stdin.lock(), stdout.lock()) {
-        Ok(()) => crate::output::EXIT_OK,
+        Ok(()) => crate::source::output::EXIT_OK,
         Err(e) => {
             eprintln!("error: proclint mcp: {e}");
-            crate::output::EXIT_ERROR
+            crate::source::output::EXIT_ERROR
         }
     }
 }
@@ -241,7 +241,7 @@ fn target(args: &Map<String, Value>) -> Result<Target, String> {
 
 /// The configuration for a target, and a warning if its proclint.toml is
 /// invalid (the defaults are used then).
-fn config(anchor: &Path) -> (crate::config::Config, Option<String>) {
+fn config(anchor: &Path) -> (crate::project::config::Config, Option<String>) {
     let (config, error) = lint::config_for(anchor);
     (config, error.map(|e| format!("proclint.toml ignored: {e}")))
 }
@@ -257,9 +257,9 @@ fn lint_target(target: &Target) -> (Outcome, Option<String>, Option<(String, Str
             let (config, warning) = config(&paths[0]);
             // The result cache, as `check` uses it: an agent checks the
             // same tree again after each edit.
-            let cache = crate::cache::Cache::new(
+            let cache = crate::engine::cache::Cache::new(
                 config.cache_dir(),
-                &crate::cache::Cache::build_id(),
+                &crate::engine::cache::Cache::build_id(),
                 &config,
             );
             let outcome = engine::run_cached(paths, None, &config, Stage::Full, None, Some(&cache));
@@ -360,7 +360,7 @@ fn fix(args: &Map<String, Value>) -> Result<Value, String> {
         Target::Source { path, text } => {
             let (config, warning) = config(path);
             let (fixed, applied) = lint::fix_buffer(path, text, &config);
-            let display = crate::discover::display_path(&lint::relative(path)).to_string();
+            let display = crate::engine::discover::display_path(&lint::relative(path)).to_string();
             let diff = if applied > 0 {
                 lint::diff(&display, text, &fixed)
             } else {
@@ -374,12 +374,12 @@ fn fix(args: &Map<String, Value>) -> Result<Value, String> {
         }
         Target::Paths(_) => {
             let (outcome, warning, _) = lint_target(&target);
-            let plan = crate::fix::plan(&outcome, None);
+            let plan = crate::engine::fix::plan(&outcome, None);
             if let Some(d) = plan.failed.first() {
                 return Err(format!("{}: {}", d.location.path, d.message));
             }
             let mut result = json!({
-                "diff": crate::fix::diff(&plan),
+                "diff": crate::engine::fix::diff(&plan),
                 "applied": plan.applied(),
                 "files": plan.files.iter().map(|f| f.display.clone()).collect::<Vec<_>>(),
                 "changed_on_disk": plan.changed,

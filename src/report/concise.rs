@@ -1,7 +1,7 @@
 //! `path:line:col: severity[rule] message` — one line per finding.
 
-use super::Options;
 use crate::engine::Outcome;
+use crate::report::Options;
 
 /// `path:line:col: severity[rule] message` with a trailing newline.
 pub fn line(d: &crate::diagnostic::Diagnostic) -> String {
@@ -25,7 +25,7 @@ pub fn write(
         out.write_all(line(d).as_bytes())?;
     }
     if !options.quiet {
-        writeln!(out, "proclint: {}", super::summary_line(outcome))?;
+        writeln!(out, "proclint: {}", crate::report::summary_line(outcome))?;
     }
     Ok(())
 }

@@ -76,7 +76,10 @@ const SUMMARY_BYTES: usize = 1_000_000;
 /// Every finding as a Markdown table, for `$GITHUB_STEP_SUMMARY`, which
 /// the job's summary page shows whole (annotations stop at 10 per level).
 pub fn step_summary(outcome: &Outcome) -> String {
-    let mut out = format!("## proclint\n\n{}\n\n", super::summary_line(outcome));
+    let mut out = format!(
+        "## proclint\n\n{}\n\n",
+        crate::report::summary_line(outcome)
+    );
     if outcome.diagnostics.is_empty() {
         return out;
     }

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::snippet::Clip;
 use super::{Options, Snippet};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
+use crate::report::snippet::Clip;
 use crate::source::Span;
 
 /// Findings rendered in parallel per batch, then written in order: miette's
@@ -73,7 +73,7 @@ pub fn write(
         last = sources.pop();
     }
     if !options.quiet {
-        writeln!(out, "proclint: {}", super::summary_line(outcome))?;
+        writeln!(out, "proclint: {}", crate::report::summary_line(outcome))?;
     }
     Ok(())
 }
@@ -144,7 +144,7 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
     };
     let mut out = String::new();
     if handler.render_report(&mut out, &rendered).is_err() {
-        out = super::concise::line(d);
+        out = crate::report::concise::line(d);
     }
     out.push('\n');
     out

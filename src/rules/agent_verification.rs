@@ -5,13 +5,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::git_in_agent_task::{
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
+use crate::diagnostic::{Location, Severity};
+use crate::project::config::Config;
+use crate::project::{Project, StringLit};
+use crate::rules::git_in_agent_task::{
     find_instruction_where, negation, reported_agent_tasks, task_strings,
 };
-use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
-use crate::config::Config;
-use crate::diagnostic::{Location, Severity};
-use crate::project::{Project, StringLit};
 
 pub struct AgentVerification;
 

@@ -1,13 +1,13 @@
 //! `anonymous-breakpoint`: a breakpoint that ends up with the SDK's default
 //! identity, `"breakpoint"`.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{
     misplaced_breakpoint_option, Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites,
 };
 use crate::diagnostic::Severity;
-use crate::js::objects;
+use crate::js::model::objects;
 use crate::js::syntax::{span, string_value, unparen};
 use crate::js::{EffectKind, JsModel};
 

@@ -2,7 +2,7 @@
 //! `exhausted-retry-unhandled`, `retry-without-history`): how a loop or a
 //! call is named in a message.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use crate::js::model::{Call, Loop};
 use crate::js::syntax::{text, unparen};

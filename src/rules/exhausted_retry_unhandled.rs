@@ -4,17 +4,17 @@
 
 use std::collections::BTreeSet;
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
-use super::convergence::{call_name, excerpt, loop_header};
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::effects::method_path;
-use crate::js::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
+use crate::js::analysis::effects::method_path;
+use crate::js::analysis::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
+use crate::js::model::scope::BindingId;
 use crate::js::model::{LoopId, LoopKind};
-use crate::js::scope::BindingId;
 use crate::js::syntax::{contains, is_function, span, string_value, unparen};
 use crate::js::{EffectKind, JsModel};
+use crate::rules::convergence::{call_name, excerpt, loop_header};
 
 pub struct ExhaustedRetryUnhandled;
 
@@ -168,7 +168,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
             }
         }
         // `if (r.passed) { ok = true; break; }`: flags set on the way out.
-        if let Some(branch) = m.parent(exit) {
+        if let Some(branch) = exit.parent() {
             // `entry.approved = true; break;`: a member of an object declared
             // before the loop carries the outcome just as well.
             for b in member_flags_before(m, lp.node, branch, exit) {
@@ -195,7 +195,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         for b in &outer {
             let copies_tested = m.scopes.get(*b).writes.iter().any(|w| {
                 contains(lp.node, *w)
-                    && assigned_value(m, *w).is_some_and(|v| {
+                    && assigned_value(*w).is_some_and(|v| {
                         // `verdict = review.passed`, or an object built from
                         // it (`outcome = { approved: review.approved }`).
                         bindings_in(m, v).iter().any(|r| tested.contains(r))
@@ -216,7 +216,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
 /// `branch` before `exit` (`entry.approved = true; break;`).
 fn member_flags_before(m: &JsModel, lp: Node, branch: Node, exit: Node) -> Vec<BindingId> {
     let mut out = Vec::new();
-    walk(m, branch, |n| {
+    walk(branch, |n| {
         if is_function(n) || n.start_byte() >= exit.start_byte() {
             return false;
         }
@@ -273,7 +273,7 @@ fn is_counter_test(a: &LoopAnalysis, lp: Node, expr: Node) -> bool {
 /// Bindings referenced in an expression, in source order.
 fn bindings_in(m: &JsModel, expr: Node) -> Vec<BindingId> {
     let mut out = Vec::new();
-    walk(m, expr, |n| {
+    walk(expr, |n| {
         if is_function(n) {
             return false;
         }
@@ -325,9 +325,9 @@ fn pushed_into(a: &LoopAnalysis, l: LoopId, exit: Node, tested: &[BindingId]) ->
 /// Whether the read `r` passes the value itself on (`{ rounds }`,
 /// `{ history: rounds }`, `f(rounds)`), not a member of it
 /// (`rounds.length`).
-fn is_handed_whole(m: &JsModel, r: Node) -> bool {
+fn is_handed_whole(r: Node) -> bool {
     r.kind_str() == "shorthand_property_identifier"
-        || m.parent(r).is_some_and(|p| match p.kind_str() {
+        || r.parent().is_some_and(|p| match p.kind_str() {
             "pair" => p.field("value") == Some(r),
             "arguments" | "array" | "spread_element" => true,
             _ => false,
@@ -345,8 +345,8 @@ fn member_root(v: Node) -> Option<Node> {
 }
 
 /// The value assigned by the write reference `w` (`x = value`).
-fn assigned_value<'t>(m: &JsModel<'t>, w: Node<'t>) -> Option<Node<'t>> {
-    let p = m.parent(w)?;
+fn assigned_value<'t>(w: Node<'t>) -> Option<Node<'t>> {
+    let p = w.parent()?;
     match p.kind_str() {
         "assignment_expression" if p.field("left") == Some(w) => p.field("right"),
         "variable_declarator" => p.field("value"),
@@ -402,7 +402,7 @@ fn check_outcome_read(
                     .get(*b)
                     .reads
                     .iter()
-                    .any(|r| contains(next.node, *r) && is_handed_whole(m, *r))
+                    .any(|r| contains(next.node, *r) && is_handed_whole(*r))
             })
         });
     if read_in_time || handed_on {
@@ -506,7 +506,7 @@ fn forced_successes<'t>(a: &LoopAnalysis<'_, 't>, l: LoopId) -> Vec<Forced<'t>> 
     };
     let outer = a.outer_writes(l);
     let mut out = Vec::new();
-    walk(m, body, |n| {
+    walk(body, |n| {
         if is_function(n) {
             return false;
         }
@@ -552,7 +552,7 @@ fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
         })
     };
     let mut found = false;
-    walk(m, expr, |n| {
+    walk(expr, |n| {
         if found {
             return false;
         }
@@ -564,9 +564,9 @@ fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
                 let sources = bind
                     .init
                     .into_iter()
-                    .chain(bind.writes.iter().filter_map(|w| assigned_value(m, *w)));
+                    .chain(bind.writes.iter().filter_map(|w| assigned_value(*w)));
                 for v in sources {
-                    walk(m, v, |c| {
+                    walk(v, |c| {
                         if is_bp(c) {
                             found = true;
                         }

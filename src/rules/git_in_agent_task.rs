@@ -7,9 +7,9 @@ use std::sync::{Arc, LazyLock, Mutex};
 use regex::Regex;
 
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
-use crate::config::Config;
 use crate::diagnostic::Location;
 use crate::diagnostic::Severity;
+use crate::project::config::Config;
 use crate::project::{Project, StringLit, StringSet, TaskSummary};
 
 pub struct GitInAgentTask;

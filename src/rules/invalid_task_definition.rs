@@ -4,15 +4,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::config::Config;
 use crate::diagnostic::Severity;
-use crate::js::model::TaskDef;
-use crate::js::objects;
-use crate::js::syntax::{span, unparen};
-use crate::js::tasks::{
+use crate::js::analysis::tasks::{
     factory_returns, lacks_property, task_id, value_of, Returns, TaskId, Value,
 };
+use crate::js::model::objects;
+use crate::js::model::TaskDef;
+use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
+use crate::project::config::Config;
 use crate::project::Project;
 
 pub struct InvalidTaskDefinition;
@@ -320,12 +320,10 @@ fn check_repeated(m: &JsModel, td: &TaskDef, id: &str, sink: &mut Sink) {
     // A process function without the context parameter cannot dispatch an
     // effect, so it completes in its first iteration: there is no second
     // registration to throw.
-    let takes_context = m.functions[f].node.field("parameters").is_some_and(|p| {
-        m.named_children(p)
-            .filter(|n| n.kind_str() != "comment")
-            .count()
-            >= 2
-    });
+    let takes_context = m.functions[f]
+        .node
+        .field("parameters")
+        .is_some_and(|p| p.named().filter(|n| n.kind_str() != "comment").count() >= 2);
     if in_process(f) && takes_context {
         sink.push(
             sink.diag_at(

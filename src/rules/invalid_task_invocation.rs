@@ -2,13 +2,13 @@
 //! task definition.
 
 use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::config::Config;
 use crate::diagnostic::Severity;
-use crate::js::context_api::edit_distance;
-use crate::js::globals::is_known_global;
+use crate::js::analysis::tasks::{value_of, Value};
+use crate::js::model::context_api::edit_distance;
+use crate::js::model::globals::is_known_global;
 use crate::js::syntax::{span, string_value, unparen};
-use crate::js::tasks::{value_of, Value};
 use crate::js::{EffectKind, JsModel};
+use crate::project::config::Config;
 use crate::project::{ExportKind, Project, TaskRef};
 
 pub struct InvalidTaskInvocation;
@@ -217,7 +217,7 @@ fn closest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
 }
 
 /// A string literal, directly or through a `const`.
-fn string_of(m: &JsModel, node: crate::js::tree::Node) -> Option<String> {
+fn string_of(m: &JsModel, node: crate::js::syntax::tree::Node) -> Option<String> {
     let node = unparen(node);
     if let Some(s) = string_value(node, m.src()) {
         return Some(s);

@@ -5,7 +5,7 @@
 
 use super::{Area, Category, ProjectSink, Rule, RuleMeta, RunContext};
 use crate::diagnostic::Severity;
-use crate::run_analysis::file_location;
+use crate::project::run_analysis::file_location;
 
 pub struct JournalIntegrity;
 

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use regex::Regex;
 
 use super::{agent_verification, git_in_agent_task, unbounded_loop_instruction};
-use crate::config::Config;
+use crate::project::config::Config;
 use crate::rules::RuleSwitches;
 
 /// The union of the phrase rules' patterns for one configuration.

@@ -3,11 +3,11 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
+use crate::js::analysis::tasks::lacks_property;
+use crate::js::model::objects::{self, properties};
 use crate::js::model::Call;
-use crate::js::objects::{self, properties};
+use crate::js::syntax::tree::Node;
 use crate::js::syntax::{contains, span};
-use crate::js::tasks::lacks_property;
-use crate::js::tree::Node;
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
 

@@ -6,11 +6,11 @@
 //! policy context. `defineTask`'s third argument, and the envelope beside
 //! `run` in the object form, go to the in-memory task registry only.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::js::objects;
+use crate::js::model::objects;
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::source::Span;
@@ -230,15 +230,14 @@ fn move_fix(
     }
     // Only a `labels: …` pair written in the envelope itself can be removed
     // (not one reached through a spread, not a shorthand).
-    let pair = m.parent(value).filter(|p| p.kind_str() == "pair")?;
+    let pair = value.parent().filter(|p| p.kind_str() == "pair")?;
     let text = m.text(value).to_string();
     let mut edits = vec![remove_property(m, pair)];
     for (obj, empty) in problems {
         edits.push(insert_edit(m, first_newline, *obj, *empty, &text)?);
     }
     let inner = unparen(value);
-    let plain =
-        inner.kind_str() == "array" && m.named_children(inner).all(|e| e.kind_str() == "string");
+    let plain = inner.kind_str() == "array" && inner.named().all(|e| e.kind_str() == "string");
     Some(Fix {
         description: format!("move labels {text} into the returned definition"),
         edits,
@@ -312,10 +311,7 @@ fn insert_edit(
             replacement: text.to_string(),
         });
     }
-    let props: Vec<Node> = m
-        .named_children(obj)
-        .filter(|n| n.kind_str() != "comment")
-        .collect();
+    let props: Vec<Node> = obj.named().filter(|n| n.kind_str() != "comment").collect();
     let first = *props.first()?;
     let kind_pair = props
         .iter()
@@ -391,10 +387,10 @@ fn insert_edit(
 
 #[cfg(test)]
 mod tests {
-    use crate::config::Config;
     use crate::diagnostic::Diagnostic;
-    use crate::discover::FileKind;
+    use crate::engine::discover::FileKind;
     use crate::engine::lint_text;
+    use crate::project::config::Config;
 
     fn lint(src: &str) -> Vec<Diagnostic> {
         let mut config = Config::default();
@@ -408,7 +404,7 @@ mod tests {
     fn apply(text: &str, d: &Diagnostic) -> String {
         let fix = d.fix.as_ref().unwrap_or_else(|| panic!("no fix on {d:?}"));
         let edits: &[crate::diagnostic::Edit] = &fix.edits;
-        crate::fix::apply(text, &[edits]).0
+        crate::engine::fix::apply(text, &[edits]).0
     }
 
     const HEAD: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n";

@@ -1,11 +1,11 @@
 //! `missing-output-schema`: an agent task without a usable output schema
 //! whose result is read by field.
 
-use super::undeclared_output_field::WRAPPER_FIELDS;
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
-use crate::config::Config;
 use crate::diagnostic::Severity;
+use crate::project::config::Config;
 use crate::project::{Project, SchemaState};
+use crate::rules::undeclared_output_field::WRAPPER_FIELDS;
 
 pub struct MissingOutputSchema;
 

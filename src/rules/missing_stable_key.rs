@@ -2,13 +2,13 @@
 //! (or with a constant one).
 
 use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::config::Config;
 use crate::diagnostic::Fix;
 use crate::diagnostic::Severity;
-use crate::js::repeat::{repetition, Repeat};
-use crate::js::summary::{describe_repeat, invocation_key, key_example};
+use crate::js::analysis::repeat::{repetition, Repeat};
+use crate::js::summary::build::{describe_repeat, invocation_key, key_example};
 use crate::js::syntax::span;
 use crate::js::EffectKind;
+use crate::project::config::Config;
 use crate::project::Project;
 
 pub struct MissingStableKey;
@@ -145,11 +145,15 @@ fn placeholder_note(variable: Option<&str>) -> &'static str {
 }
 
 /// Whether the call sits in the array literal passed to `batch`.
-fn in_literal_list(m: &crate::js::JsModel, call: usize, batch: crate::js::tree::Node) -> bool {
+fn in_literal_list(
+    m: &crate::js::JsModel,
+    call: usize,
+    batch: crate::js::syntax::tree::Node,
+) -> bool {
     let node = m.calls[call].node;
     batch
         .field("arguments")
-        .and_then(|a| m.named_children(a).find(|n| n.kind_str() != "comment"))
+        .and_then(|a| a.named().find(|n| n.kind_str() != "comment"))
         .filter(|list| list.kind_str() == "array")
         .is_some_and(|list| {
             list.start_byte() <= node.start_byte() && node.end_byte() <= list.end_byte()

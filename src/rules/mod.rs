@@ -4,11 +4,11 @@
 
 use std::fmt;
 
-use crate::config::{Config, KnownRules};
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::js::JsModel;
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
+use crate::project::config::{Config, KnownRules};
 use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
@@ -201,7 +201,7 @@ pub struct ManifestContext<'a> {
 /// What a rule sees of a recorded run (`check --run`): the journal, the
 /// loop trajectories and where each task id lives in the checked source.
 pub struct RunContext<'a> {
-    pub analysis: &'a crate::run_analysis::RunAnalysis,
+    pub analysis: &'a crate::project::run_analysis::RunAnalysis,
     pub config: &'a Config,
 }
 
@@ -554,7 +554,7 @@ pub fn meta(id: &str) -> Option<&'static RuleMeta> {
 }
 
 /// The registry as configuration loading sees it (see
-/// [`crate::config::KnownRules`]).
+/// [`crate::project::config::KnownRules`]).
 pub struct Registry;
 
 impl KnownRules for Registry {
@@ -632,5 +632,5 @@ impl RuleSwitches for Config {
 
 /// The registered rule id nearest to a misspelling.
 pub fn closest_rule(id: &str) -> Option<&'static str> {
-    crate::config::closest_rule(id, &Registry)
+    crate::project::config::closest_rule(id, &Registry)
 }

@@ -2,7 +2,7 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::objects;
+use crate::js::model::objects;
 use crate::js::syntax::{is_function, span, string_value};
 
 pub struct NodeTaskKind;

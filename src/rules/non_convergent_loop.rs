@@ -4,10 +4,10 @@
 //! source has it, else at the task's `defineTask`, else at the journal.
 
 use super::{Area, Category, ProjectSink, Rule, RuleMeta, RunContext};
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::run_analysis::loop_name;
-use crate::run_analysis::RunAnalysis;
+use crate::project::config::Config;
+use crate::project::run_analysis::loop_name;
+use crate::project::run_analysis::RunAnalysis;
 use crate::runs::{LoopClass, LoopTrajectory};
 
 pub struct NonConvergentLoop;

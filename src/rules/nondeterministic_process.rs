@@ -1,15 +1,15 @@
 //! `nondeterministic-process`: wall clock, randomness and environment reads
 //! in code that re-runs on every replay.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Diagnostic, Related, Severity};
-use crate::js::effects::effect_of_call;
-use crate::js::replay::{origin, Origin, Replay};
-use crate::js::results::enclosing_function;
+use crate::js::analysis::effects::effect_of_call;
+use crate::js::analysis::replay::{origin, Origin, Replay};
+use crate::js::analysis::results::enclosing_function;
+use crate::js::analysis::taint::{sinks_of, SinkKind};
 use crate::js::syntax::span;
-use crate::js::taint::{sinks_of, SinkKind};
 use crate::js::{EffectKind, JsModel};
 
 pub struct NondeterministicProcess;
@@ -142,12 +142,12 @@ impl Rule for NondeterministicProcess {
         }
         // `process.env` under the module's own `function process` is
         // `shadowed-process-global`'s finding (a TypeError, not an env read).
-        let shadow = super::shadowed_process_global::module_process_binding(m);
+        let shadow = crate::rules::shadowed_process_global::module_process_binding(m);
         for &node in &m.env_members {
             if is_env_read(m, node) && !rooted_at(m, node, shadow) {
                 // `process.env.CI` reads better than `process.env`.
-                let shown = m
-                    .parent(node)
+                let shown = node
+                    .parent()
                     .filter(|p| p.kind_str() == "member_expression")
                     .unwrap_or(node);
                 found.push((node, Source::Env, shorten(m.text(shown))));
@@ -332,7 +332,7 @@ fn is_env_read(m: &JsModel, node: Node) -> bool {
     }
     // `process.env.X = …` writes.
     let mut n = node;
-    while let Some(p) = m.parent(n) {
+    while let Some(p) = n.parent() {
         match p.kind_str() {
             "member_expression" | "subscript_expression" => n = p,
             "assignment_expression" | "augmented_assignment_expression" => {
@@ -345,7 +345,7 @@ fn is_env_read(m: &JsModel, node: Node) -> bool {
 }
 
 /// Whether a member chain's root identifier is the binding `b`.
-fn rooted_at(m: &JsModel, node: Node, b: Option<crate::js::scope::BindingId>) -> bool {
+fn rooted_at(m: &JsModel, node: Node, b: Option<crate::js::model::scope::BindingId>) -> bool {
     let Some(b) = b else {
         return false;
     };

@@ -51,7 +51,9 @@ impl Rule for ParallelMapIndex {
                 let Some(b) = binding else { continue };
                 let param = m.scopes.get(*b);
                 // `(item, i = 0)`: the default, not `undefined`.
-                if m.parent(param.node)
+                if param
+                    .node
+                    .parent()
                     .is_some_and(|p| p.kind_str() == "assignment_pattern")
                 {
                     continue;

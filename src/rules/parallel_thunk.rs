@@ -2,13 +2,13 @@
 //! functions nor promises (awaited results, literals), on which the batch
 //! throws; started calls only where a concurrency limit cannot apply.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::js::scope::BindingKind;
+use crate::js::analysis::tasks::{value_of, Value};
+use crate::js::model::scope::BindingKind;
 use crate::js::syntax::{span, unparen};
-use crate::js::tasks::{value_of, Value};
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
 
@@ -50,7 +50,7 @@ impl Rule for ParallelThunk {
                 limited: has_max_concurrency(m, call.args.get(1).copied()),
             };
             if let Some(array) = array_of(m, arg) {
-                let elements: Vec<Node> = m.named_children(array).collect();
+                let elements: Vec<Node> = array.named().collect();
                 for el in elements {
                     if let Some(started) = started_call(m, el) {
                         push_finding(m, sink, &batch, el, started, Member::Element);
@@ -85,7 +85,7 @@ fn has_max_concurrency(m: &JsModel, options: Option<Node>) -> bool {
     if o.kind_str() != "object" {
         return true;
     }
-    m.named_children(o).any(|p| match p.kind_str() {
+    o.named().any(|p| match p.kind_str() {
         "pair" => p
             .field("key")
             .is_some_and(|k| m.text(k) == "maxConcurrency"),
@@ -201,7 +201,7 @@ fn returns_functions(m: &JsModel, f: usize) -> bool {
             }
             continue;
         }
-        for child in m.named_children(n) {
+        for child in n.named() {
             if !crate::js::syntax::is_function(child) {
                 stack.push(child);
             }
@@ -326,10 +326,10 @@ fn push_finding(
 
 #[cfg(test)]
 mod tests {
-    use crate::config::Config;
     use crate::diagnostic::Diagnostic;
-    use crate::discover::FileKind;
+    use crate::engine::discover::FileKind;
     use crate::engine::lint_text;
+    use crate::project::config::Config;
 
     /// Applies a fix's edits (non-overlapping) to `text`, last first.
     fn apply(text: &str, d: &Diagnostic) -> String {

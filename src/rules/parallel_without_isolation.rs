@@ -3,10 +3,10 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::isolation::{peers, uncaptured_dispatches};
+use crate::js::analysis::isolation::{peers, uncaptured_dispatches};
 use crate::js::model::TaskTarget;
+use crate::js::syntax::tree::Node;
 use crate::js::syntax::{contains, span};
-use crate::js::tree::Node;
 use crate::js::{EffectKind, JsModel};
 
 pub struct ParallelWithoutIsolation;
@@ -49,7 +49,7 @@ impl Rule for ParallelWithoutIsolation {
             // A fixed tuple destructured whole (`const [a, b] = await
             // ctx.parallel.all([…])`) needs every result: capturing one
             // peer's failure would only move it.
-            if e.kind == EffectKind::ParallelAll && destructured_whole(m, m.calls[e.call].node) {
+            if e.kind == EffectKind::ParallelAll && destructured_whole(m.calls[e.call].node) {
                 continue;
             }
             // Peers proclint cannot see are not judged.
@@ -118,9 +118,9 @@ impl Rule for ParallelWithoutIsolation {
 }
 
 /// Whether the batch's awaited result is bound by an array pattern.
-fn destructured_whole(m: &JsModel, call: Node) -> bool {
+fn destructured_whole(call: Node) -> bool {
     let mut n = call;
-    while let Some(p) = m.parent(n) {
+    while let Some(p) = n.parent() {
         match p.kind_str() {
             "await_expression" | "parenthesized_expression" => n = p,
             "variable_declarator" | "assignment_expression" => {
@@ -144,7 +144,7 @@ fn dispatches_shell(m: &JsModel, site: Node) -> bool {
     }
     let Some(target) = site
         .field("arguments")
-        .and_then(|a| m.named_children(a).find(|n| n.kind_str() != "comment"))
+        .and_then(|a| a.named().find(|n| n.kind_str() != "comment"))
     else {
         return false;
     };
@@ -160,10 +160,7 @@ fn describe_call(m: &JsModel, call: Node) -> String {
     let args: Vec<Node> = call
         .field("arguments")
         .map(|a| {
-            let v: Vec<Node> = m
-                .named_children(a)
-                .filter(|n| n.kind_str() != "comment")
-                .collect();
+            let v: Vec<Node> = a.named().filter(|n| n.kind_str() != "comment").collect();
             v
         })
         .unwrap_or_default();

@@ -1,11 +1,11 @@
 //! `parallelizable-tasks` (pedantic): consecutive awaited `ctx.task` calls
 //! where no later one uses an earlier one's result (babysitter #114).
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::scope::BindingId;
+use crate::js::model::scope::BindingId;
 use crate::js::syntax::{contains, span, unparen};
 use crate::js::{EffectKind, JsModel};
 
@@ -39,13 +39,13 @@ impl Rule for ParallelizableTasks {
         let m = cx.model;
         let mut blocks: Vec<Node> = m
             .effects_of(EffectKind::Task)
-            .filter_map(|e| statement_of(m, m.calls[e.call].node))
-            .filter_map(|s| m.parent(s))
+            .filter_map(|e| statement_of(m.calls[e.call].node))
+            .filter_map(|s| s.parent())
             .collect();
         blocks.sort_by_key(|b| b.start_byte());
         blocks.dedup_by_key(|b| b.id());
         for block in blocks {
-            let statements: Vec<Node> = m.named_children(block).collect();
+            let statements: Vec<Node> = block.named().collect();
             let mut run: Vec<(Node, Option<BindingId>)> = Vec::new();
             for s in statements.into_iter().chain(std::iter::once(block)) {
                 let task = (s.id() != block.id()).then(|| awaited_task(m, s)).flatten();
@@ -96,10 +96,10 @@ fn report(run: &[(Node, Option<BindingId>)], sink: &mut Sink) {
 
 /// The statement directly holding a call (`const x = await ctx.task(…)` or
 /// `await ctx.task(…);`).
-fn statement_of<'t>(m: &JsModel<'t>, call: Node<'t>) -> Option<Node<'t>> {
+fn statement_of<'t>(call: Node<'t>) -> Option<Node<'t>> {
     let mut n = call;
     loop {
-        let p = m.parent(n)?;
+        let p = n.parent()?;
         match p.kind_str() {
             "await_expression" | "parenthesized_expression" | "variable_declarator" => n = p,
             "lexical_declaration" | "variable_declaration" | "expression_statement" => {
@@ -116,9 +116,7 @@ fn awaited_task(m: &JsModel, s: Node) -> Option<Option<BindingId>> {
     let (value, name) = match s.kind_str() {
         "expression_statement" => (unparen(s.named_child(0)?), None),
         "lexical_declaration" | "variable_declaration" => {
-            let mut decls = m
-                .named_children(s)
-                .filter(|d| d.kind_str() == "variable_declarator");
+            let mut decls = s.named().filter(|d| d.kind_str() == "variable_declarator");
             let d = decls.next()?;
             if decls.next().is_some() {
                 return None;

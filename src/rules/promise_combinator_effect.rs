@@ -3,11 +3,11 @@
 //! `ctx.parallel.*`; a bare combinator emits effects with colliding journal
 //! sequence numbers (babysitter #879).
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::js::effects::Reach;
+use crate::js::analysis::effects::Reach;
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 
@@ -73,8 +73,8 @@ impl Rule for PromiseCombinatorEffect {
             let arg = unparen(arg);
             let source = source_of(m, &reach, arg);
             let dispatching = match &source {
-                Source::Literal(array) => m
-                    .named_children(*array)
+                Source::Literal(array) => array
+                    .named()
                     .filter(|e| e.kind_str() != "await_expression" && !is_function(*e))
                     .find_map(|e| reach.in_node(e).map(|_| e)),
                 Source::Map { callback, .. } => reach.in_node(*callback).map(|_| *callback),
@@ -171,8 +171,8 @@ fn array_variable<'t>(m: &JsModel<'t>, reach: &Reach, ident: Node<'t>) -> Option
                 }
             }
             "array" => {
-                if let Some(e) = m
-                    .named_children(init)
+                if let Some(e) = init
+                    .named()
                     .filter(|e| e.kind_str() != "await_expression" && !is_function(*e))
                     .find(|e| reach.in_node(*e).is_some())
                 {
@@ -184,8 +184,8 @@ fn array_variable<'t>(m: &JsModel<'t>, reach: &Reach, ident: Node<'t>) -> Option
     }
     for read in &binding.reads {
         // `pending.push(ctx.task(…))`
-        let Some(member) = m
-            .parent(*read)
+        let Some(member) = read
+            .parent()
             .filter(|p| p.kind_str() == "member_expression")
         else {
             continue;
@@ -193,8 +193,8 @@ fn array_variable<'t>(m: &JsModel<'t>, reach: &Reach, ident: Node<'t>) -> Option
         if member.field("property").map(|p| m.text(p)) != Some("push") {
             continue;
         }
-        let Some(call) = m
-            .parent(member)
+        let Some(call) = member
+            .parent()
             .filter(|p| p.kind_str() == "call_expression")
         else {
             continue;
@@ -202,8 +202,8 @@ fn array_variable<'t>(m: &JsModel<'t>, reach: &Reach, ident: Node<'t>) -> Option
         let Some(args) = call.field("arguments") else {
             continue;
         };
-        if let Some(e) = m
-            .named_children(args)
+        if let Some(e) = args
+            .named()
             .filter(|e| e.kind_str() != "await_expression" && !is_function(*e))
             .find(|e| reach.in_node(*e).is_some())
         {
@@ -242,7 +242,7 @@ fn effect_name(m: &JsModel, reach: &Reach, at: Node) -> String {
 fn rewrite(m: &JsModel, callee: Node, source: &Source, reach: &Reach) -> Option<Fix> {
     match source {
         Source::Literal(array) => {
-            let elements: Vec<Node> = m.named_children(*array).collect();
+            let elements: Vec<Node> = array.named().collect();
             let mut ctx_name: Option<&str> = None;
             let mut edits = Vec::new();
             for e in &elements {
@@ -286,11 +286,11 @@ fn rewrite(m: &JsModel, callee: Node, source: &Source, reach: &Reach) -> Option<
                 return None;
             }
             let ctx_name = m.text(m.calls[c].callee).split('.').next()?;
-            let call = m.parent(m.parent(unparen(*receiver))?)?;
+            let call = (unparen(*receiver).parent()?).parent()?;
             // Replace `Promise.all(receiver.map(callback))` with
             // `ctx.parallel.map(receiver, callback)`.
-            let outer_args = m.parent(call).filter(|a| a.kind_str() == "arguments")?;
-            let outer = m.parent(outer_args)?;
+            let outer_args = call.parent().filter(|a| a.kind_str() == "arguments")?;
+            let outer = outer_args.parent()?;
             let text = format!(
                 "{ctx_name}.parallel.map({}, {})",
                 m.text(*receiver),

@@ -2,11 +2,11 @@
 //! breakpoint ends the process (return, throw, break, `ctx.halt`) without
 //! reading why (babysitter #950: days of tracked work lost).
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::scope::BindingId;
+use crate::js::model::scope::BindingId;
 use crate::js::syntax::{holds_statements, is_function, span, unparen};
 use crate::js::{EffectKind, JsModel};
 
@@ -119,7 +119,7 @@ fn invites_revision(m: &JsModel, call: &crate::js::model::Call) -> bool {
     let text = match m.object_of_expr(*payload) {
         Some(obj) => ["question", "title", "message", "description"]
             .iter()
-            .filter_map(|k| crate::js::objects::property(m, obj, k))
+            .filter_map(|k| crate::js::model::objects::property(m, obj, k))
             .map(|v| m.text(v).to_ascii_lowercase())
             .collect::<Vec<_>>()
             .join(" "),
@@ -131,7 +131,7 @@ fn invites_revision(m: &JsModel, call: &crate::js::model::Call) -> bool {
 /// `const r = await ctx.breakpoint(…)` → `r`.
 fn result_binding(m: &JsModel, call: Node) -> Option<BindingId> {
     let mut n = call;
-    while let Some(p) = m.parent(n) {
+    while let Some(p) = n.parent() {
         match p.kind_str() {
             "await_expression" | "parenthesized_expression" => n = p,
             "variable_declarator" => {
@@ -154,7 +154,7 @@ fn result_binding(m: &JsModel, call: Node) -> Option<BindingId> {
 
 /// `r.approved` (or `r?.approved`, `r['approved']`).
 fn decision_read(m: &JsModel, read: Node) -> bool {
-    m.parent(read).is_some_and(|p| match p.kind_str() {
+    read.parent().is_some_and(|p| match p.kind_str() {
         "member_expression" => p
             .field("property")
             .is_some_and(|prop| DECISION_FIELDS.contains(&m.text(prop))),
@@ -168,11 +168,11 @@ fn decision_read(m: &JsModel, read: Node) -> bool {
 /// The statement run on rejection, for `if (!r.approved) S`,
 /// `if (r.approved === false) S`, and `if (r.approved) … else S`.
 fn rejection_branch<'t>(m: &JsModel<'t>, read: Node<'t>) -> Option<Node<'t>> {
-    let member = m.parent(read)?;
+    let member = read.parent()?;
     let mut n = member;
     let mut negated = false;
     loop {
-        let p = m.parent(n)?;
+        let p = n.parent()?;
         match p.kind_str() {
             "parenthesized_expression" => n = p,
             "unary_expression" if p.field("operator").is_some_and(|o| m.text(o) == "!") => {
@@ -229,8 +229,8 @@ fn first_exit<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<Node<'t>> {
             (m.effect_of_call(c)?.kind == EffectKind::Halt).then_some(stmt)
         }
         _ if is_function(stmt) || crate::js::syntax::is_loop(stmt) => None,
-        "statement_block" => m.named_children(stmt).find_map(|s| first_exit(m, s)),
-        _ if holds_statements(stmt) => m.named_children(stmt).find_map(|s| first_exit(m, s)),
+        "statement_block" => stmt.named().find_map(|s| first_exit(m, s)),
+        _ if holds_statements(stmt) => stmt.named().find_map(|s| first_exit(m, s)),
         _ => None,
     }
 }

@@ -3,16 +3,16 @@
 
 use std::collections::HashSet;
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
-use super::convergence::{call_name, loop_header};
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::loops::{mentions, walk, Bound, LoopAnalysis};
+use crate::js::analysis::loops::{mentions, walk, Bound, LoopAnalysis};
+use crate::js::model::scope::BindingId;
 use crate::js::model::{CallId, LoopKind};
-use crate::js::scope::BindingId;
 use crate::js::syntax::{contains, is_function, span, unparen};
 use crate::js::{EffectKind, JsModel};
+use crate::rules::convergence::{call_name, loop_header};
 
 pub struct RetryWithoutHistory;
 
@@ -159,8 +159,7 @@ impl Rule for RetryWithoutHistory {
                         *t && e.start_byte() > check_node.end_byte()
                             && (e.end_byte() <= fix_node.start_byte() || j < i)
                     });
-                    if !after_verdict && !under_verdict(m, lp.node, fix_node, &exits, &tests_check)
-                    {
+                    if !after_verdict && !under_verdict(lp.node, fix_node, &exits, &tests_check) {
                         continue;
                     }
                     // Its output feeds the next check, or it works on the
@@ -230,7 +229,7 @@ impl Rule for RetryWithoutHistory {
 fn is_counter(m: &JsModel, lp: Node, b: BindingId) -> bool {
     let bind = m.scopes.get(b);
     bind.writes.iter().filter(|w| contains(lp, **w)).all(|w| {
-        let Some(p) = m.parent(*w) else {
+        let Some(p) = w.parent() else {
             return false;
         };
         match p.kind_str() {
@@ -241,7 +240,7 @@ fn is_counter(m: &JsModel, lp: Node, b: BindingId) -> bool {
                 .is_some_and(|r| match r.kind_str() {
                     "number" => p.kind_str() == "augmented_assignment_expression",
                     "binary_expression" => {
-                        mentions(m, r, b) && m.named_children(r).any(|c| c.kind_str() == "number")
+                        mentions(m, r, b) && r.named().any(|c| c.kind_str() == "number")
                     }
                     _ => false,
                 }),
@@ -259,8 +258,8 @@ fn set_from(m: &JsModel, lp: Node, b: BindingId, from: &[BindingId]) -> bool {
         if !contains(lp, *w) {
             return false;
         }
-        let Some(p) = m
-            .parent(*w)
+        let Some(p) = w
+            .parent()
             .filter(|p| p.kind_str() == "assignment_expression")
         else {
             return false;
@@ -269,7 +268,7 @@ fn set_from(m: &JsModel, lp: Node, b: BindingId, from: &[BindingId]) -> bool {
             return true;
         }
         let mut cur = p;
-        while let Some(up) = m.parent(cur) {
+        while let Some(up) = cur.parent() {
             if up.id() == lp.id() {
                 break;
             }
@@ -301,14 +300,13 @@ fn innermost_loop(m: &JsModel, n: Node) -> Option<usize> {
 /// that leaves the loop is the way out, and what runs there — a report,
 /// a notification — is no fixer).
 fn under_verdict<'t>(
-    m: &JsModel<'t>,
     lp: Node<'t>,
     n: Node<'t>,
     exits: &[Node<'t>],
     tests_check: &impl Fn(Node<'t>) -> bool,
 ) -> bool {
     let mut cur = n;
-    while let Some(p) = m.parent(cur) {
+    while let Some(p) = cur.parent() {
         if p.id() == lp.id() {
             return false;
         }
@@ -337,7 +335,7 @@ fn target<'t>(m: &JsModel<'t>, c: CallId) -> &'t str {
 /// `const { passed, issues } = …`, `review = await ctx.task(…)`.
 fn result_bindings(m: &JsModel, call: Node) -> Vec<BindingId> {
     let mut n = call;
-    while let Some(p) = m.parent(n) {
+    while let Some(p) = n.parent() {
         match p.kind_str() {
             "await_expression" | "parenthesized_expression" => n = p,
             "variable_declarator" => {
@@ -360,7 +358,7 @@ fn result_bindings(m: &JsModel, call: Node) -> Vec<BindingId> {
 
 fn pattern_bindings(m: &JsModel, pattern: Node) -> Vec<BindingId> {
     let mut out = Vec::new();
-    walk(m, pattern, |n| {
+    walk(pattern, |n| {
         if matches!(
             n.kind_str(),
             "identifier" | "shorthand_property_identifier_pattern"
@@ -383,7 +381,7 @@ fn pattern_bindings(m: &JsModel, pattern: Node) -> Vec<BindingId> {
 /// a variable the loop derives from one (`const prior = attempts.slice(-3)`).
 fn carries_history(m: &JsModel, lp: Node, args: Node, accumulators: &[BindingId]) -> bool {
     let mut found = false;
-    walk(m, args, |n| {
+    walk(args, |n| {
         if found || is_function(n) {
             return false;
         }

@@ -2,11 +2,11 @@
 //! whose own module-scope `process` (the exported process function) hides
 //! Node's global. Every `process` in that module is the function.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::scope::{BindingKind, ScopeKind};
+use crate::js::model::scope::{BindingKind, ScopeKind};
 use crate::js::syntax::{is_function, span, unparen};
 use crate::js::JsModel;
 
@@ -65,7 +65,7 @@ impl Rule for ShadowedProcessGlobal {
             .map(|f| m.functions[f].node)
             .collect();
         for &read in &binding.reads {
-            if in_nested_function_of(m, read, &factories) {
+            if in_nested_function_of(read, &factories) {
                 continue;
             }
             let Some(member) = m.member_of_object(read) else {
@@ -99,10 +99,10 @@ impl Rule for ShadowedProcessGlobal {
 
 /// Whether `node` is inside a function that is itself inside one of
 /// `factories` (not the factory's own body, which runs at dispatch).
-fn in_nested_function_of(m: &JsModel, node: Node, factories: &[Node]) -> bool {
+fn in_nested_function_of(node: Node, factories: &[Node]) -> bool {
     let mut nested = false;
     let mut cur = node;
-    while let Some(p) = m.parent(cur) {
+    while let Some(p) = cur.parent() {
         if factories.iter().any(|f| f.id() == p.id()) {
             return nested;
         }
@@ -116,7 +116,7 @@ fn in_nested_function_of(m: &JsModel, node: Node, factories: &[Node]) -> bool {
 
 /// The module-scope function named `process`, when there is one (an
 /// `import process from 'node:process'` is Node's object, not a shadow).
-pub fn module_process_binding(m: &JsModel) -> Option<crate::js::scope::BindingId> {
+pub fn module_process_binding(m: &JsModel) -> Option<crate::js::model::scope::BindingId> {
     let program = m
         .scopes
         .scopes
@@ -136,7 +136,7 @@ pub fn module_process_binding(m: &JsModel) -> Option<crate::js::scope::BindingId
 
 /// What happens at run time, with the expression as the reader wrote it.
 fn consequence(m: &JsModel, member: Node, prop: &str) -> (String, String) {
-    let parent = m.parent(member);
+    let parent = member.parent();
     let called = parent.is_some_and(|p| {
         p.kind_str() == "call_expression"
             && p.field("function").map(|f| f.id()) == Some(member.id())

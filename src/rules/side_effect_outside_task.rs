@@ -3,10 +3,10 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
-use crate::js::loops::walk;
-use crate::js::replay::{origin, Origin, Replay};
+use crate::js::analysis::loops::walk;
+use crate::js::analysis::replay::{origin, Origin, Replay};
 use crate::js::syntax::{is_function, span, unparen};
 use crate::js::JsModel;
 
@@ -268,7 +268,7 @@ const MKDIRS: &[&str] = &["mkdir", "mkdirSync", "ensureDir", "ensureDirSync"];
 /// Whether the statement after the one holding `call` calls a file write.
 fn next_statement_writes(m: &JsModel, call: Node) -> bool {
     let mut stmt = call;
-    while let Some(p) = m.parent(stmt) {
+    while let Some(p) = stmt.parent() {
         if stmt.kind_str() == "expression_statement" || is_function(p) {
             break;
         }
@@ -281,7 +281,7 @@ fn next_statement_writes(m: &JsModel, call: Node) -> bool {
         return false;
     };
     let mut found = false;
-    walk(m, next, |n| {
+    walk(next, |n| {
         if found || is_function(n) {
             return false;
         }
@@ -304,7 +304,7 @@ fn under_run_dir(m: &JsModel, expr: Node, depth: usize) -> bool {
         return false;
     }
     let mut found = false;
-    walk(m, expr, |n| {
+    walk(expr, |n| {
         if found || is_function(n) {
             return false;
         }
@@ -323,7 +323,7 @@ fn under_run_dir(m: &JsModel, expr: Node, depth: usize) -> bool {
                     let bind = m.scopes.get(b);
                     // A `let` assigned later (`p = join(artifactsDir, …)`).
                     let assigned = bind.writes.iter().any(|w| {
-                        m.parent(*w)
+                        w.parent()
                             .filter(|a| a.kind_str() == "assignment_expression")
                             .and_then(|a| a.field("right"))
                             .is_some_and(|v| under_run_dir(m, v, depth + 1))
@@ -348,7 +348,7 @@ fn under_run_dir(m: &JsModel, expr: Node, depth: usize) -> bool {
                         // value is the context.
                         let mut d = Some(bind.node);
                         while let Some(x) = d.filter(|x| x.kind_str() != "variable_declarator") {
-                            d = m.parent(x).filter(|p| !is_function(*p));
+                            d = x.parent().filter(|p| !is_function(*p));
                         }
                         found = d
                             .and_then(|d| d.field("value"))
@@ -366,8 +366,8 @@ fn under_run_dir(m: &JsModel, expr: Node, depth: usize) -> bool {
 /// The function and position of a parameter binding.
 fn param_of(
     m: &JsModel,
-    b: crate::js::scope::BindingId,
-) -> Option<(crate::js::scope::FnId, usize)> {
+    b: crate::js::model::scope::BindingId,
+) -> Option<(crate::js::model::scope::FnId, usize)> {
     m.functions.iter().enumerate().find_map(|(f, func)| {
         func.param_bindings
             .iter()

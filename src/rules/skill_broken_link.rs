@@ -210,7 +210,7 @@ fn missing_help(link: &Link, path: &str) -> String {
 fn anchor_help(doc: &MarkdownDoc, anchor: &str) -> String {
     let mut best: Option<(usize, &str)> = None;
     for h in &doc.headings {
-        let d = crate::config::edit_distance(anchor, &h.slug);
+        let d = crate::project::config::edit_distance(anchor, &h.slug);
         if d <= h.slug.len() / 3 + 1 && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, &h.slug));
         }
@@ -225,9 +225,9 @@ fn anchor_help(doc: &MarkdownDoc, anchor: &str) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-    use crate::discover::FileKind;
+    use crate::engine::discover::FileKind;
     use crate::engine::lint_text;
+    use crate::project::config::Config;
 
     #[test]
     fn classifies_destinations() {

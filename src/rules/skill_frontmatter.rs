@@ -15,10 +15,10 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::{Area, Category, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::markdown::yaml::{YamlError, YamlNode, YamlValue};
 use crate::markdown::Frontmatter;
+use crate::project::config::Config;
 use crate::source::Span;
 
 pub struct SkillFrontmatter;
@@ -582,9 +582,9 @@ fn folder_name(path: &Path) -> Option<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-    use crate::discover::FileKind;
+    use crate::engine::discover::FileKind;
     use crate::engine::lint_text;
+    use crate::project::config::Config;
 
     fn config(spec: &str) -> Config {
         let text = format!("[rules.skill-frontmatter]\nskill-spec = \"{spec}\"\n");

@@ -1,12 +1,12 @@
 //! `swallowed-effect-signal`: a `catch` around an effect that does not
 //! rethrow the SDK's "effect pending" signal.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::catch::{self, Verdict};
-use crate::js::effects::{effect_of_call, Reach, Reached};
+use crate::js::analysis::catch::{self, Verdict};
+use crate::js::analysis::effects::{effect_of_call, Reach, Reached};
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::source::Span;

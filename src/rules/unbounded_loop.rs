@@ -1,11 +1,11 @@
 //! `unbounded-loop`: a loop (or a recursion) that dispatches effects with
 //! nothing bounding how many times it runs.
 
-use super::convergence::{call_name, excerpt, loop_header};
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::loops::{Bound, LoopAnalysis, Unbounded};
+use crate::js::analysis::loops::{Bound, LoopAnalysis, Unbounded};
 use crate::js::syntax::span;
+use crate::rules::convergence::{call_name, excerpt, loop_header};
 
 pub struct UnboundedLoop;
 

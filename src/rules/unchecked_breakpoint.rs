@@ -2,10 +2,10 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::js::flow::{uses_of, Use};
-use crate::js::objects;
+use crate::js::analysis::flow::{uses_of, Use};
+use crate::js::model::objects;
+use crate::js::syntax::tree::Node;
 use crate::js::syntax::{next_statement, span, string_value, unparen};
-use crate::js::tree::Node;
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
 
@@ -90,7 +90,7 @@ impl Rule for UncheckedBreakpoint {
                 let stmt = if stmt.kind_str() == "expression_statement" {
                     Some(stmt)
                 } else {
-                    m.parent(stmt)
+                    stmt.parent()
                         .filter(|p| p.kind_str() == "expression_statement")
                 };
                 if let Some(fix) = stmt.and_then(|st| guard_fix(m, call, st, None)) {
@@ -265,7 +265,7 @@ fn success_overwrite<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<(Node<'t>, S
     let stmt = if stmt.kind_str() == "expression_statement" {
         stmt
     } else {
-        m.parent(stmt)?
+        stmt.parent()?
     };
     let next = next_statement(stmt)?;
     if next.kind_str() != "expression_statement" {

@@ -5,16 +5,16 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::config::Config;
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::js::context_api::edit_distance;
-use crate::js::globals::is_known_global;
-use crate::js::scope::BindingKind;
+use crate::js::model::context_api::edit_distance;
+use crate::js::model::globals::is_known_global;
+use crate::js::model::scope::BindingKind;
 use crate::js::syntax::span;
 use crate::js::JsModel;
+use crate::project::config::Config;
 use crate::source::Span;
 
 pub struct UndefinedReference;
@@ -51,7 +51,7 @@ impl Rule for UndefinedReference {
     }
 
     fn validate_options(&self, options: &toml::Table) -> Result<(), String> {
-        super::validate_string_list(options, GLOBALS, "[\"myGlobal\"]")
+        crate::rules::validate_string_list(options, GLOBALS, "[\"myGlobal\"]")
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -101,9 +101,9 @@ impl Rule for UndefinedReference {
                 1 => " (and 1 more use)".to_string(),
                 n => format!(" (and {n} more uses)"),
             };
-            let template = enclosing_template(m, first);
+            let template = enclosing_template(first);
             let shell = template.filter(|t| looks_like_shell(m, *t));
-            if let (Some(t), Some(subst)) = (shell, m.parent(first)) {
+            if let (Some(t), Some(subst)) = (shell, first.parent()) {
                 let d = sink
                     .diag(
                         span(subst),
@@ -117,7 +117,7 @@ impl Rule for UndefinedReference {
                         "escape it so the shell sees it: `\\${{{name}}}`{}",
                         if in_command(m, t) { "" } else { " (or pass the value in as an argument)" }
                     ));
-                let fix = escape_fix(m, &nodes, t);
+                let fix = escape_fix(&nodes, t);
                 sink.push(match fix {
                     Some(f) => d.with_fix(f),
                     None => d,
@@ -135,7 +135,7 @@ impl Rule for UndefinedReference {
             };
             // `x = …` without a declaration: only ES modules get here (see
             // `written` above), where strict mode makes it throw too.
-            let assigned = m.parent(first).is_some_and(|p| {
+            let assigned = first.parent().is_some_and(|p| {
                 matches!(
                     p.kind_str(),
                     "assignment_expression" | "augmented_assignment_expression"
@@ -196,7 +196,7 @@ impl Rule for UndefinedReference {
 }
 
 fn configured_globals(config: &Config) -> HashSet<String> {
-    super::string_list(config, ID, GLOBALS)
+    crate::rules::string_list(config, ID, GLOBALS)
         .into_iter()
         .collect()
 }
@@ -204,7 +204,7 @@ fn configured_globals(config: &Config) -> HashSet<String> {
 /// Whether `node` is the operand of `typeof` (which never throws).
 fn in_typeof(m: &JsModel, node: Node) -> bool {
     let mut cur = node;
-    while let Some(p) = m.parent(cur) {
+    while let Some(p) = cur.parent() {
         match p.kind_str() {
             "parenthesized_expression" => cur = p,
             "unary_expression" => {
@@ -232,7 +232,7 @@ fn written_names<'t>(m: &JsModel<'t>) -> HashSet<&'t str> {
     m.unresolved
         .iter()
         .filter(|n| {
-            m.parent(**n).is_some_and(|p| {
+            n.parent().is_some_and(|p| {
                 matches!(
                     p.kind_str(),
                     "assignment_expression" | "augmented_assignment_expression"
@@ -263,13 +263,12 @@ fn is_commonjs(m: &JsModel) -> bool {
 
 /// The template literal whose `${…}` holds `node` directly (the
 /// substitution's expression is the identifier itself).
-fn enclosing_template<'t>(m: &JsModel<'t>, node: Node<'t>) -> Option<Node<'t>> {
-    let subst = m.parent(node)?;
+fn enclosing_template<'t>(node: Node<'t>) -> Option<Node<'t>> {
+    let subst = node.parent()?;
     if subst.kind_str() != "template_substitution" {
         return None;
     }
-    m.parent(subst)
-        .filter(|t| t.kind_str() == "template_string")
+    subst.parent().filter(|t| t.kind_str() == "template_string")
 }
 
 /// Whether a template literal reads as a shell script: a `for … in …; do` /
@@ -302,7 +301,7 @@ fn shell_env_style(text: &str) -> bool {
 /// Whether the template is the value of a `command:` property (a shell
 /// task's command) or is passed to `execSync`/`exec`/`spawn`.
 fn in_command(m: &JsModel, template: Node) -> bool {
-    let Some(p) = m.parent(template) else {
+    let Some(p) = template.parent() else {
         return false;
     };
     match p.kind_str() {
@@ -312,8 +311,8 @@ fn in_command(m: &JsModel, template: Node) -> bool {
                 "command" | "script" | "cmd"
             )
         }),
-        "arguments" => m
-            .parent(p)
+        "arguments" => p
+            .parent()
             .and_then(|c| c.field("function"))
             .is_some_and(|f| {
                 let t = m.text(f);
@@ -330,11 +329,11 @@ fn in_command(m: &JsModel, template: Node) -> bool {
 /// Escaping every use of the name in the template (`${f}` → `\${f}`) is
 /// what the shell author meant; safe because the string could not be built
 /// before.
-fn escape_fix(m: &JsModel, nodes: &[Node], template: Node) -> Option<Fix> {
+fn escape_fix(nodes: &[Node], template: Node) -> Option<Fix> {
     let mut edits = Vec::new();
     for n in nodes {
-        let subst = m.parent(*n)?;
-        if m.parent(subst).map(|t| t.id()) != Some(template.id()) {
+        let subst = n.parent()?;
+        if subst.parent().map(|t| t.id()) != Some(template.id()) {
             continue;
         }
         let s = span(subst);

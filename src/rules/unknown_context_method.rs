@@ -2,14 +2,14 @@
 //! or an effect method called on the task-build context.
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::config::Config;
 use crate::diagnostic::Severity;
-use crate::js::context_api::{
+use crate::js::analysis::effects::method_path;
+use crate::js::model::context_api::{
     closest_method, CONTEXT_METHODS, CONTEXT_PROPERTIES, EFFECT_METHODS_NOT_ON_TASK_CONTEXT,
 };
-use crate::js::effects::method_path;
 use crate::js::syntax::span;
 use crate::js::EffectKind;
+use crate::project::config::Config;
 
 pub struct UnknownContextMethod;
 
@@ -33,7 +33,7 @@ static META: RuleMeta = RuleMeta {
 /// The known methods: the SDK's plus the configured extras.
 fn known_methods(config: &Config) -> Vec<String> {
     let mut known: Vec<String> = CONTEXT_METHODS.iter().map(|s| s.to_string()).collect();
-    known.extend(super::string_list(config, ID, EXTRA_METHODS));
+    known.extend(crate::rules::string_list(config, ID, EXTRA_METHODS));
     known
 }
 
@@ -51,7 +51,7 @@ impl Rule for UnknownContextMethod {
     }
 
     fn validate_options(&self, options: &toml::Table) -> Result<(), String> {
-        super::validate_string_list(options, EXTRA_METHODS, "[\"race\", \"parallel.race\"]")
+        crate::rules::validate_string_list(options, EXTRA_METHODS, "[\"race\", \"parallel.race\"]")
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -199,7 +199,7 @@ fn check_properties(cx: &JsContext, known: &[&str], sink: &mut Sink) {
             if is_known {
                 continue;
             }
-            let parent = m.parent(member);
+            let parent = member.parent();
             let called = parent.is_some_and(|p| {
                 p.kind_str() == "call_expression"
                     && p.field("function").map(|f| f.id()) == Some(member.id())
@@ -245,18 +245,18 @@ fn check_properties(cx: &JsContext, known: &[&str], sink: &mut Sink) {
 /// reading them back is fine.
 fn assigned_members<'t>(
     m: &crate::js::JsModel<'t>,
-    contexts: &[crate::js::scope::BindingId],
+    contexts: &[crate::js::model::scope::BindingId],
 ) -> std::collections::HashSet<&'t str> {
     let mut out = std::collections::HashSet::new();
     for &b in contexts {
         for &read in &m.scopes.get(b).reads {
-            let Some(member) = m
-                .parent(read)
+            let Some(member) = read
+                .parent()
                 .filter(|p| p.kind_str() == "member_expression")
             else {
                 continue;
             };
-            let assigned = m.parent(member).is_some_and(|p| {
+            let assigned = member.parent().is_some_and(|p| {
                 matches!(
                     p.kind_str(),
                     "assignment_expression" | "augmented_assignment_expression"

@@ -26,7 +26,7 @@ static META: RuleMeta = RuleMeta {
 
 /// The rule's settings from `[rules.unpinned-sdk]`.
 /// The SDK package names the config asks to check.
-pub fn sdk_packages(config: &crate::config::Config) -> Vec<String> {
+pub fn sdk_packages(config: &crate::project::config::Config) -> Vec<String> {
     options(config.rule_options.get(META.id))
         .map(|o| o.packages)
         .unwrap_or_else(|_| DEFAULT_SDK_PACKAGES.iter().map(|s| s.to_string()).collect())
@@ -273,10 +273,10 @@ fn admits(spec: &Spec, v: &Version) -> bool {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::config::Config;
     use crate::diagnostic::Diagnostic;
-    use crate::discover::FileKind;
+    use crate::engine::discover::FileKind;
     use crate::engine::lint_text;
+    use crate::project::config::Config;
 
     fn apply(text: &str, fix: &Fix) -> String {
         let mut out = text.to_string();

@@ -2,7 +2,7 @@
 //! a human reads: `{{name}}` in prompts, titles and SKILL.md, and `${name}`
 //! in a quoted JavaScript string, which is never interpolated.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
@@ -194,7 +194,7 @@ fn more(n: usize) -> String {
 fn prose_value(m: &JsModel, lit: Node) -> bool {
     let mut n = lit;
     for _ in 0..6 {
-        let Some(p) = m.parent(n) else {
+        let Some(p) = n.parent() else {
             return false;
         };
         match p.kind_str() {
@@ -296,7 +296,7 @@ fn interpolation(text: &str) -> Option<&str> {
 fn bound_at(m: &JsModel, node: Node, name: &str) -> bool {
     let mut cur = node;
     let scope = loop {
-        match m.parent(cur) {
+        match cur.parent() {
             Some(p) if is_function(p) => match m.function_of_node(p) {
                 Some(f) => break Some(m.functions[f].scope),
                 None => cur = p,
@@ -307,7 +307,7 @@ fn bound_at(m: &JsModel, node: Node, name: &str) -> bool {
                     .scopes
                     .scopes
                     .iter()
-                    .position(|s| s.kind == crate::js::scope::ScopeKind::Program)
+                    .position(|s| s.kind == crate::js::model::scope::ScopeKind::Program)
             }
         }
     };

@@ -1,10 +1,10 @@
 //! `unused-output-field`: output schema properties nothing reads.
 
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
-use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
+use crate::project::config::Config;
+use crate::project::result_uses::forward_key;
 use crate::project::{ForwardKind, Project};
-use crate::result_uses::forward_key;
 
 pub struct UnusedOutputField;
 

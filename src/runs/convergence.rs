@@ -15,9 +15,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-pub use super::fingerprint::Verdict;
-use super::fingerprint::{findings, fingerprint, verdict};
-use super::journal::{Effect, EffectStatus, Run};
+pub use crate::runs::fingerprint::Verdict;
+use crate::runs::fingerprint::{findings, fingerprint, verdict};
+use crate::runs::journal::{Effect, EffectStatus, Run};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]

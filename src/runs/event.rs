@@ -1,6 +1,6 @@
 //! What the journal reader and the integrity checks share: the event type
 //! and how a run-relative reference resolves. A module of its own so the
-//! reader ([`super::journal`]) can call the checks ([`super::integrity`])
+//! reader ([`crate::runs::journal`]) can call the checks ([`crate::runs::integrity`])
 //! without the checks importing the reader back.
 
 use std::collections::BTreeMap;

@@ -8,9 +8,9 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::event::{resolve_ref, Event};
-use super::jsjson::{stringify_pretty, stringify_pretty_without};
-use super::time::parse_iso8601_ms;
+use crate::runs::event::{resolve_ref, Event};
+use crate::runs::jsjson::{stringify_pretty, stringify_pretty_without};
+use crate::runs::time::parse_iso8601_ms;
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct IntegrityIssue {
@@ -124,7 +124,7 @@ pub(crate) fn verify_event_text(rel: &str, text: &str) -> CheckedEvent {
         line,
         message,
     };
-    let value: Value = match super::jsjson::parse(text) {
+    let value: Value = match crate::runs::jsjson::parse(text) {
         Ok(v) => v,
         Err(e) => {
             let line = u32::try_from(e.line()).ok().filter(|l| *l > 0);

@@ -11,10 +11,10 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value};
 
 // Re-exported: readers of a run name its events through the journal.
-use super::event::resolve_ref;
-pub use super::event::{Event, TERMINAL_EVENTS};
-use super::integrity::{self, IntegrityIssue, IntegrityReport, JournalFileName};
-use super::time::parse_iso8601_ms;
+use crate::runs::event::resolve_ref;
+pub use crate::runs::event::{Event, TERMINAL_EVENTS};
+use crate::runs::integrity::{self, IntegrityIssue, IntegrityReport, JournalFileName};
+use crate::runs::time::parse_iso8601_ms;
 
 /// Journal events and task files are small; anything this large is not
 /// something the SDK wrote, and reading it whole would only waste memory.
@@ -307,7 +307,7 @@ fn io_message(e: &std::io::Error) -> String {
 /// Reads and parses a JSON file.
 pub(crate) fn read_json(path: &Path, within: Option<&RunFolder>) -> Result<Value, String> {
     let text = read_text(path, within)?;
-    super::jsjson::parse(&text).map_err(|e| integrity::describe_parse_error(&e))
+    crate::runs::jsjson::parse(&text).map_err(|e| integrity::describe_parse_error(&e))
 }
 
 /// A run directory as given, and its real path: what its files' real paths
@@ -340,7 +340,7 @@ impl<'a> RunFolder<'a> {
         match crate::source::read_regular(&path, MAX_FILE_BYTES, Some(within)) {
             Ok(bytes) => std::str::from_utf8(&bytes)
                 .ok()
-                .and_then(|t| super::jsjson::parse(t).ok()),
+                .and_then(|t| crate::runs::jsjson::parse(t).ok()),
             Err(e) => {
                 if e.kind() != std::io::ErrorKind::NotFound {
                     self.refused.borrow_mut().push(IntegrityIssue {

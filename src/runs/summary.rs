@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::journal::{Decision, EffectStatus, Run};
-use super::time::{human_duration, parse_iso8601_ms};
+use crate::runs::journal::{Decision, EffectStatus, Run};
+use crate::runs::time::{human_duration, parse_iso8601_ms};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunStatus {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::journal::{Decision, EffectStatus, Run};
+use crate::runs::journal::{Decision, EffectStatus, Run};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimelineOptions {

@@ -6,7 +6,7 @@
 use lsp_types as lsp;
 use tree_sitter::Tree;
 
-use crate::js::parse;
+use crate::js::syntax::parse;
 
 /// A document's text and, for a process module, the tree of its last
 /// parse with every change since applied ([`Tree::edit`]), which makes the
@@ -176,7 +176,7 @@ mod tests {
     /// findings of a full parse.
     #[test]
     fn incremental_reparse_equals_a_full_parse() {
-        let config = crate::config::Config::default();
+        let config = crate::project::config::Config::default();
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = move |n: usize| {
             seed ^= seed << 13;

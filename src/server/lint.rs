@@ -6,12 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cache::Cache;
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Edit};
-use crate::discover::{self, FileKind};
+use crate::engine::cache::Cache;
+use crate::engine::discover::{self, FileKind};
+use crate::engine::fix;
 use crate::engine::{self, Outcome, Stage};
-use crate::fix;
+use crate::project::config::Config;
 use crate::source::{LineIndex, Pos};
 
 /// `path` made absolute against the working directory.

@@ -22,11 +22,11 @@ use lsp_server::{Connection, Message, Notification, Request, RequestId, Response
 use lsp_types as lsp;
 use serde_json::{json, Value};
 
-use super::document::Text;
-use super::lint;
 use crate::diagnostic::{Diagnostic, Edit, Severity};
-use crate::discover::FileKind;
+use crate::engine::discover::FileKind;
 use crate::engine::{open, FileOutcome};
+use crate::server::document::Text;
+use crate::server::lint;
 use crate::source::{LineIndex, Pos};
 
 /// An open document.
@@ -472,7 +472,7 @@ impl Server {
                 }));
                 run.unwrap_or_else(|p| {
                     let file = crate::source::SourceFile::new(
-                        crate::discover::display_path(&rel),
+                        crate::engine::discover::display_path(&rel),
                         String::new(),
                     );
                     vec![crate::engine::internal(
@@ -501,7 +501,7 @@ impl Server {
         &mut self,
         uri: &str,
         outcome: FileOutcome,
-        config: &crate::config::Config,
+        config: &crate::project::config::Config,
         key: &str,
     ) -> Vec<Diagnostic> {
         let display = outcome.display.clone();
@@ -702,7 +702,7 @@ impl Server {
 /// The outcome of a per-file pass that panicked outside the engine's own
 /// guards: one `internal-error` on the document.
 fn internal_outcome(rel: &Path, message: String) -> FileOutcome {
-    let display = crate::discover::display_path(rel);
+    let display = crate::engine::discover::display_path(rel);
     let file = crate::source::SourceFile::new(display.clone(), String::new());
     FileOutcome {
         display,

@@ -12,14 +12,14 @@ pub fn run() -> i32 {
     let served = lsp::serve(connection);
     let joined = io_threads.join();
     match (served, joined) {
-        (Ok(()), Ok(())) => crate::output::EXIT_OK,
+        (Ok(()), Ok(())) => crate::source::output::EXIT_OK,
         (Err(e), _) => {
             eprintln!("error: proclint server: {e}");
-            crate::output::EXIT_ERROR
+            crate::source::output::EXIT_ERROR
         }
         (_, Err(e)) => {
             eprintln!("error: proclint server: {e}");
-            crate::output::EXIT_ERROR
+            crate::source::output::EXIT_ERROR
         }
     }
 }

@@ -2,7 +2,7 @@
 //! one pass over the tree's nodes while the model is built.
 
 use crate::js::syntax::text;
-use crate::js::tree::{self, Node, Tree};
+use crate::js::syntax::tree::{self, Node, Tree};
 
 #[derive(Default)]
 pub struct KindLists<'t> {

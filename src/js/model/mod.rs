@@ -7,18 +7,23 @@
 //! sites, over what the walk found); `index` collects the few node kinds
 //! rules look up by kind.
 
-use crate::js::tree::{Node, Tree};
+use crate::js::syntax::tree::{Node, Tree};
 
-use super::ids::{IdMap, IdSet};
-use super::scope::{BindingId, BindingKind, FnId, ScopeId, ScopeKind, Scopes};
-use super::syntax::{self, text, unparen};
+use crate::js::model::scope::{BindingId, BindingKind, FnId, ScopeId, ScopeKind, Scopes};
+use crate::js::syntax::ids::{IdMap, IdSet};
+use crate::js::syntax::{self, text, unparen};
 use crate::source::{SourceFile, Span};
 
+pub mod context_api;
+pub mod globals;
 mod index;
+pub mod objects;
 mod passes;
+pub mod scope;
+#[cfg(test)]
+pub mod testing;
 mod walk;
 
-pub use crate::js::tree::NamedChildren;
 use index::KindLists;
 use walk::{collect_errors, Builder};
 
@@ -384,20 +389,9 @@ impl<'t> JsModel<'t> {
     /// The member expression `node.x` whose object is `node` itself (not
     /// one where `node` is the property), for reads of a binding's members.
     pub fn member_of_object(&self, node: Node<'t>) -> Option<Node<'t>> {
-        self.parent(node)
+        node.parent()
             .filter(|p| p.kind_str() == "member_expression")
             .filter(|p| p.field("object").map(|o| o.id()) == Some(node.id()))
-    }
-
-    /// A node's parent.
-    pub fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
-        node.parent()
-    }
-
-    /// A node's named children (comments included, like tree-sitter's
-    /// `named_children`).
-    pub fn named_children(&self, node: Node<'t>) -> NamedChildren<'t> {
-        node.named()
     }
 
     pub fn src(&self) -> &'t str {
@@ -411,8 +405,8 @@ impl<'t> JsModel<'t> {
     /// The position of `node` among the arguments `args` of a call (comments
     /// not counted), from the call's recorded arguments when it has them.
     pub fn arg_position(&self, args: Node<'t>, node: Node<'t>) -> usize {
-        let recorded = self
-            .parent(args)
+        let recorded = args
+            .parent()
             .and_then(|call| self.call_of_node(call))
             .and_then(|ci| self.calls[ci].args.iter().position(|a| a.id() == node.id()));
         recorded.unwrap_or_else(|| syntax::arg_index(args, node))
@@ -424,7 +418,7 @@ impl<'t> JsModel<'t> {
         if let Some(&at) = self.batch_positions.get(&node.id()) {
             return at;
         }
-        self.named_children(list)
+        list.named()
             .filter(|c| c.kind_str() != "comment")
             .position(|c| c.id() == node.id())
             .unwrap_or(0)
@@ -586,7 +580,7 @@ impl<'t> JsModel<'t> {
                 }
                 continue;
             }
-            for child in self.named_children(n) {
+            for child in n.named() {
                 if !syntax::is_function(child) {
                     stack.push(child);
                 }

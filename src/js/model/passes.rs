@@ -7,10 +7,10 @@
 
 use std::collections::HashSet;
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::*;
-use crate::js::scope::BindingId;
+use crate::js::model::scope::BindingId;
 use crate::js::syntax::{string_value, unparen};
 
 impl<'t> JsModel<'t> {
@@ -53,8 +53,8 @@ impl<'t> JsModel<'t> {
                 Some(obj) if obj.kind_str() == "object" => {
                     // Single-object form: defineTask({ id, kind, … }).
                     objects.push(obj);
-                    id_node = crate::js::objects::property(self, obj, "id")
-                        .or_else(|| crate::js::objects::property(self, obj, "name"))
+                    id_node = crate::js::model::objects::property(self, obj, "id")
+                        .or_else(|| crate::js::model::objects::property(self, obj, "name"))
                         .unwrap_or(obj);
                     id = string_value(id_node, self.src());
                 }
@@ -72,7 +72,7 @@ impl<'t> JsModel<'t> {
             let kinds = objects
                 .iter()
                 .map(|o| {
-                    crate::js::objects::property(self, *o, "kind").map(|value| TaskKind {
+                    crate::js::model::objects::property(self, *o, "kind").map(|value| TaskKind {
                         value,
                         literal: string_value(value, self.src()),
                     })
@@ -228,9 +228,7 @@ impl<'t> JsModel<'t> {
             if list.kind_str() != "array" {
                 continue;
             }
-            let elements = self
-                .named_children(list)
-                .filter(|c| c.kind_str() != "comment");
+            let elements = list.named().filter(|c| c.kind_str() != "comment");
             positions.extend(elements.enumerate().map(|(at, c)| (c.id(), at)));
         }
         self.batch_positions.extend(positions);
@@ -244,7 +242,7 @@ impl<'t> JsModel<'t> {
 
     fn used_like_context_at(&self, b: BindingId, depth: usize) -> bool {
         self.scopes.get(b).reads.iter().any(|r| {
-            let Some(parent) = self.parent(*r) else {
+            let Some(parent) = r.parent() else {
                 return false;
             };
             match parent.kind_str() {
@@ -260,8 +258,10 @@ impl<'t> JsModel<'t> {
                         .map(|p| self.text(p))
                         .is_some_and(|p| {
                             let head = |m: &&str| m.split('.').next() == Some(p);
-                            crate::js::context_api::CONTEXT_METHODS.iter().any(head)
-                                || crate::js::context_api::CONTEXT_PROPERTIES.contains(&p)
+                            crate::js::model::context_api::CONTEXT_METHODS
+                                .iter()
+                                .any(head)
+                                || crate::js::model::context_api::CONTEXT_PROPERTIES.contains(&p)
                         })
                 }
                 _ => false,
@@ -275,7 +275,7 @@ impl<'t> JsModel<'t> {
 fn declared_binding(m: &JsModel, call: Node) -> Option<BindingId> {
     let scopes = &m.scopes;
     let mut n = call;
-    while let Some(p) = m.parent(n) {
+    while let Some(p) = n.parent() {
         match p.kind_str() {
             "parenthesized_expression" | "await_expression" => n = p,
             "variable_declarator" => {

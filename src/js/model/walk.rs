@@ -4,11 +4,11 @@
 //! modules and CommonJS). Depth-bounded by [`MAX_DEPTH`]. In: the tree.
 //! Out: a [`Builder`] whose parts `JsModel::build` takes.
 
-use crate::js::tree::Node;
+use crate::js::syntax::tree::Node;
 
 use super::*;
-use crate::js::ids::IdMap;
-use crate::js::scope::{BindingKind, FnId, ScopeId, ScopeKind, Scopes};
+use crate::js::model::scope::{BindingKind, FnId, ScopeId, ScopeKind, Scopes};
+use crate::js::syntax::ids::IdMap;
 use crate::js::syntax::{self, span, string_value, text, unparen};
 
 pub(super) fn collect_errors(root: Node, out: &mut Vec<Span>) {
@@ -21,10 +21,7 @@ pub(super) fn collect_errors(root: Node, out: &mut Vec<Span>) {
             out.push(span(n));
             continue;
         }
-        let mut cursor = n.walk();
-        for child in n.children(&mut cursor) {
-            stack.push(child);
-        }
+        stack.extend(n.all_children());
     }
     out.sort();
 }
@@ -278,13 +275,9 @@ impl<'t> Builder<'_, 't> {
         let fid = self.functions.len();
         let parent = node.parent();
         let name = function_name(node, parent, self.src);
-        let is_async = {
-            let mut c = node.walk();
-            let found = node
-                .children(&mut c)
-                .any(|ch| !ch.is_named() && text(ch, self.src) == "async");
-            found
-        };
+        let is_async = node
+            .all_children()
+            .any(|ch| !ch.is_named() && text(ch, self.src) == "async");
         self.functions.push(Function {
             node,
             name,
@@ -559,13 +552,9 @@ impl<'t> Builder<'_, 't> {
     }
 
     fn record_export(&mut self, node: Node<'t>, scope: ScopeId, depth: usize) {
-        let is_default = {
-            let mut c = node.walk();
-            let found = node
-                .children(&mut c)
-                .any(|ch| !ch.is_named() && text(ch, self.src) == "default");
-            found
-        };
+        let is_default = node
+            .all_children()
+            .any(|ch| !ch.is_named() && text(ch, self.src) == "default");
         if let Some(decl) = node.field("declaration") {
             match decl.kind_str() {
                 "function_declaration" | "generator_function_declaration" | "class_declaration" => {

@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use crate::diagnostic::Diagnostic;
-use crate::discover::FileKind;
+use crate::engine::discover::FileKind;
 use crate::engine::Outcome;
-use crate::facts::{Facts, SdkPin, TaskFact};
+use crate::project::facts::{Facts, SdkPin, TaskFact};
 use crate::project::normalize;
 use crate::rules::Sites as Kind;
 

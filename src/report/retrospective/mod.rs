@@ -15,10 +15,10 @@ use std::fmt::Write as _;
 pub use grade::{grade, Grade};
 use groups::{Group, Sites as SiteCounts};
 
-use super::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
-use crate::facts::Facts;
+use crate::project::facts::Facts;
+use crate::report::Options;
 use crate::rules::{self, Area, Sites};
 
 /// Everything the document needs besides the outcome.
@@ -185,7 +185,8 @@ fn render_with(
         .filter(|g| g.entry.is_some() || g.shared)
         .flat_map(|g| g.files.iter().copied())
         .filter(|i| {
-            outcome.files[*i].kind == crate::discover::FileKind::Process && !entry_files.contains(i)
+            outcome.files[*i].kind == crate::engine::discover::FileKind::Process
+                && !entry_files.contains(i)
         })
         .collect::<BTreeSet<usize>>()
         .len();

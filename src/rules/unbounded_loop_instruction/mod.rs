@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
-use crate::config::Config;
 use crate::diagnostic::{Location, Severity};
+use crate::project::config::Config;
 use crate::project::{Project, StringLit};
 use crate::source::{Pos, Span};
 use phrases::Matchers;

@@ -13,7 +13,7 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use regex::Regex;
 
-use crate::config::Config;
+use crate::project::config::Config;
 
 pub const RULE_ID: &str = "unbounded-loop-instruction";
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::{at, code_list, inline, plural};
-use crate::run_analysis::{loop_name, RunAnalysis};
+use crate::project::run_analysis::{loop_name, RunAnalysis};
 use crate::runs::{LoopTrajectory, Verdict};
 
 pub(super) fn section(out: &mut String, a: &RunAnalysis) {

@@ -9,7 +9,7 @@ use super::{
     at, breakpoint_name, calls, code_list, inline, is_breakpoint, plural, source_suffix, task_name,
     terminal_reason, MAX_LISTED,
 };
-use crate::run_analysis::{loop_name, InvocationSite, RunAnalysis};
+use crate::project::run_analysis::{loop_name, InvocationSite, RunAnalysis};
 use crate::runs::summary::{RunStatus, RunSummary};
 use crate::runs::time::human_duration;
 use crate::runs::timeline::{BreakpointEntry, EffectEntry, Outcome as Resolved, Timeline};

@@ -13,10 +13,10 @@ mod xref;
 
 use std::fmt::Write as _;
 
-use super::RetroInfo;
 use crate::diagnostic::Location;
 use crate::engine::Outcome;
-use crate::run_analysis::{RunAnalysis, TaskSites};
+use crate::project::run_analysis::{RunAnalysis, TaskSites};
+use crate::report::retrospective::RetroInfo;
 use crate::runs::summary::summarize;
 use crate::runs::time::human_duration;
 use crate::runs::timeline::{timeline, BreakpointEntry, TimelineOptions};

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::{breakpoint_name, cell, inline, plural, task_name};
-use crate::run_analysis::RunAnalysis;
+use crate::project::run_analysis::RunAnalysis;
 use crate::runs::journal::BREAKPOINT_TASK_ID;
 use crate::runs::summary::{RunStatus, RunSummary};
 use crate::runs::time::human_duration;

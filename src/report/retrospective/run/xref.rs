@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 
 use super::{at, cell};
 use crate::engine::Outcome;
-use crate::facts::Facts;
+use crate::project::facts::Facts;
+use crate::project::run_analysis::{RunAnalysis, TaskSites};
 use crate::rules::{self, Area};
-use crate::run_analysis::{RunAnalysis, TaskSites};
 use crate::runs::summary::summarize;
 use crate::runs::timeline::{EffectEntry, Outcome as Resolved, Timeline};
 

@@ -1,0 +1,248 @@
+//! Which code dispatches effects: directly, or through functions of the same
+//! module it calls (to a fixed depth).
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use crate::js::syntax::tree::Node;
+
+use crate::js::model::context_api::SIGNALLING_METHODS;
+use crate::js::model::scope::FnId;
+use crate::js::model::{CallId, Effect, JsModel};
+use crate::js::syntax::{contains, unparen};
+
+/// How deep to follow same-module calls (`run → phase → helper → ctx.task`).
+pub const MAX_CALL_DEPTH: usize = 4;
+
+/// An effect call reached from some code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reached {
+    /// The effect call (`ctx.task(…)`).
+    pub effect: CallId,
+    /// The same-module calls it was reached through, outermost first; empty
+    /// when the effect call is in the code itself.
+    pub via: Vec<CallId>,
+}
+
+/// `ctx.parallel.all` → (`ctx`, `parallel.all`): the root identifier of a
+/// one- or two-level member callee and the method path, as the model spells
+/// effect methods.
+pub fn method_path<'t>(m: &JsModel<'t>, callee: Node<'t>) -> Option<(Node<'t>, String)> {
+    let callee = unparen(callee);
+    if callee.kind_str() != "member_expression" {
+        return None;
+    }
+    let obj = unparen(callee.field("object")?);
+    let method = m.text(callee.field("property")?);
+    let (root, path) = if obj.kind_str() == "member_expression" {
+        let inner = unparen(obj.field("object")?);
+        let inner_prop = m.text(obj.field("property")?);
+        (inner, format!("{inner_prop}.{method}"))
+    } else {
+        (obj, method.to_string())
+    };
+    (root.kind_str() == "identifier").then_some((root, path))
+}
+
+/// The effect recorded for a call, if the call is one.
+pub fn effect_of_call<'m>(m: &'m JsModel, call: CallId) -> Option<&'m Effect> {
+    m.effect_of_call(call)
+}
+
+/// Whether an effect throws the SDK's intrinsic signals (pending, requested,
+/// halted) before it is resolved.
+pub fn signals(effect: &Effect) -> bool {
+    SIGNALLING_METHODS.contains(&effect.method.as_str())
+}
+
+/// Answers "which effect does this code reach" for one module, with the
+/// per-function answers cached: a rule asks once per `try` block, and many
+/// blocks call the same helpers.
+pub struct Reach<'m, 't> {
+    m: &'m JsModel<'t>,
+    /// Call ids sorted by start byte, for range lookups by node.
+    order: Vec<CallId>,
+    /// The signalling effect of each call, precomputed.
+    signalling: Vec<bool>,
+    memo: RefCell<HashMap<FnId, Option<Reached>>>,
+}
+
+impl<'m, 't> Reach<'m, 't> {
+    pub fn new(m: &'m JsModel<'t>) -> Self {
+        let mut order: Vec<CallId> = (0..m.calls.len()).collect();
+        order.sort_by_key(|&c| {
+            (
+                m.calls[c].node.start_byte(),
+                std::cmp::Reverse(m.calls[c].node.end_byte()),
+            )
+        });
+        let mut signalling = vec![false; m.calls.len()];
+        for e in &m.effects {
+            if signals(e) {
+                if let Some(s) = signalling.get_mut(e.call) {
+                    *s = true;
+                }
+            }
+        }
+        Reach {
+            m,
+            order,
+            signalling,
+            memo: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Calls lexically inside `node`, in source order.
+    fn calls_in(&self, node: Node) -> impl Iterator<Item = CallId> + '_ {
+        let m = self.m;
+        let from = self
+            .order
+            .partition_point(|&c| m.calls[c].node.start_byte() < node.start_byte());
+        let end = node.end_byte();
+        self.order[from..]
+            .iter()
+            .copied()
+            .take_while(move |&c| m.calls[c].node.start_byte() < end)
+            .filter(move |&c| m.calls[c].node.end_byte() <= end)
+    }
+
+    /// The first signalling effect inside `node` (including callbacks
+    /// written inside it), else the first reached through a same-module
+    /// function it calls or passes as a callback.
+    pub fn in_node(&self, node: Node) -> Option<Reached> {
+        self.search(node, &mut HashSet::new(), 0).0
+    }
+
+    /// Whether a function dispatches a signalling effect, directly or
+    /// through same-module calls.
+    pub fn in_function(&self, f: FnId) -> Option<Reached> {
+        self.function(f, &mut HashSet::new(), 0).0
+    }
+
+    /// `(result, complete)`: `complete` is false when the depth bound or a
+    /// cycle cut the search, so a negative answer must not be cached.
+    fn function(
+        &self,
+        f: FnId,
+        active: &mut HashSet<FnId>,
+        depth: usize,
+    ) -> (Option<Reached>, bool) {
+        if let Some(r) = self.memo.borrow().get(&f) {
+            return (r.clone(), true);
+        }
+        let Some(func) = self.m.functions.get(f) else {
+            return (None, true);
+        };
+        if !active.insert(f) {
+            return (None, false);
+        }
+        let (r, complete) = self.search(func.node, active, depth);
+        active.remove(&f);
+        if r.is_some() || complete {
+            self.memo.borrow_mut().insert(f, r.clone());
+        }
+        (r, complete)
+    }
+
+    fn search(
+        &self,
+        node: Node,
+        active: &mut HashSet<FnId>,
+        depth: usize,
+    ) -> (Option<Reached>, bool) {
+        let m = self.m;
+        if let Some(c) = self.calls_in(node).find(|&c| self.signalling[c]) {
+            return (
+                Some(Reached {
+                    effect: c,
+                    via: Vec::new(),
+                }),
+                true,
+            );
+        }
+        if depth >= MAX_CALL_DEPTH {
+            return (None, false);
+        }
+        let mut complete = true;
+        let calls: Vec<CallId> = self.calls_in(node).collect();
+        for c in calls {
+            let call = &m.calls[c];
+            // The callee, and functions handed over as callbacks
+            // (`withRetry(runReview)`), which the callee will invoke.
+            let targets = std::iter::once(call.callee)
+                .chain(call.args.iter().copied())
+                .filter_map(|n| m.function_of_expr(n));
+            for f in targets {
+                // Function literals inside `node` were searched already.
+                if contains(node, m.functions[f].node) {
+                    continue;
+                }
+                let (r, done) = self.function(f, active, depth + 1);
+                complete &= done;
+                if let Some(mut r) = r {
+                    r.via.insert(0, c);
+                    return (Some(r), true);
+                }
+            }
+        }
+        (None, complete)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::model::testing::with_model;
+
+    #[test]
+    fn direct_and_transitive() {
+        let src = r#"
+export async function process(inputs, ctx) {
+  ctx.log('start');
+  await a(ctx);
+}
+async function a(ctx) { return b(ctx); }
+async function b(ctx) { return ctx.task(t, {}); }
+function quiet(ctx) { ctx.log('x'); return ctx.now(); }
+"#;
+        with_model(src, |m| {
+            let process = m
+                .functions
+                .iter()
+                .position(|f| f.name.as_deref() == Some("process"));
+            let reach = Reach::new(m);
+            let r = process.and_then(|f| reach.in_function(f));
+            let r = r.unwrap_or_else(|| panic!("no effect reached"));
+            assert_eq!(m.text(m.calls[r.effect].node), "ctx.task(t, {})");
+            let via: Vec<&str> = r.via.iter().map(|c| m.text(m.calls[*c].callee)).collect();
+            assert_eq!(via, ["a", "b"]);
+            let quiet = m
+                .functions
+                .iter()
+                .position(|f| f.name.as_deref() == Some("quiet"));
+            assert!(quiet.and_then(|f| reach.in_function(f)).is_none());
+        });
+    }
+
+    #[test]
+    fn recursion_terminates() {
+        let src = "function a(ctx) { return a(ctx); }\nfunction b(ctx) { return c(ctx); }\nfunction c(ctx) { return b(ctx); }\n";
+        with_model(src, |m| {
+            let reach = Reach::new(m);
+            for f in 0..m.functions.len() {
+                assert!(reach.in_function(f).is_none());
+            }
+        });
+    }
+
+    #[test]
+    fn callbacks_count() {
+        let src = "async function p(ctx) { await retry(run); }\nasync function run(ctx) { await ctx.breakpoint({}); }\nfunction retry(f) { return f(); }\n";
+        with_model(src, |m| {
+            let r = Reach::new(m)
+                .in_function(0)
+                .unwrap_or_else(|| panic!("not reached"));
+            assert_eq!(m.text(m.calls[r.effect].callee), "ctx.breakpoint");
+        });
+    }
+}

@@ -1,0 +1,17 @@
+//! The analyses rules share, each a query over the [`super::model::JsModel`]
+//! of one module: where a value flows, which result fields are read, what
+//! strings a prompt can hold, why a call repeats, what bounds a loop, which
+//! handlers let the SDK's signals through, what runs on replay.
+
+pub mod catch;
+pub mod effects;
+pub mod exports;
+pub mod flow;
+pub mod isolation;
+pub mod loops;
+pub mod repeat;
+pub mod replay;
+pub mod results;
+pub mod strings;
+pub mod taint;
+pub mod tasks;

@@ -1,0 +1,624 @@
+//! Builds the owned [`ModuleSummary`] of a module from its model: what the
+//! cross-module pass needs, and nothing that pins the tree in memory.
+
+use std::path::PathBuf;
+
+use crate::js::syntax::tree::Node;
+
+use crate::js::analysis::repeat::{repetition, Repeat};
+use crate::js::analysis::results::{reads_of, reads_of_pattern, Reads};
+use crate::js::analysis::strings::{literal_text, strings_of, ArgsParam, Strings};
+use crate::js::model::objects;
+use crate::js::model::{Imported, JsModel, TaskTarget};
+use crate::js::summary::{
+    ExportKind, ExportSummary, ImportSummary, ImportedCall, ImportedTask, InvocationSummary,
+    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit,
+    StringSet, TaskRef, TaskSummary,
+};
+use crate::js::syntax::{span, string_value, unparen};
+use crate::js::EffectKind;
+
+pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
+    let tasks = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
+    // Sized once: a dense module has one per statement, and a doubling
+    // array leaves its old copies to the allocator.
+    let mut invocations = Vec::with_capacity(m.effects_of(EffectKind::Task).count());
+    invocations.extend(
+        m.effects_of(EffectKind::Task)
+            .map(|e| invocation(m, e.call)),
+    );
+    ModuleSummary {
+        path: m.file.path.clone(),
+        key,
+        report,
+        imports: m
+            .imports
+            .iter()
+            .map(|i| ImportSummary {
+                source: i.source.clone(),
+                name: match &i.imported {
+                    Imported::Named(n) => n.clone(),
+                    Imported::Default => "default".into(),
+                    Imported::Namespace => "*".into(),
+                },
+                location: m.file.location(i.span),
+            })
+            .collect(),
+        tasks,
+        invocations,
+        exports: exports(m),
+        opaque_exports: crate::js::analysis::exports::opaque_exports(m),
+        imported_calls: imported_calls(m),
+    }
+}
+
+fn loc(m: &JsModel, node: Node) -> crate::diagnostic::Location {
+    m.file.location(span(node))
+}
+
+pub fn string_set(m: &JsModel, s: &Strings) -> StringSet {
+    StringSet {
+        literals: s
+            .literals
+            .iter()
+            .map(|n| StringLit {
+                text: literal_text(m, *n),
+                location: loc(m, *n),
+            })
+            .collect(),
+        pending: s.pending.clone(),
+        arg_fields: s.arg_fields.clone(),
+    }
+}
+
+pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
+    let mut out = ReadSet {
+        paths: r
+            .paths
+            .iter()
+            .map(|(path, node)| (path.clone(), loc(m, *node)))
+            .collect(),
+        ..ReadSet::default()
+    };
+    // Sorted by path, the first place each path is read (a stable sort
+    // keeps reads of one path in source order).
+    out.paths.sort_by(|a, b| a.0.cmp(&b.0));
+    out.paths.dedup_by(|later, first| later.0 == first.0);
+    out.paths.shrink_to_fit();
+    out.provided = r.provided.iter().map(|n| loc(m, *n)).collect();
+    out.forwards = r
+        .forwards
+        .iter()
+        .map(|f| (f.kind.clone(), f.acc.clone()))
+        .collect();
+    // Rules only ask whether a value escapes to a kind of place, so a
+    // (kind, path) pair seen twice says nothing new.
+    out.forwards.sort_unstable();
+    out.forwards.dedup();
+    out.forwards.shrink_to_fit();
+    out.pending = r
+        .pending
+        .iter()
+        .map(|p| PendingFlow {
+            source: p.source.clone(),
+            name: p.name.clone(),
+            kind: p.kind.clone(),
+            wrap: p.wrap.clone(),
+            acc: p.acc.clone(),
+        })
+        .collect();
+    out
+}
+
+fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
+    let prop = |name: &str| {
+        t.objects
+            .iter()
+            .find_map(|o| objects::property(m, *o, name))
+    };
+    let kind = t.declared_kind().map(str::to_owned);
+    let args_param = t.factory.map(|f| ArgsParam::of(m, f)).unwrap_or_default();
+    let agent = t
+        .objects
+        .iter()
+        .find_map(|o| objects::path(m, *o, &["agent", "prompt"]));
+    let schema = t
+        .objects
+        .iter()
+        .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]));
+    let schema_fields = schema.and_then(|s| schema_properties(m, s));
+    // `outputSchema: reviewSchema` imported from a shared module.
+    let schema_import = schema
+        .and_then(|s| m.binding_of_expr(s))
+        .and_then(|b| m.import_of(b))
+        .and_then(|i| match &i.imported {
+            Imported::Named(n) => Some((i.source.clone(), n.clone())),
+            _ => None,
+        });
+    let schema = schema_state(m, t, schema_fields.as_ref());
+    let title = prop("title").map(|v| string_set(m, &strings_of(m, v, &args_param)));
+    TaskSummary {
+        schema,
+        title,
+        id: t.id.clone(),
+        static_id: match crate::js::analysis::tasks::task_id(m, t) {
+            crate::js::analysis::tasks::TaskId::Literal(s)
+            | crate::js::analysis::tasks::TaskId::Const(s) => Some(s),
+            _ => None,
+        },
+        id_location: loc(m, t.id_node),
+        definition: loc(m, m.calls[t.call].node),
+        local_name: t.binding.map(|b| m.scopes.get(b).name.clone()),
+        kind,
+        schema_fields,
+        schema_import,
+        prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
+        build_throws: crate::js::analysis::tasks::build_throws(m, t),
+        output_request: output_request(m, t, &args_param),
+    }
+}
+
+/// Where a prompt asks for its output in words: `outputFormat`, and the
+/// `instructions` agents write as "Return JSON: { stack, projectName }".
+const OUTPUT_REQUEST_PATHS: [&[&str]; 2] = [
+    &["agent", "prompt", "outputFormat"],
+    &["agent", "prompt", "instructions"],
+];
+
+fn output_request(
+    m: &JsModel,
+    t: &crate::js::model::TaskDef,
+    args_param: &ArgsParam,
+) -> Option<StringSet> {
+    let mut out: Option<StringSet> = None;
+    for path in OUTPUT_REQUEST_PATHS {
+        let Some(node) = t.objects.iter().find_map(|o| objects::path(m, *o, path)) else {
+            continue;
+        };
+        let mut set = string_set(m, &strings_of(m, node, args_param));
+        // An instruction names a field as output only when it describes
+        // the output ("Return JSON: { stack, projectName }"), not when it
+        // asks to "flag critical issues".
+        if path.last() == Some(&"instructions") {
+            set.literals.retain(|l| describes_output(&l.text));
+        }
+        match &mut out {
+            Some(o) => {
+                o.literals.extend(set.literals);
+                o.pending.extend(set.pending);
+                o.arg_fields.extend(set.arg_fields);
+            }
+            None => out = Some(set),
+        }
+    }
+    out
+}
+
+fn describes_output(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    // `{` of a template's `${…}` is not an object written out.
+    let object = text
+        .char_indices()
+        .any(|(i, c)| c == '{' && !text[..i].ends_with('$'));
+    object
+        || ["json", "return", "output"]
+            .iter()
+            .any(|w| lower.contains(w))
+}
+
+/// Distinguishes "no output schema" from "one proclint cannot read".
+fn schema_state(
+    m: &JsModel,
+    t: &crate::js::model::TaskDef,
+    fields: Option<&SchemaFields>,
+) -> SchemaState {
+    if fields.is_some_and(|f| !f.is_empty()) {
+        return SchemaState::Declared;
+    }
+    if t.objects.is_empty() || t.objects.iter().any(|o| objects::has_opaque_spread(m, *o)) {
+        return SchemaState::Unknown;
+    }
+    let Some(agent) = t
+        .objects
+        .iter()
+        .find_map(|o| objects::property(m, *o, "agent"))
+    else {
+        return SchemaState::Missing;
+    };
+    let Some(agent) = m.object_of_expr(agent) else {
+        return SchemaState::Unknown;
+    };
+    if objects::has_opaque_spread(m, agent) {
+        return SchemaState::Unknown;
+    }
+    let Some(schema) = objects::property(m, agent, "outputSchema") else {
+        return SchemaState::Missing;
+    };
+    let Some(schema) = m.object_of_expr(schema) else {
+        return SchemaState::Unknown;
+    };
+    match objects::property(m, schema, "properties") {
+        None if objects::has_opaque_spread(m, schema) => SchemaState::Unknown,
+        None => SchemaState::NoProperties,
+        Some(p) => match m.object_of_expr(p) {
+            Some(_) => SchemaState::NoProperties,
+            None => SchemaState::Unknown,
+        },
+    }
+}
+
+/// The fields a JSON Schema object expression declares: the keys of its
+/// `properties` and the names in its `required` list (the SDK's validator,
+/// `runtime/schemaValidator.ts`, enforces `required` with or without
+/// `properties`). `None` when neither is there to read.
+fn schema_properties(m: &JsModel, schema: Node) -> Option<SchemaFields> {
+    let s = m.object_of_expr(schema)?;
+    let props = objects::property(m, s, "properties").and_then(|p| m.object_of_expr(p));
+    let required = objects::property(m, s, "required")
+        .map(unparen)
+        .filter(|r| r.kind_str() == "array");
+    if props.is_none() && required.is_none() {
+        return None;
+    }
+    let mut fields: Vec<(String, crate::diagnostic::Location)> = props
+        .map(|p| {
+            objects::properties(m, p)
+                .into_iter()
+                .map(|(name, p)| (name, loc(m, p.key)))
+                .collect()
+        })
+        .unwrap_or_default();
+    for item in required.iter().flat_map(|r| r.named()) {
+        if let Some(name) = string_value(item, m.src()) {
+            if !fields.iter().any(|(n, _)| *n == name) {
+                fields.push((name, loc(m, item)));
+            }
+        }
+    }
+    Some(fields.into())
+}
+
+fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
+    let c = &m.calls[call];
+    let target = match c.args.first().map(|a| m.task_target(*a)) {
+        Some(TaskTarget::Local(i)) => TaskRef::Local(i),
+        Some(TaskTarget::Imported { source, name }) => {
+            TaskRef::Imported(Box::new(ImportedTask { source, name }))
+        }
+        _ => TaskRef::Unknown,
+    };
+    let bound = c.node.parent().and_then(|p| {
+        let p = if p.kind_str() == "await_expression" {
+            p.parent()?
+        } else {
+            p
+        };
+        (p.kind_str() == "variable_declarator")
+            .then(|| p.field("name"))
+            .flatten()
+            .map(|n| loc(m, n))
+    });
+    let args = c
+        .args
+        .get(1)
+        .and_then(|a| m.object_of_expr(*a))
+        .map(|o| {
+            objects::properties(m, o)
+                .into_iter()
+                .map(|(k, p)| {
+                    (
+                        k,
+                        string_set(m, &strings_of(m, p.value, &ArgsParam::default())),
+                    )
+                })
+                // Rules read an argument's strings only.
+                .filter(|(_, set)| !set.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let repeat = repetition(m, call).map(|r| Box::new(describe_repeat(m, &r)));
+    let keyed = invocation_key(m, call).is_some();
+    let key_edit = repeat
+        .as_ref()
+        .filter(|_| !keyed)
+        .and_then(|info| info.variable.as_deref())
+        .and_then(|v| key_edit(m, call, v))
+        .map(Box::new);
+    let call_text = format!(
+        "{}({}, …)",
+        m.text(c.callee),
+        c.args.first().map(|a| m.text(*a)).unwrap_or("")
+    )
+    .into_boxed_str();
+    let reads = read_set(m, &reads_of(m, c.node));
+    InvocationSummary {
+        target,
+        call_text,
+        location: loc(m, c.node),
+        bound,
+        result_reads: (!reads.is_empty()).then(|| Box::new(reads)),
+        args,
+        shape_grows: repeat.is_some()
+            && !keyed
+            && crate::js::analysis::repeat::args_shape_grows(m, call),
+        repeat,
+        keyed,
+        key_edit,
+    }
+}
+
+/// `` { key: `review-${round}` } `` for a task variable and a per-repetition
+/// variable.
+pub fn key_example(task: &str, variable: Option<&str>) -> String {
+    // No invented variable: `…` is a placeholder the help explains.
+    let v = variable.unwrap_or("…");
+    let mut stem = String::new();
+    for c in task.trim_end_matches("Task").chars() {
+        if c.is_uppercase() {
+            stem.push('-');
+            stem.extend(c.to_lowercase());
+        } else if c.is_alphanumeric() {
+            stem.push(c);
+        } else {
+            stem.push('-');
+        }
+    }
+    let stem = stem.trim_matches('-');
+    format!("{{ key: `{stem}-${{{v}}}` }}")
+}
+
+/// Adds `{ key: … }` as the options argument (or into an options literal).
+fn key_edit(m: &JsModel, call: usize, variable: &str) -> Option<crate::diagnostic::Edit> {
+    let c = &m.calls[call];
+    let task = m.text(*c.args.first()?);
+    let example = key_example(task, Some(variable));
+    let (at, text) = match c.args.len() {
+        1 => (c.args[0].end_byte(), format!(", {{}}, {example}")),
+        2 => (c.args[1].end_byte(), format!(", {example}")),
+        _ => {
+            let opts = m
+                .object_of_expr(c.args[2])
+                .filter(|o| o.id() == unparen(c.args[2]).id())?;
+            let inner = example.trim_start_matches("{ ").trim_end_matches(" }");
+            let empty = opts.named_child_count() == 0;
+            (
+                opts.start_byte() + 1,
+                if empty {
+                    format!(" {inner} ")
+                } else {
+                    format!(" {inner},")
+                },
+            )
+        }
+    };
+    Some(crate::diagnostic::Edit {
+        span: crate::source::Span::new(at, at),
+        replacement: text,
+    })
+}
+
+/// The invocation's explicit key: `Some(None)` when present but not a
+/// constant, `Some(Some(s))` for a constant string, `None` when absent.
+/// Options that are not an object literal count as keyed (unknowable).
+pub fn invocation_key(m: &JsModel, call: usize) -> Option<Option<String>> {
+    let opts = m.calls[call].args.get(2)?;
+    let Some(obj) = m.object_of_expr(*opts) else {
+        return Some(None);
+    };
+    if objects::has_opaque_spread(m, obj) {
+        return Some(None);
+    }
+    let v = objects::property(m, obj, "key").or_else(|| objects::property(m, obj, "stableKey"))?;
+    Some(string_value(unparen(v), m.src()))
+}
+
+/// "the `while (!passed)` loop", the place to point at, and a variable that
+/// differs per repetition.
+pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
+    let via = match r {
+        Repeat::Via { via, .. } => Some(*via),
+        _ => None,
+    };
+    let callee_of = |call: &Node, default: &'static str| -> String {
+        call.field("function")
+            .map(|f| m.text(f).to_string())
+            .unwrap_or_else(|| default.to_string())
+    };
+    let (what, location, variable) = match r.root() {
+        Repeat::Loop(l) => {
+            let lp = &m.loops[*l];
+            let header = lp.display(m.src(), 60);
+            (
+                format!("the `{header}` loop"),
+                m.file.location(lp.header()),
+                loop_variable(m, lp.node),
+            )
+        }
+        Repeat::Callback(call) if is_literal_list(m, *call) => (
+            format!(
+                "the `{}` list, which holds it more than once",
+                callee_of(call, "batch")
+            ),
+            loc(m, *call),
+            None,
+        ),
+        Repeat::Callback(call) => {
+            let variable = call
+                .field("arguments")
+                .and_then(|a| {
+                    let f = a.named().find_map(|n| m.function_of_node(n));
+                    f
+                })
+                .and_then(|f| m.functions[f].param_bindings.first().copied().flatten())
+                .map(|b| m.scopes.get(b).name.clone());
+            (
+                format!("the `{}` callback", callee_of(call, "batch")),
+                loc(m, *call),
+                variable,
+            )
+        }
+        Repeat::Recursive(call) => (
+            format!("the recursive call to `{}`", callee_of(call, "itself")),
+            loc(m, *call),
+            None,
+        ),
+        Repeat::Via { .. } => (
+            "a repeated call".to_string(),
+            loc(m, m.tree.root_node()),
+            None,
+        ),
+    };
+    let what = match via {
+        Some(v) => format!("{what}, through `{}(…)`", callee_of(&v, "a helper")),
+        None => what,
+    };
+    // Suggest only a variable the call can see: the call sits lexically in
+    // the loop or callback, but through a helper the loop's variable is out
+    // of its scope.
+    let variable = variable.filter(|_| via.is_none());
+    RepeatInfo {
+        what,
+        location,
+        variable,
+    }
+}
+
+/// Whether a batch call's list is written out (`ctx.parallel.all([...])`).
+fn is_literal_list(m: &JsModel, call: Node) -> bool {
+    let all = m
+        .call_of_node(call)
+        .and_then(|ci| m.effect_of_call(ci))
+        .is_some_and(|e| e.kind == EffectKind::ParallelAll);
+    all && call
+        .field("arguments")
+        .and_then(|a| a.named().find(|n| n.kind_str() != "comment"))
+        .is_some_and(|first| first.kind_str() == "array")
+}
+
+/// `round` in `for (let round = 1; …)`, `item` in `for (const item of …)`.
+fn loop_variable(m: &JsModel, node: Node) -> Option<String> {
+    let target = match node.kind_str() {
+        "for_statement" => node
+            .field("initializer")
+            .and_then(|i| i.named_child(0))
+            .and_then(|d| d.field("name").or(Some(d))),
+        "for_in_statement" => node.field("left"),
+        _ => None,
+    }?;
+    (target.kind_str() == "identifier").then(|| m.text(target).to_string())
+}
+
+fn exports(m: &JsModel) -> Vec<ExportSummary> {
+    let mut out = Vec::new();
+    for e in &m.exports {
+        let location = m.file.location(e.span);
+        if let Some(source) = &e.source {
+            let orig = e
+                .value
+                .map(|v| m.text(v).to_string())
+                .unwrap_or_else(|| e.name.clone());
+            out.push(ExportSummary {
+                name: e.name.clone(),
+                kind: ExportKind::Other,
+                location,
+                reexport: Some((source.clone(), orig)),
+                schema_fields: None,
+            });
+            continue;
+        }
+        let Some(value) = e.value else { continue };
+        // `export { imported }`: a re-export of an import.
+        if let Some(imp) = m.binding_of_expr(value).and_then(|b| m.import_of(b)) {
+            if let Imported::Named(n) = &imp.imported {
+                out.push(ExportSummary {
+                    name: e.name.clone(),
+                    kind: ExportKind::Other,
+                    location,
+                    reexport: Some((imp.source.clone(), n.clone())),
+                    schema_fields: None,
+                });
+                continue;
+            }
+        }
+        let kind = export_kind(m, value);
+        out.push(ExportSummary {
+            name: e.name.clone(),
+            kind,
+            location,
+            reexport: None,
+            schema_fields: schema_properties(m, value),
+        });
+    }
+    out
+}
+
+fn export_kind(m: &JsModel, value: Node) -> ExportKind {
+    if let TaskTarget::Local(i) = m.task_target(value) {
+        return ExportKind::Task(i);
+    }
+    // `export const x = defineTask(…)`: the value node is the name.
+    if let Some(b) = m.binding_of_expr(value) {
+        if let Some(i) = m.task_defs.iter().position(|t| t.binding == Some(b)) {
+            return ExportKind::Task(i);
+        }
+    }
+    if let Some(f) = m.function_of_expr(value) {
+        let fun = &m.functions[f];
+        let params = fun
+            .params
+            .iter()
+            .map(|p| read_set(m, &reads_of_pattern(m, *p)))
+            .collect();
+        // Instruction builders return strings; processes return results.
+        let strings = crate::js::analysis::strings::returned_exprs(m, f)
+            .into_iter()
+            .map(|r| strings_of(m, r, &ArgsParam::default()))
+            .fold(Strings::default(), |mut acc, s| {
+                acc.literals.extend(s.literals);
+                acc.pending.extend(s.pending);
+                acc
+            });
+        if !strings.literals.is_empty() && fun.params.is_empty() {
+            return ExportKind::Strings(string_set(m, &strings));
+        }
+        return ExportKind::Function { params };
+    }
+    let s = strings_of(m, value, &ArgsParam::default());
+    if s.literals.is_empty() && s.pending.is_empty() {
+        ExportKind::Other
+    } else {
+        ExportKind::Strings(string_set(m, &s))
+    }
+}
+
+fn imported_calls(m: &JsModel) -> Vec<ImportedCall> {
+    let mut out = Vec::new();
+    for c in &m.calls {
+        let callee = unparen(c.callee);
+        let (binding, name) = match callee.kind_str() {
+            "identifier" => (m.binding_of_expr(callee), None),
+            "member_expression" => (
+                callee.field("object").and_then(|o| m.binding_of_expr(o)),
+                callee.field("property").map(|p| m.text(p).to_string()),
+            ),
+            _ => continue,
+        };
+        let Some(imp) = binding.and_then(|b| m.import_of(b)) else {
+            continue;
+        };
+        if !imp.source.starts_with('.') {
+            continue;
+        }
+        let name = match (&imp.imported, name) {
+            (Imported::Named(n), None) => n.clone(),
+            (Imported::Namespace, Some(n)) => n,
+            _ => continue,
+        };
+        out.push(ImportedCall {
+            source: imp.source.clone(),
+            name,
+            reads: read_set(m, &reads_of(m, c.node)),
+        });
+    }
+    out
+}

@@ -1,0 +1,225 @@
+//! Small, allocation-free helpers over syntax nodes (`js::syntax::tree`).
+
+pub mod ids;
+pub mod oxc;
+pub mod parse;
+pub mod tree;
+
+use crate::js::syntax::tree::Node;
+
+use crate::source::Span;
+
+/// Code on one line (whitespace collapsed), at most `max` characters: a
+/// longer text is cut where a token ends, never inside a name, a number or
+/// an operator (`attempt+`), and marked with `…`.
+pub fn shorten_code(s: &str, max: usize) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let chars: Vec<(usize, char)> = one_line.char_indices().collect();
+    if chars.len() <= max {
+        return one_line;
+    }
+    // A member chain (`inputs.maxAttempts`) is cut whole, like a name.
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '.';
+    let op = |c: char| "+-*/%=<>!&|^?".contains(c);
+    // Keep chars[..k]; back off while k splits a token.
+    let mut k = max.saturating_sub(1).max(1);
+    while k > 1 {
+        let (a, b) = (chars[k - 1].1, chars[k].1);
+        if (word(a) && word(b)) || (op(a) && op(b)) {
+            k -= 1;
+        } else {
+            break;
+        }
+    }
+    format!("{}…", one_line[..chars[k].0].trim_end())
+}
+
+pub fn span(node: Node) -> Span {
+    Span::new(node.start_byte(), node.end_byte())
+}
+
+pub fn text<'a>(node: Node, src: &'a str) -> &'a str {
+    src.get(node.start_byte()..node.end_byte()).unwrap_or("")
+}
+
+/// Strips parentheses around an expression.
+pub fn unparen(mut node: Node) -> Node {
+    while node.kind_str() == "parenthesized_expression" {
+        match node.named_child(0) {
+            Some(inner) => node = inner,
+            None => break,
+        }
+    }
+    node
+}
+
+/// The value of a string literal or a template literal without
+/// substitutions; `None` for anything computed.
+pub fn string_value(node: Node, src: &str) -> Option<String> {
+    let node = unparen(node);
+    match node.kind_str() {
+        "string" => {
+            let raw = text(node, src);
+            if raw.len() < 2 {
+                return None;
+            }
+            Some(unescape(&raw[1..raw.len() - 1]))
+        }
+        "template_string" => {
+            if node
+                .named()
+                .any(|c| c.kind_str() == "template_substitution")
+            {
+                return None;
+            }
+            let raw = text(node, src);
+            if raw.len() < 2 {
+                return None;
+            }
+            Some(raw[1..raw.len() - 1].to_string())
+        }
+        _ => None,
+    }
+}
+
+fn unescape(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// Name of a property key node (`foo`, `'foo'`, `"foo"`, `[`foo`]`).
+pub fn key_name(node: Node, src: &str) -> Option<String> {
+    match node.kind_str() {
+        "property_identifier" | "identifier" | "private_property_identifier" => {
+            Some(text(node, src).to_string())
+        }
+        "string" | "template_string" => string_value(node, src),
+        "number" => Some(text(node, src).to_string()),
+        "computed_property_name" => node.named_child(0).and_then(|n| string_value(n, src)),
+        _ => None,
+    }
+}
+
+/// Whether a node can contain statements other than through a nested
+/// function: blocks and compound statements. `return`, `throw`, `break` and
+/// labels are statements, so searches for them skip everything else (an
+/// expression holds statements only inside a function, which has its own).
+pub fn holds_statements(node: Node) -> bool {
+    matches!(
+        node.kind_str(),
+        "statement_block"
+            | "if_statement"
+            | "else_clause"
+            | "for_statement"
+            | "for_in_statement"
+            | "while_statement"
+            | "do_statement"
+            | "try_statement"
+            | "catch_clause"
+            | "finally_clause"
+            | "switch_statement"
+            | "switch_body"
+            | "switch_case"
+            | "switch_default"
+            | "labeled_statement"
+            | "with_statement"
+            | "ERROR"
+    )
+}
+
+/// The statements of a block-like node, or the node itself for a single
+/// statement body.
+pub fn is_function(node: Node) -> bool {
+    matches!(
+        node.kind_str(),
+        "function_declaration"
+            | "function_expression"
+            | "function"
+            | "arrow_function"
+            | "method_definition"
+            | "generator_function"
+            | "generator_function_declaration"
+    )
+}
+
+pub fn is_loop(node: Node) -> bool {
+    matches!(
+        node.kind_str(),
+        "for_statement" | "for_in_statement" | "while_statement" | "do_statement"
+    )
+}
+
+/// Next named sibling that is a statement (skips comments).
+pub fn next_statement(node: Node) -> Option<Node> {
+    let mut next = node.next_named_sibling();
+    while let Some(n) = next {
+        if n.kind_str() != "comment" {
+            return Some(n);
+        }
+        next = n.next_named_sibling();
+    }
+    None
+}
+
+/// True when `inner` lies within `outer` (inclusive).
+pub fn contains(outer: Node, inner: Node) -> bool {
+    outer.start_byte() <= inner.start_byte() && inner.end_byte() <= outer.end_byte()
+}
+
+/// Position of an argument node among a call's arguments (comments skipped).
+pub fn arg_index(args: Node, node: Node) -> usize {
+    args.named()
+        .filter(|n| n.kind_str() != "comment")
+        .position(|n| n.id() == node.id())
+        .unwrap_or(0)
+}
+
+/// Every JavaScript fixture under `fixtures/`, as a source file, for tests
+/// that compare the model's syntax access with tree-sitter's own.
+#[cfg(test)]
+pub(crate) fn fixture_files() -> Vec<crate::source::SourceFile> {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+    ignore::Walk::new(fixtures)
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "js"))
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            Some(crate::source::SourceFile::new(
+                e.path().display().to_string(),
+                text,
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod shorten_tests {
+    use super::shorten_code;
+
+    #[test]
+    fn cuts_at_a_token_boundary() {
+        assert_eq!(shorten_code("a  b\n c", 10), "a b c");
+        let s = shorten_code("let attempt = 1; attempt <= MAX; attempt++", 40);
+        // `attemp` would split a name: the cut backs off to the `;`.
+        assert_eq!(s, "let attempt = 1; attempt <= MAX;…");
+        assert_eq!(shorten_code("attempt <= MAX_ATTEMPTS", 12), "attempt <=…");
+        assert_eq!(shorten_code("alpha beta", 8), "alpha…");
+    }
+}

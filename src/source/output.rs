@@ -1,0 +1,213 @@
+//! What leaves the process: reports and rewritten files, written whole or
+//! not at all, and the exit codes. Below the engine so the stages that write
+//! files (baseline, fix) and every command share them without importing the
+//! command handlers.
+
+use std::io::Write;
+use std::path::Path;
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FINDINGS: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+
+/// Writes `text` to stdout and flushes it, for commands that print a finished
+/// text (`rules`, `explain`, `runs`, `--diff`): `print!` panics when stdout
+/// fails (a full disk, `> /dev/full`: exit 101). A failure is reported on
+/// stderr and turns `code` into [`EXIT_ERROR`]; a reader that went away
+/// (`| head`) is not an error, so `code` is kept and nothing is said.
+pub fn print_stdout(text: &str, code: i32) -> i32 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => code,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// Whether a write may replace a file that is read-only or has other hard
+/// links (`--force-write`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Replace {
+    /// Refuse, with a message saying why and how to insist.
+    #[default]
+    Safe,
+    /// Replace a read-only file (keeping its mode), and write a file with
+    /// other hard links in place so every name sees the new text.
+    Force,
+}
+
+/// Writes through a temporary file in the same directory and renames it, so
+/// an interrupted run never leaves a truncated report. See
+/// [`write_file_with`].
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_file_with(path, Replace::Safe, |out| out.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `emit` writes, as it writes it.
+pub fn write_atomic_with(
+    path: &Path,
+    emit: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    write_file_with(path, Replace::Safe, emit)
+}
+
+/// Writes what `emit` writes to `path` whole or not at all, keeping the
+/// file's identity: a symbolic link is followed and its target written (a
+/// rename over the link would turn it into a plain file and never fix the
+/// target); the replaced file's mode, owner and group are kept where
+/// permitted (a rename would leave the temporary file's, e.g. a 0640
+/// group file turned 0644 and world-readable); a read-only file, or one
+/// with other hard links (a rename breaks them), is refused unless
+/// `replace` is [`Replace::Force`]. The temporary file is created with
+/// `O_EXCL` under an unpredictable name in the target's directory, so a
+/// planted file or link there cannot redirect the write.
+pub fn write_file_with(
+    path: &Path,
+    replace: Replace,
+    emit: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let target = resolve_links(path)?;
+    let existing = std::fs::metadata(&target).ok();
+    // A device or FIFO (`--output /dev/null`, `/dev/stdout`, a named pipe)
+    // is written into: renaming a temporary file over it would replace it
+    // with a regular file (as root, `/dev/null` itself).
+    if existing
+        .as_ref()
+        .is_some_and(|m| !m.is_file() && !m.is_dir())
+    {
+        let mut out =
+            std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&target)?);
+        emit(&mut out)?;
+        return out.flush();
+    }
+    let mut in_place = false;
+    if let Some(m) = &existing {
+        let shown = path.display();
+        if m.permissions().readonly() && replace == Replace::Safe {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("{shown} is read-only; not rewritten (--force-write rewrites it)"),
+            ));
+        }
+        if links(m) > 1 {
+            if replace == Replace::Safe {
+                let others = links(m) - 1;
+                let noun = if others == 1 { "link" } else { "links" };
+                return Err(std::io::Error::other(format!(
+                    "{shown} has {others} other hard {noun}, which a rewrite would break; not \
+                     rewritten (--force-write writes it in place)"
+                )));
+            }
+            in_place = true;
+        }
+    }
+    if in_place {
+        // Every name keeps seeing one file; not atomic, which the user chose.
+        let mut bytes = Vec::new();
+        emit(&mut bytes)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&target)?;
+        f.write_all(&bytes)?;
+        return f.sync_all();
+    }
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".proclint.tmp");
+    #[cfg(unix)]
+    {
+        // A new file gets the usual 0666 less the umask, as `File::create`
+        // gives it (tempfile's default is 0600); an existing file's mode is
+        // restored below.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    // Dropped (and removed) on any error below.
+    let mut tmp = builder.tempfile_in(dir)?;
+    if crate::source::inject::fails("write", &path.to_string_lossy()) {
+        // Simulates a full disk half-way through (testing hook).
+        let mut bytes = Vec::new();
+        emit(&mut bytes)?;
+        tmp.write_all(&bytes[..bytes.len() / 2])?;
+        return Err(std::io::Error::other("injected write failure"));
+    }
+    {
+        let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+        emit(&mut out)?;
+        out.flush()?;
+    }
+    if let Some(m) = &existing {
+        keep_identity(tmp.as_file(), m)?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(&target).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// `path` with every symbolic link in its last component followed (a
+/// dangling link names the file it would create).
+fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(parent) if to.is_relative() => parent.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "{}: too many levels of symbolic links",
+        path.display()
+    )))
+}
+
+#[cfg(unix)]
+fn links(m: &std::fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(m)
+}
+
+#[cfg(not(unix))]
+fn links(_: &std::fs::Metadata) -> u64 {
+    1
+}
+
+/// Gives the temporary file the replaced file's owner, group and mode. A
+/// change of owner is only permitted to root; the group, to a member. When
+/// the group cannot be kept, the group and other bits are dropped, so the
+/// file is not opened to a group (or everyone) the original did not allow.
+#[cfg(unix)]
+fn keep_identity(tmp: &std::fs::File, original: &std::fs::Metadata) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mut mode = original.mode() & 0o7777;
+    let now = tmp.metadata()?;
+    if now.uid() != original.uid() || now.gid() != original.gid() {
+        let kept = std::os::unix::fs::fchown(tmp, Some(original.uid()), Some(original.gid()))
+            .or_else(|_| std::os::unix::fs::fchown(tmp, None, Some(original.gid())));
+        if kept.is_err() {
+            mode &= !0o077;
+        }
+    }
+    tmp.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn keep_identity(tmp: &std::fs::File, original: &std::fs::Metadata) -> std::io::Result<()> {
+    tmp.set_permissions(original.permissions())
+}
