@@ -16,7 +16,7 @@ import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "src", "js", "globals.rs")
+OUT = os.path.join(HERE, "..", "src", "js", "model", "globals.rs")
 
 
 def recorded_version():
