@@ -344,12 +344,12 @@ fn set_mode(p: &Path, mode: u32) {
         .unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// `--fix` renamed a temporary file over its target: a symbolic link became
-/// a plain file (the real file never fixed), the exec bit and the group were
-/// lost and the mode became 0644.
+/// `--fix` renamed a temporary file over its target: the exec bit and the
+/// group were lost and the mode became 0644. And (round 3) a fix never
+/// writes through a symbolic link: a committed link would send it anywhere.
 #[cfg(unix)]
 #[test]
-fn fix_writes_through_links_and_keeps_mode_and_group() {
+fn fix_keeps_mode_and_group_and_never_writes_through_links() {
     use std::os::unix::fs::MetadataExt;
     let dir = tempdir();
     let real = write(dir.path(), "real.js", FIXABLE_TASK);
@@ -370,10 +370,20 @@ fn fix_writes_through_links_and_keeps_mode_and_group() {
         &["check", "--fix", "--no-cache", "d/link.js"],
         None,
     );
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a symbolic link"), "{}", stderr(&o));
     let link = dir.path().join("d/link.js");
     let link_meta = std::fs::symlink_metadata(&link).unwrap_or_else(|e| panic!("{e}"));
     assert!(link_meta.file_type().is_symlink(), "the link was replaced");
+    let untouched = std::fs::read_to_string(&real).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(untouched, FIXABLE_TASK);
+
+    let o = run(
+        dir.path(),
+        &["check", "--fix", "--no-cache", "real.js"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let fixed = std::fs::read_to_string(&real).unwrap_or_else(|e| panic!("{e}"));
     assert!(fixed.contains("labels"), "{fixed}");
     assert_eq!(mode(&real), 0o750);

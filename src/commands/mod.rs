@@ -210,6 +210,9 @@ fn check(mut args: CheckArgs) -> i32 {
         )
     };
     let mut outcome = lint_once();
+    if let Some(why) = cache.as_ref().and_then(Cache::refusal) {
+        eprintln!("warning: running without the result cache: {why}");
+    }
     // Files whose fixes could not be planned because of a bug in proclint.
     let mut fix_failures: Vec<crate::diagnostic::Diagnostic> = Vec::new();
     // A file `--fix` could not write: the report is still written, and the

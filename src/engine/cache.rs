@@ -196,20 +196,30 @@ pub struct Stats {
 
 pub struct Cache {
     dir: PathBuf,
+    /// The project directory `dir` must lie in: no component of `dir` below
+    /// it may be a symbolic link or other than a directory.
+    root: PathBuf,
+    /// The build and the configuration; [`Ready`] adds the directory's
+    /// identity.
     salt: [u8; 32],
-    ready: OnceLock<bool>,
+    ready: OnceLock<Result<Ready, String>>,
     hits: AtomicUsize,
     misses: AtomicUsize,
     writes: AtomicUsize,
     project_hits: AtomicUsize,
     project_misses: AtomicUsize,
     project_writes: AtomicUsize,
-    tmp_seq: AtomicUsize,
+}
+
+/// A cache directory that is safe to use, and the salt of its keys.
+struct Ready {
+    salt: [u8; 32],
 }
 
 impl Cache {
-    /// A cache in `dir` for results of build `version` under `config`.
-    /// Nothing touches the disk until the first lookup or write.
+    /// A cache in `dir` for results of build `version` under `config`,
+    /// which must lie in the configuration's root directory (the project).
+    /// Nothing touches the disk until the first key, lookup or write.
     pub fn new(dir: PathBuf, version: &str, config: &Config) -> Cache {
         crate::diagnostic::set_rule_lookup(|id| crate::rules::meta(id).map(|m| m.id));
         let mut h = Sha256::new();
@@ -223,6 +233,7 @@ impl Cache {
         }
         Cache {
             dir,
+            root: config.root.clone(),
             salt: h.finalize().into(),
             ready: OnceLock::new(),
             hits: AtomicUsize::new(0),
@@ -231,7 +242,6 @@ impl Cache {
             project_hits: AtomicUsize::new(0),
             project_misses: AtomicUsize::new(0),
             project_writes: AtomicUsize::new(0),
-            tmp_seq: AtomicUsize::new(0),
         }
     }
 
@@ -270,7 +280,7 @@ impl Cache {
         place.update([u8::from(report)]);
         let place: [u8; 32] = place.finalize().into();
         let mut full = Sha256::new();
-        full.update(self.salt);
+        full.update(self.salt());
         full.update(place);
         full.update(Sha256::digest(bytes));
         Key {
@@ -284,12 +294,9 @@ impl Cache {
     /// The entry for `key`, if one was written for exactly this key and is
     /// intact.
     pub fn get(&self, key: &Key) -> Option<Cached> {
-        let found = std::fs::File::open(self.dir.join(&key.name))
-            .ok()
-            .and_then(|mut f| {
-                let size = f.metadata().ok()?.len();
-                read_entry(&mut f, size, &key.full)
-            })
+        let found = self
+            .open_entry(&key.name)
+            .and_then(|(mut f, size)| read_entry(&mut f, size, &key.full))
             .and_then(|(head, summary)| decode(&head, summary, key));
         let counter = if found.is_some() {
             &self.hits
@@ -326,7 +333,7 @@ impl Cache {
     ) -> [u8; 32] {
         let mut h = Sha256::new();
         h.update(PROJECT_MAGIC);
-        h.update(self.salt);
+        h.update(self.salt());
         let mut count: u64 = 0;
         for (display, full) in modules {
             h.update((display.len() as u64).to_le_bytes());
@@ -347,8 +354,13 @@ impl Cache {
         key: &[u8; 32],
         paths: &HashMap<&str, Arc<str>>,
     ) -> Option<Vec<Diagnostic>> {
-        let found = std::fs::read(self.dir.join(PROJECT_ENTRY))
-            .ok()
+        let found = self
+            .open_entry(PROJECT_ENTRY)
+            .and_then(|(f, size)| {
+                let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?);
+                std::io::Read::read_to_end(&mut std::io::Read::take(f, size), &mut bytes).ok()?;
+                Some(bytes)
+            })
             .and_then(|bytes| decode_project(&bytes, key, paths));
         let counter = if found.is_some() {
             &self.project_hits
@@ -377,22 +389,57 @@ impl Cache {
     /// Writes `parts` one after the other as entry `name`: to a temporary
     /// file, renamed into place.
     fn write_entry(&self, name: &str, parts: &[&[u8]]) -> bool {
-        // A name unique to this process and write: concurrent runs (and
-        // threads) never share a temporary file, and the rename replaces
-        // the entry in one step.
-        let tmp = self.dir.join(format!(
-            ".{}.{}.{}.tmp",
-            name,
-            std::process::id(),
-            self.tmp_seq.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = std::fs::File::create(&tmp)
-            .and_then(|mut f| parts.iter().try_for_each(|p| f.write_all(p)))
-            .and_then(|()| std::fs::rename(&tmp, self.dir.join(name)));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        // Created new (`O_EXCL`) under an unpredictable name, so a file or
+        // link planted in the directory cannot redirect the write; the
+        // rename replaces whatever is at `name` (a link itself, never its
+        // target) in one step, and concurrent runs never share a temporary
+        // file. Dropped (removed) on any error.
+        let written = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(&self.dir)
+            .and_then(|mut tmp| {
+                parts.iter().try_for_each(|p| tmp.write_all(p))?;
+                tmp.persist(self.dir.join(name)).map_err(|e| e.error)?;
+                Ok(())
+            });
         written.is_ok()
+    }
+
+    /// Entry `name` opened for reading with its size, if it is a regular
+    /// file: never through a symbolic link, and never a FIFO or device
+    /// (opening a FIFO would wait for a writer).
+    fn open_entry(&self, name: &str) -> Option<(std::fs::File, u64)> {
+        self.ready().ok()?;
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        let path = self.dir.join(name);
+        #[cfg(not(unix))]
+        if std::fs::symlink_metadata(&path)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return None;
+        }
+        let file = options.open(path).ok()?;
+        let meta = file.metadata().ok()?;
+        meta.is_file().then(|| (file, meta.len()))
+    }
+
+    /// Why the cache is not used this run, if it is not: its directory is
+    /// outside the project, a symbolic link, or not a directory, or cannot
+    /// be created. Known after the first key, lookup or write.
+    pub fn refusal(&self) -> Option<&str> {
+        match self.ready.get() {
+            Some(Err(why)) => Some(why),
+            _ => None,
+        }
     }
 
     pub fn stats(&self) -> Stats {
@@ -406,29 +453,121 @@ impl Cache {
         }
     }
 
+    /// Prepares the directory once; whether entries may be read and
+    /// written.
+    fn prepare(&self) -> bool {
+        self.ready().is_ok()
+    }
+
+    /// The salt of this run's keys: the build, the configuration and the
+    /// directory's identity (or, when the directory cannot be used, the
+    /// first two: nothing is then read or written anyway).
+    fn salt(&self) -> [u8; 32] {
+        self.ready().map_or(self.salt, |r| r.salt)
+    }
+
     /// Creates the directory once, with a `.gitignore` (so the cache is
     /// never committed, wherever `cache-dir` puts it) and a `CACHEDIR.TAG`
-    /// (so backup tools skip it).
-    fn prepare(&self) -> bool {
-        *self.ready.get_or_init(|| {
-            if std::fs::create_dir_all(&self.dir).is_err() {
-                return false;
-            }
-            let gitignore = self.dir.join(".gitignore");
-            if !gitignore.exists() {
-                let _ = std::fs::write(&gitignore, "# Created by proclint.\n*\n");
-            }
-            let tag = self.dir.join("CACHEDIR.TAG");
-            if !tag.exists() {
-                let _ = std::fs::write(
-                    &tag,
-                    "Signature: 8a477f597d28d172789f06886806bc55\n\
-                     # This file is a cache directory tag created by proclint.\n",
+    /// (so backup tools skip it), or says why it cannot be used.
+    ///
+    /// Every component of the directory below the project root must be a
+    /// real directory (created one by one where missing): a pull request
+    /// that commits `.proclint_cache` as a link, or a link inside its path,
+    /// could otherwise send the cache's writes anywhere. The marker files
+    /// are created new, never written through what is already there.
+    ///
+    /// The directory's identity (device, inode, creation time) goes into
+    /// every key: entries committed into a repository (forged to claim a
+    /// clean file) were written for another directory, so they never match
+    /// in a checkout, while reruns in the same directory hit.
+    fn ready(&self) -> Result<&Ready, &str> {
+        self.ready
+            .get_or_init(|| {
+                let shown = |p: &Path| p.display().to_string().escape_debug().to_string();
+                let rel = if self.dir.is_relative() && self.root == Path::new(".") {
+                    Some(self.dir.as_path())
+                } else {
+                    self.dir.strip_prefix(&self.root).ok()
+                };
+                use std::path::Component::{CurDir, Normal};
+                let rel = rel
+                    .filter(|r| r.components().all(|c| matches!(c, Normal(_) | CurDir)))
+                    .ok_or_else(|| {
+                        format!(
+                            "the cache directory {} is outside the project ({})",
+                            shown(&self.dir),
+                            shown(&self.root)
+                        )
+                    })?;
+                let mut at = self.root.clone();
+                for part in rel.components().filter(|c| *c != CurDir) {
+                    at.push(part);
+                    match std::fs::symlink_metadata(&at) {
+                        Ok(m) if m.file_type().is_symlink() => {
+                            return Err(format!("{} is a symbolic link", shown(&at)))
+                        }
+                        Ok(m) if !m.is_dir() => {
+                            return Err(format!("{} is not a directory", shown(&at)))
+                        }
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                            // `mkdir` never follows a link at its last
+                            // component: a link planted meanwhile fails it.
+                            std::fs::create_dir(&at)
+                                .map_err(|e| format!("cannot create {}: {e}", shown(&at)))?;
+                        }
+                        Err(e) => return Err(format!("cannot read {}: {e}", shown(&at))),
+                    }
+                }
+                let meta = std::fs::symlink_metadata(&self.dir)
+                    .ok()
+                    .filter(|m| m.is_dir())
+                    .ok_or_else(|| format!("{} is not a directory", shown(&self.dir)))?;
+                create_new(&self.dir.join(".gitignore"), b"# Created by proclint.\n*\n");
+                create_new(
+                    &self.dir.join("CACHEDIR.TAG"),
+                    b"Signature: 8a477f597d28d172789f06886806bc55\n\
+                      # This file is a cache directory tag created by proclint.\n",
                 );
-            }
-            true
-        })
+                let mut h = Sha256::new();
+                h.update(self.salt);
+                h.update(dir_identity(&meta));
+                Ok(Ready {
+                    salt: h.finalize().into(),
+                })
+            })
+            .as_ref()
+            .map_err(String::as_str)
     }
+}
+
+/// Writes `bytes` to a new file at `path`; leaves whatever is already
+/// there (a file, a link, a directory) alone.
+fn create_new(path: &Path, bytes: &[u8]) {
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(bytes));
+}
+
+/// What tells this directory from another at the same path: device, inode
+/// and creation time where the platform has them.
+fn dir_identity(meta: &std::fs::Metadata) -> Vec<u8> {
+    let mut out = Vec::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        out.extend(meta.dev().to_le_bytes());
+        out.extend(meta.ino().to_le_bytes());
+    }
+    let created = meta
+        .created()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    out.extend(created.to_le_bytes());
+    out
 }
 
 /// What goes before and after `payload` in a project entry: magic, key,

@@ -55,9 +55,13 @@ pub fn write_atomic_with(
 }
 
 /// Writes what `emit` writes to `path` whole or not at all, keeping the
-/// file's identity: a symbolic link is followed and its target written (a
-/// rename over the link would turn it into a plain file and never fix the
-/// target); the replaced file's mode, owner and group are kept where
+/// file's identity, and never through a symbolic link proclint did not
+/// create: proclint runs on pull requests, and a committed link (a report
+/// path, a linked process module, a linked folder on the way) would send
+/// the write anywhere the user can write. A link at `path` or on the way
+/// to it (below the working directory) is refused, except a device or FIFO
+/// named by an absolute `/dev/` path (`--output /dev/stdout`). The
+/// replaced file's mode, owner and group are kept where
 /// permitted (a rename would leave the temporary file's, e.g. a 0640
 /// group file turned 0644 and world-readable); a read-only file, or one
 /// with other hard links (a rename breaks them), is refused unless
@@ -69,15 +73,19 @@ pub fn write_file_with(
     replace: Replace,
     emit: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let target = resolve_links(path)?;
-    let existing = std::fs::metadata(&target).ok();
+    let existing = std::fs::metadata(path).ok();
+    let special = existing
+        .as_ref()
+        .is_some_and(|m| !m.is_file() && !m.is_dir());
+    let named_device = path.is_absolute() && path.starts_with("/dev");
+    if !(special && named_device) {
+        refuse_links(path)?;
+    }
+    let target = path.to_path_buf();
     // A device or FIFO (`--output /dev/null`, `/dev/stdout`, a named pipe)
     // is written into: renaming a temporary file over it would replace it
     // with a regular file (as root, `/dev/null` itself).
-    if existing
-        .as_ref()
-        .is_some_and(|m| !m.is_file() && !m.is_dir())
-    {
+    if special {
         let mut out =
             std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&target)?);
         emit(&mut out)?;
@@ -156,26 +164,42 @@ pub fn write_file_with(
     Ok(())
 }
 
-/// `path` with every symbolic link in its last component followed (a
-/// dangling link names the file it would create).
-fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
-    let mut current = path.to_path_buf();
-    for _ in 0..40 {
-        match std::fs::symlink_metadata(&current) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let to = std::fs::read_link(&current)?;
-                current = match current.parent() {
-                    Some(parent) if to.is_relative() => parent.join(to),
-                    _ => to,
-                };
-            }
-            _ => return Ok(current),
+/// Fails when `path`, or a folder on the way to it below the working
+/// directory, is a symbolic link.
+fn refuse_links(path: &Path) -> std::io::Result<()> {
+    let cwd = std::env::current_dir().ok();
+    let below = match (path.is_absolute(), &cwd) {
+        (false, _) => Some(path),
+        (true, Some(cwd)) => path.strip_prefix(cwd).ok(),
+        (true, None) => None,
+    };
+    let mut at = match (path.is_absolute(), &cwd) {
+        (true, Some(cwd)) if below.is_some() => cwd.clone(),
+        _ => std::path::PathBuf::new(),
+    };
+    // An absolute path outside the working directory was named by the user
+    // (not found in the tree): only its last component is checked.
+    let parts: Vec<_> = match below {
+        Some(rel) => rel.components().collect(),
+        None => {
+            at = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            path.file_name()
+                .map(|n| vec![std::path::Component::Normal(n)])
+                .unwrap_or_default()
+        }
+    };
+    for part in parts {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(std::io::Error::other(format!(
+                "{} is a symbolic link; proclint does not write through links it did not \
+                 create (not written: {})",
+                at.display().to_string().escape_debug(),
+                path.display().to_string().escape_debug()
+            )));
         }
     }
-    Err(std::io::Error::other(format!(
-        "{}: too many levels of symbolic links",
-        path.display()
-    )))
+    Ok(())
 }
 
 #[cfg(unix)]

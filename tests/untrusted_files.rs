@@ -1,0 +1,251 @@
+//! Hardening, round 3 (issue 31): proclint runs on pull requests whose files
+//! an attacker controls. What it writes stays where it means to write
+//! (never through a link it did not create), and committed files cannot
+//! steer its results. Each test fails on the code before its fix.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use common::*;
+
+/// Runs proclint in `dir` with a deadline: a hang fails the test.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args(args)
+        .current_dir(dir)
+        .env("RAYON_NUM_THREADS", "2")
+        .env_remove("PROCLINT_INJECT_PANIC")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => out.unwrap_or_else(|e| panic!("cannot wait for proclint: {e}")),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
+            panic!("proclint {args:?} did not finish in 60 s");
+        }
+    }
+}
+
+fn json(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["check", ".", "--format", "json"];
+    args.extend_from_slice(extra);
+    run(dir, &args)
+}
+
+/// A project with findings, and a folder outside it (the victim).
+fn project() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempdir();
+    let repo = dir.path().join("repo");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, "bad.js", BAD_BREAKPOINT);
+    write(&repo, "good.js", GOOD_BREAKPOINT);
+    (dir, repo, outside)
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// A committed `.proclint_cache` that is a link sent every entry (and a
+/// rename over a file called `project`) into the folder it points at.
+#[test]
+fn a_linked_cache_directory_is_refused_and_the_run_goes_on() {
+    let (_dir, repo, outside) = project();
+    write(&outside, "project", "precious\n");
+    symlink(&outside, repo.join(".proclint_cache")).unwrap_or_else(|e| panic!("{e}"));
+    let o = json(&repo, &[]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("running without the result cache")
+            && stderr(&o).contains("is a symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(names(&outside), ["project"]);
+    let kept = std::fs::read_to_string(outside.join("project")).unwrap_or_default();
+    assert_eq!(kept, "precious\n");
+    assert_eq!(stdout(&o), stdout(&json(&repo, &["--no-cache"])));
+}
+
+#[test]
+fn a_cache_path_through_a_linked_folder_or_onto_a_file_is_refused() {
+    let (_dir, repo, outside) = project();
+    write(&repo, "proclint.toml", "cache-dir = \"build/cache\"\n");
+    symlink(&outside, repo.join("build")).unwrap_or_else(|e| panic!("{e}"));
+    let o = json(&repo, &[]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a symbolic link"), "{}", stderr(&o));
+    assert!(names(&outside).is_empty(), "{:?}", names(&outside));
+
+    let (_dir, repo, _) = project();
+    write(&repo, ".proclint_cache", "a file, not a directory\n");
+    let o = json(&repo, &[]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is not a directory"), "{}", stderr(&o));
+}
+
+/// `cache-dir` comes from a file the pull request controls.
+#[test]
+fn a_cache_directory_outside_the_project_is_refused() {
+    let (_dir, repo, outside) = project();
+    let toml = format!(
+        "cache-dir = {:?}\n",
+        outside.join("c").display().to_string()
+    );
+    write(&repo, "proclint.toml", &toml);
+    let o = json(&repo, &[]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("outside the project"), "{}", stderr(&o));
+    assert!(names(&outside).is_empty(), "{:?}", names(&outside));
+    write(&repo, "proclint.toml", "cache-dir = \"../outside/c\"\n");
+    let o = json(&repo, &[]);
+    assert!(stderr(&o).contains("outside the project"), "{}", stderr(&o));
+    assert!(names(&outside).is_empty(), "{:?}", names(&outside));
+}
+
+/// A dangling `.gitignore` link created a file anywhere; a linked
+/// `CACHEDIR.TAG` or entry overwrote its target.
+#[test]
+fn files_inside_the_cache_are_never_written_or_read_through_links() {
+    let (_dir, repo, outside) = project();
+    let cache = repo.join(".proclint_cache");
+    std::fs::create_dir_all(&cache).unwrap_or_else(|e| panic!("{e}"));
+    symlink(outside.join("created"), cache.join(".gitignore")).unwrap_or_else(|e| panic!("{e}"));
+    write(&outside, "tag", "keep\n");
+    symlink(outside.join("tag"), cache.join("CACHEDIR.TAG")).unwrap_or_else(|e| panic!("{e}"));
+    write(&outside, "project", "keep\n");
+    symlink(outside.join("project"), cache.join("project")).unwrap_or_else(|e| panic!("{e}"));
+    let o = json(&repo, &[]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(names(&outside), ["project", "tag"]);
+    for f in ["project", "tag"] {
+        assert_eq!(
+            std::fs::read_to_string(outside.join(f)).unwrap_or_default(),
+            "keep\n"
+        );
+    }
+    // The entry took the link's place; the second run answers from it.
+    assert!(cache.join("project").is_file());
+    let warm = json(&repo, &["--cache-stats"]);
+    assert_eq!(stdout(&warm), stdout(&o));
+}
+
+/// An entry that is a FIFO made a warm run wait forever for a writer.
+#[test]
+fn a_fifo_in_the_cache_is_a_miss_not_a_hang() {
+    let (_dir, repo, _) = project();
+    let first = json(&repo, &[]);
+    let cache = repo.join(".proclint_cache");
+    for name in names(&cache) {
+        if name.starts_with('.') || name == "CACHEDIR.TAG" {
+            continue;
+        }
+        let p = cache.join(&name);
+        std::fs::remove_file(&p).unwrap_or_else(|e| panic!("{e}"));
+        let made = Command::new("mkfifo").arg(&p).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {name}");
+    }
+    let o = json(&repo, &[]);
+    assert_eq!(stdout(&o), stdout(&first));
+}
+
+/// Entries committed into the repository (forged to say a file is clean)
+/// were written for another directory: they are never used.
+#[test]
+fn committed_cache_entries_are_not_trusted() {
+    let (_dir, repo, _) = project();
+    let clean = json(&repo, &[]);
+    assert_eq!(code(&clean), 1, "{}", stderr(&clean));
+    // The cache's bytes, as a checkout would write them: same paths, same
+    // entries, a new directory.
+    let cache = repo.join(".proclint_cache");
+    let copy = repo.join("copied");
+    copy_tree(&cache, &copy);
+    std::fs::remove_dir_all(&cache).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::rename(&copy, &cache).unwrap_or_else(|e| panic!("{e}"));
+    let o = json(&repo, &["--cache-stats"]);
+    assert!(
+        stderr(&o).contains("proclint cache: 0 hits"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A report path the pull request committed as a link (`proclint.sarif` →
+/// a file of the CI user's) was overwritten through it.
+#[test]
+fn reports_and_baselines_are_never_written_through_links() {
+    let (_dir, repo, outside) = project();
+    write(&outside, "victim", "keep\n");
+    symlink(outside.join("victim"), repo.join("proclint.sarif")).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(
+        &repo,
+        &[
+            "check",
+            ".",
+            "--format",
+            "sarif",
+            "--output",
+            "proclint.sarif",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a symbolic link"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(outside.join("victim")).unwrap_or_default(),
+        "keep\n"
+    );
+    // A dangling link would have created the file.
+    symlink(outside.join("new"), repo.join("base.json")).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(&repo, &["check", ".", "--write-baseline", "base.json"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(names(&outside), ["victim"]);
+    // A linked folder on the way.
+    symlink(&outside, repo.join("reports")).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(
+        &repo,
+        &[
+            "check",
+            ".",
+            "--format",
+            "json",
+            "--output",
+            "reports/r.json",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(names(&outside), ["victim"]);
+    // The user's own device paths still work.
+    let o = run(
+        &repo,
+        &["check", ".", "--format", "json", "--output", "/dev/stdout"],
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("unchecked-breakpoint"),
+        "{}",
+        stdout(&o)
+    );
+}
