@@ -249,3 +249,55 @@ fn reports_and_baselines_are_never_written_through_links() {
         stdout(&o)
     );
 }
+
+fn mkfifo(p: &Path) {
+    let made = Command::new("mkfifo").arg(p).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", p.display());
+}
+
+/// A baseline that is a FIFO hung the run; one linked to /dev/zero read
+/// until memory ran out.
+#[test]
+fn a_baseline_must_be_a_small_regular_file() {
+    let (_dir, repo, _) = project();
+    mkfifo(&repo.join("fifo.json"));
+    symlink("/dev/zero", repo.join("zero.json")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir(repo.join("folder.json")).unwrap_or_else(|e| panic!("{e}"));
+    for (name, says) in [
+        ("fifo.json", "a FIFO"),
+        ("zero.json", "a device"),
+        ("folder.json", "a directory"),
+    ] {
+        let o = run(&repo, &["check", ".", "--baseline", name]);
+        assert_eq!(code(&o), 2, "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{name}: {}", stderr(&o));
+    }
+}
+
+/// A project `proclint.toml` that could not be read was skipped, and the
+/// configuration above it applied silently.
+#[test]
+fn an_unreadable_project_config_is_an_error_not_a_fall_back() {
+    let (_dir, repo, outside) = project();
+    // The folder above the project holds a configuration that turns the
+    // finding off: falling back to it would hide it.
+    write(
+        repo.parent().unwrap_or(&outside),
+        "proclint.toml",
+        "[rules]\nunchecked-breakpoint = \"off\"\n",
+    );
+    symlink(outside.join("gone.toml"), repo.join("proclint.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = run(&repo, &["check", "."]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("proclint.toml"), "{}", stderr(&o));
+    std::fs::remove_file(repo.join("proclint.toml")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir(repo.join("proclint.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(&repo, &["check", "."]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("a directory"), "{}", stderr(&o));
+    std::fs::remove_dir(repo.join("proclint.toml")).unwrap_or_else(|e| panic!("{e}"));
+    mkfifo(&repo.join("proclint.toml"));
+    let o = run(&repo, &["check", "."]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+}

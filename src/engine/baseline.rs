@@ -30,6 +30,10 @@ use crate::project::config::Config;
 use crate::rules::RuleSwitches;
 use crate::source::{Pos, Span};
 
+/// The largest baseline read (a baseline of 100,000 findings is about
+/// 20 MB); a committed FIFO, device or huge file is an error, not a hang.
+pub const MAX_BASELINE_SIZE: u64 = 256 << 20;
+
 pub const VERSION: u32 = 1;
 pub const STALE_RULE: &str = "baseline-stale";
 
@@ -182,7 +186,7 @@ impl Baseline {
     }
 
     pub fn read(&self, path: &Path) -> Result<Recorded, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let text = crate::source::read_small_file(path, MAX_BASELINE_SIZE)?;
         let file: File = serde_json::from_str(&text).map_err(|e| e.to_string())?;
         if file.version != VERSION {
             return Err(format!(

@@ -161,13 +161,20 @@ impl ConfigError {
     }
 }
 
+/// The largest `proclint.toml` read: a configuration is a few hundred
+/// bytes; a committed multi-gigabyte one must not be loaded.
+pub const MAX_CONFIG_SIZE: u64 = 1 << 20;
+
 impl Config {
     /// Finds `proclint.toml` walking up from `start`.
     pub fn discover(start: &Path) -> Option<PathBuf> {
         let mut dir = Some(start);
         while let Some(d) = dir {
             let candidate = d.join(FILE_NAME);
-            if candidate.is_file() {
+            // Anything at that name is this folder's configuration: a
+            // dangling link, a folder or an unreadable file is an error
+            // when loaded, never a silent fall-back to one further up.
+            if std::fs::symlink_metadata(&candidate).is_ok() {
                 return Some(candidate);
             }
             dir = d.parent();
@@ -177,12 +184,12 @@ impl Config {
 
     /// Reads and parses a configuration file, with every error in it.
     pub fn load(path: &Path, known: &dyn KnownRules) -> Result<Config, Vec<ConfigError>> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::source::read_small_file(path, MAX_CONFIG_SIZE).map_err(|message| {
             vec![ConfigError {
                 path: path.to_path_buf(),
                 text: String::new(),
                 span: None,
-                message: format!("cannot read: {e}"),
+                message,
             }]
         })?;
         let root = path

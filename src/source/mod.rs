@@ -8,6 +8,7 @@ pub mod inject;
 pub mod output;
 
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 use std::sync::Arc;
 
 /// A byte range into a source file.
@@ -446,6 +447,13 @@ pub fn file_type_name(t: &std::fs::FileType) -> &'static str {
     } else {
         "not a regular file"
     }
+}
+
+/// [`read_regular`] of a small UTF-8 file proclint takes data from (a
+/// configuration, a baseline), with the message to show when it cannot.
+pub fn read_small_file(path: &Path, limit: u64) -> Result<String, String> {
+    let bytes = read_regular(path, limit, None).map_err(|e| format!("cannot read: {e}"))?;
+    String::from_utf8(bytes).map_err(|_| "cannot read: not UTF-8".to_string())
 }
 
 #[cfg(test)]
