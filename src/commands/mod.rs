@@ -231,7 +231,7 @@ fn check(mut args: CheckArgs) -> i32 {
             if !plan.failed.is_empty() {
                 return EXIT_ERROR;
             }
-            report_unfixable(&plan);
+            report_unfixable(&plan, &mut Default::default());
             if !args.quiet {
                 eprintln!(
                     "proclint: {} fixes available in {} files (nothing written)",
@@ -250,11 +250,12 @@ fn check(mut args: CheckArgs) -> i32 {
         // on later passes; the others are still fixed, and the exit code
         // says an error occurred.
         let mut unwritable = std::collections::BTreeSet::new();
+        let mut said = std::collections::BTreeSet::new();
         // Fixes that overlapped are applied on the next pass.
         for _ in 0..4 {
             let mut plan = fix::plan(&outcome, None);
             plan.files.retain(|f| !unwritable.contains(&f.display));
-            report_unfixable(&plan);
+            report_unfixable(&plan, &mut said);
             for d in &plan.failed {
                 if !fix_failures.contains(d) {
                     fix_failures.push(d.clone());
@@ -462,12 +463,31 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
     false // the canonical paths are compared instead
 }
 
-fn report_unfixable(plan: &fix::Plan) {
+/// Warns about fixes not applied, each line once however many passes
+/// `--fix` makes.
+fn report_unfixable(plan: &fix::Plan, said: &mut std::collections::BTreeSet<String>) {
+    let mut lines = Vec::new();
     for f in &plan.changed {
-        eprintln!("warning: {f} changed on disk while proclint ran; its fixes were not applied");
+        lines.push(format!(
+            "warning: {f} changed on disk while proclint ran; its fixes were not applied"
+        ));
     }
     for (f, why) in &plan.skipped {
-        eprintln!("warning: {f} {why}; its fixes were not applied");
+        lines.push(format!("warning: {f} {why}; its fixes were not applied"));
+    }
+    for f in plan.files.iter().filter(|f| f.dropped > 0) {
+        lines.push(format!(
+            "warning: {}: {} {} skipped: {} would have made it fail to parse",
+            f.display,
+            f.dropped,
+            if f.dropped == 1 { "fix" } else { "fixes" },
+            if f.dropped == 1 { "it" } else { "they" }
+        ));
+    }
+    for line in lines {
+        if said.insert(line.clone()) {
+            eprintln!("{}", crate::source::printable(&line));
+        }
     }
 }
 

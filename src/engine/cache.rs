@@ -483,7 +483,8 @@ impl Cache {
     fn ready(&self) -> Result<&Ready, &str> {
         self.ready
             .get_or_init(|| {
-                let shown = |p: &Path| p.display().to_string().escape_debug().to_string();
+                let shown =
+                    |p: &Path| crate::source::printable(&p.display().to_string()).into_owned();
                 let rel = if self.dir.is_relative() && self.root == Path::new(".") {
                     Some(self.dir.as_path())
                 } else {

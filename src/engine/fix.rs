@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::diagnostic::{Diagnostic, Edit};
+use crate::engine::discover::FileKind;
 use crate::engine::Outcome;
 
 /// The planned edits of one file.
@@ -16,6 +17,8 @@ pub struct FilePlan {
     pub original: String,
     pub fixed: String,
     pub applied: usize,
+    /// Fixes left out because the file would no longer parse with them.
+    pub dropped: usize,
 }
 
 #[derive(Debug, Default)]
@@ -70,6 +73,73 @@ pub fn apply(text: &str, fixes: &[&[Edit]]) -> (String, usize) {
     }
     out.push_str(&text[at..]);
     (out, applied)
+}
+
+/// [`apply`], verified: when the result no longer parses as the original
+/// did (a JavaScript module that Node loaded would fail to load, a
+/// package.json would no longer be JSON with the same keys), the fixes are
+/// applied one at a time, in order, and each that breaks the text is
+/// dropped. Returns the text, the fixes applied and the fixes dropped.
+pub fn apply_verified(text: &str, fixes: &[&[Edit]], kind: FileKind) -> (String, usize, usize) {
+    let (fixed, applied) = apply(text, fixes);
+    let Some(check) = Check::of(text, kind) else {
+        return (fixed, applied, 0);
+    };
+    if applied == 0 || check.holds(&fixed) {
+        return (fixed, applied, 0);
+    }
+    let mut kept: Vec<&[Edit]> = Vec::new();
+    let mut dropped = 0;
+    for edits in fixes {
+        kept.push(edits);
+        let (candidate, n) = apply(text, &kept);
+        if n < kept.len() {
+            // Overlaps an earlier fix: `apply` would skip it anyway.
+            kept.pop();
+        } else if !check.holds(&candidate) {
+            kept.pop();
+            dropped += 1;
+        }
+    }
+    let (fixed, applied) = apply(text, &kept);
+    (fixed, applied, dropped)
+}
+
+/// What a fixed text must still satisfy.
+enum Check {
+    Js(crate::js::syntax::oxc::Loads),
+    Json(Vec<String>),
+}
+
+impl Check {
+    /// `None` when there is nothing to keep: a module that already fails
+    /// to parse, a text too deep to check, a file of another kind.
+    fn of(text: &str, kind: FileKind) -> Option<Check> {
+        match kind {
+            FileKind::Process => crate::js::syntax::oxc::loads(text)
+                .filter(|l| l.module || l.commonjs)
+                .map(Check::Js),
+            FileKind::Manifest => json_keys(text).map(Check::Json),
+            _ => None,
+        }
+    }
+
+    fn holds(&self, fixed: &str) -> bool {
+        match self {
+            Check::Js(before) => {
+                crate::js::syntax::oxc::loads(fixed).is_some_and(|after| before.kept_by(after))
+            }
+            Check::Json(keys) => json_keys(fixed).as_ref() == Some(keys),
+        }
+    }
+}
+
+/// The top-level keys of a JSON object, in order.
+fn json_keys(text: &str) -> Option<Vec<String>> {
+    match serde_json::from_str::<serde_json::Value>(text).ok()? {
+        serde_json::Value::Object(map) => Some(map.keys().cloned().collect()),
+        _ => None,
+    }
 }
 
 /// Plans the safe fixes of an outcome against the files on disk, and, with
@@ -156,7 +226,7 @@ fn plan_file(
             .iter()
             .filter_map(|d| d.fix.as_ref().map(|f| f.edits.as_slice()))
             .collect();
-        let (fixed, applied) = apply(&original, &edits);
+        let (fixed, applied, dropped) = apply_verified(&original, &edits, file.kind);
         if applied > 0 && fixed != original {
             return Ok(Some(FilePlan {
                 display: display.to_string(),
@@ -164,7 +234,14 @@ fn plan_file(
                 original,
                 fixed,
                 applied,
+                dropped,
             }));
+        }
+        if dropped > 0 {
+            return Err(Skip::Because(
+                display.to_string(),
+                "would fail to parse with its fixes",
+            ));
         }
         Ok(None)
     }

@@ -246,18 +246,26 @@ fn move_fix(
 }
 
 /// Removes a property: its whole line when it stands alone on one,
-/// otherwise the property and the comma that separates it.
+/// otherwise the property and the comma that separates it. The commas are
+/// the object's own tokens, found past any comments between (text
+/// matching left `{ /* c */, timeout: 1 }` from `{ labels: ['l'] /* c */,
+/// timeout: 1 }`, a syntax error).
 fn remove_property(m: &JsModel, pair: Node) -> Edit {
     let src = m.src();
-    let bytes = src.as_bytes();
     let start = pair.start_byte();
-    let mut end = pair.end_byte();
-    let after = &src[end..];
-    let trimmed = after.trim_start_matches([' ', '\t']);
-    let comma_after = trimmed.starts_with(',');
-    if comma_after {
-        end += after.len() - trimmed.len() + 1;
-    }
+    // The object's tokens around the pair, comments skipped.
+    let siblings: Vec<Node> = pair.parent().map_or_else(Vec::new, |o| {
+        o.all_children()
+            .filter(|c| c.kind_str() != "comment")
+            .collect()
+    });
+    let at = siblings.iter().position(|c| *c == pair);
+    let comma = |i: Option<usize>| {
+        i.and_then(|i| siblings.get(i).copied())
+            .filter(|n| n.kind_str() == ",")
+    };
+    let comma_after = comma(at.map(|i| i + 1));
+    let end = comma_after.map_or(pair.end_byte(), |c| c.end_byte());
     // Lines end at `\n`, `\r\n` or a lone `\r`.
     let line_start = src[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let alone_before = src[line_start..start].trim().is_empty();
@@ -273,23 +281,20 @@ fn remove_property(m: &JsModel, pair: Node) -> Edit {
             replacement: String::new(),
         };
     }
-    if comma_after {
-        let next = end + (src[end..].len() - src[end..].trim_start_matches([' ', '\t']).len());
+    if comma_after.is_some() {
+        let next = end + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
         return Edit {
             span: Span::new(start, next),
             replacement: String::new(),
         };
     }
-    // The last property on a shared line: take the comma before it.
-    let mut s = start;
-    while s > 0 && matches!(bytes[s - 1], b' ' | b'\t' | b'\n' | b'\r') {
-        s -= 1;
-    }
-    if s > 0 && bytes[s - 1] == b',' {
-        s -= 1;
-    }
+    // The last property: take the comma before it.
+    let comma_before = comma(at.and_then(|i| i.checked_sub(1)));
     Edit {
-        span: Span::new(s, pair.end_byte()),
+        span: Span::new(
+            comma_before.map_or(start, |c| c.start_byte()),
+            pair.end_byte(),
+        ),
         replacement: String::new(),
     }
 }

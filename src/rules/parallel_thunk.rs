@@ -8,7 +8,7 @@ use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::analysis::tasks::{value_of, Value};
 use crate::js::model::scope::BindingKind;
-use crate::js::syntax::{span, unparen};
+use crate::js::syntax::{is_function, span, unparen};
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
 
@@ -283,10 +283,13 @@ fn push_finding(
                 format!("{where_} awaits {started_text} while the array is built: {tail}"),
             )
             .with_fix(Fix {
-                description: "replace `await` with `() => ` so the batch starts it".into(),
+                description: format!(
+                    "replace `await` with `{}` so the batch starts it",
+                    thunk(call)
+                ),
                 edits: vec![Edit {
                     span: Span::new(el.start_byte(), call.start_byte()),
-                    replacement: "() => ".into(),
+                    replacement: thunk(call).into(),
                 }],
                 // The awaited value may have been meant as a sequential
                 // step; dropping the `await` changes when it runs.
@@ -312,16 +315,42 @@ fn push_finding(
                 ),
             )
             .with_fix(Fix {
-                description: "wrap it in `() => ` so the batch starts it".into(),
+                description: format!("wrap it in `{}` so the batch starts it", thunk(el)),
                 edits: vec![Edit {
                     span: Span::new(el.start_byte(), el.start_byte()),
-                    replacement: "() => ".into(),
+                    replacement: thunk(el).into(),
                 }],
-                safe: true,
+                // An `await` inside moves into the thunk: it then runs when
+                // the batch starts the element, not while the array is built.
+                safe: !awaits(el),
             })
         }
     };
     sink.push(d.with_help(format!("pass a thunk: `() => {shown}`")));
+}
+
+/// The thunk that defers `expr`: `async` when it awaits (an `await` in a
+/// plain arrow function is a syntax error).
+fn thunk(expr: Node) -> &'static str {
+    if awaits(expr) {
+        "async () => "
+    } else {
+        "() => "
+    }
+}
+
+/// Whether `expr` awaits outside the functions nested in it.
+fn awaits(expr: Node) -> bool {
+    let mut stack = vec![expr];
+    while let Some(n) = stack.pop() {
+        if n.kind_str() == "await_expression" {
+            return true;
+        }
+        if n == expr || !is_function(n) {
+            stack.extend(n.named());
+        }
+    }
+    false
 }
 
 #[cfg(test)]

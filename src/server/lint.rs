@@ -133,7 +133,12 @@ pub fn fix_buffer(path: &Path, text: &str, config: &Config) -> (String, usize) {
         if edits.is_empty() {
             break;
         }
-        let (fixed, n) = fix::apply(&current, &edits);
+        let kind = outcome
+            .files
+            .iter()
+            .find(|f| *f.display == *display)
+            .map_or(FileKind::Process, |f| f.kind);
+        let (fixed, n, _) = fix::apply_verified(&current, &edits, kind);
         if n == 0 || fixed == current {
             break;
         }
@@ -153,6 +158,7 @@ pub fn diff(display: &str, original: &str, fixed: &str) -> String {
             original: original.to_string(),
             fixed: fixed.to_string(),
             applied: 1,
+            dropped: 0,
         }],
         ..fix::Plan::default()
     };

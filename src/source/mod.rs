@@ -449,6 +449,26 @@ pub fn file_type_name(t: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// `text` with control characters (C0, DEL, C1; line and paragraph
+/// separators) written as `\u{…}` escapes, for a message on a terminal or
+/// in a CI log: a file name or a value from a pull request must not move
+/// the cursor, ring, or start a line of its own.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !text.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if bad(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// [`read_regular`] of a small UTF-8 file proclint takes data from (a
 /// configuration, a baseline), with the message to show when it cannot.
 pub fn read_small_file(path: &Path, limit: u64) -> Result<String, String> {

@@ -194,8 +194,8 @@ fn refuse_links(path: &Path) -> std::io::Result<()> {
             return Err(std::io::Error::other(format!(
                 "{} is a symbolic link; proclint does not write through links it did not \
                  create (not written: {})",
-                at.display().to_string().escape_debug(),
-                path.display().to_string().escape_debug()
+                super::printable(&at.display().to_string()),
+                super::printable(&path.display().to_string())
             )));
         }
     }

@@ -79,6 +79,44 @@ pub fn parse_or_why(text: &str) -> Result<Tree, (u32, usize)> {
     w.finish()
 }
 
+/// How Node could load a text: as an ES module, as a CommonJS module (a
+/// script wrapped in a function, so `return` is allowed at the top), both,
+/// or neither, by oxc's parser (which reports ECMAScript's syntax errors).
+/// `None` when the text could nest deeper than is safe to parse here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loads {
+    pub module: bool,
+    pub commonjs: bool,
+}
+
+pub fn loads(text: &str) -> Option<Loads> {
+    if text.len() >= (u32::MAX / 2) as usize || nesting_bound(text.as_bytes()) > MAX_NESTING {
+        return None;
+    }
+    let accepts = |source_type: SourceType, options: oxc_parser::ParseOptions| {
+        let arena = Allocator::default();
+        let ret = oxc_parser::Parser::new(&arena, text, source_type)
+            .with_options(options)
+            .parse();
+        !ret.panicked && !ret.diagnostics.has_errors()
+    };
+    let commonjs = oxc_parser::ParseOptions {
+        allow_return_outside_function: true,
+        ..oxc_parser::ParseOptions::default()
+    };
+    Some(Loads {
+        module: accepts(SourceType::mjs(), oxc_parser::ParseOptions::default()),
+        commonjs: accepts(SourceType::script(), commonjs),
+    })
+}
+
+impl Loads {
+    /// Whether `after` still loads every way this text did.
+    pub fn kept_by(self, after: Loads) -> bool {
+        (!self.module || after.module) && (!self.commonjs || after.commonjs)
+    }
+}
+
 /// Kind ids of the named kinds the writer emits, looked up once.
 macro_rules! kinds {
     ($($name:ident),* $(,)?) => {
