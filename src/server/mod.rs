@@ -1,7 +1,8 @@
 //! `proclint server`, the language server (`lsp`), and what it shares
-//! with `proclint mcp` (`lint`).
+//! with `proclint mcp` (`lint`, `jsonrpc`).
 
 mod document;
+pub mod jsonrpc;
 pub mod lint;
 mod lsp;
 
