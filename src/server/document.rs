@@ -414,7 +414,8 @@ mod tests {
             .collect();
         let size = text.len();
         let edit = |l: u32, a: u32, b: u32, t: &'static str| (range((l, a), (l, b)), t);
-        let cases: Vec<(&str, Vec<(Option<lsp::Range>, &str)>, String)> = vec![
+        type Changes = Vec<(Option<lsp::Range>, &'static str)>;
+        let cases: Vec<(&str, Changes, String)> = vec![
             (
                 "reverse order",
                 (0..lines).rev().map(|l| edit(l, 2, 7, "let")).collect(),
