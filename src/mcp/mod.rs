@@ -14,14 +14,14 @@
 //! findings as JSON, fixes as edits with positions), `explain` (a rule's
 //! doc) and `fix` (the unified diff of the safe fixes; nothing is written).
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{self, Outcome, Stage};
-use crate::server::lint;
+use crate::server::{jsonrpc, lint};
 use crate::source::{LineIndex, Location};
 
 /// Protocol versions this server speaks, newest first. The client's is
@@ -44,15 +44,39 @@ pub fn run() -> i32 {
 
 /// The message loop, over any reader and writer (the tests drive it in
 /// memory).
-pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let reply = match serde_json::from_str::<Value>(&line) {
-            Ok(message) => handle(&message),
-            Err(e) => Some(error(Value::Null, -32700, &format!("parse error: {e}"))),
+///
+/// A line it cannot read is answered, never the end of the loop: bytes
+/// that are not UTF-8, a lone surrogate escape (`"\ud800"`) or text that is
+/// not JSON get a parse error (-32700) carrying the request's id when what
+/// is left of the line still names one (else null); a batch (a JSON
+/// array: batching was removed from MCP in 2025-06-18) or a value that is
+/// not an object gets an invalid-request error (-32600, id null); a line
+/// over [`jsonrpc::MAX_MESSAGE`] (64 MiB) is skipped unread and gets an
+/// invalid-request error. Only a failing input or output ends it early.
+pub fn serve(input: impl BufRead, output: impl Write) -> std::io::Result<()> {
+    serve_limited(input, output, jsonrpc::MAX_MESSAGE)
+}
+
+fn serve_limited(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    limit: usize,
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let reply = match read_line(&mut input, &mut line, limit)? {
+            Line::End => return Ok(()),
+            Line::TooLong => Some(error(
+                Value::Null,
+                jsonrpc::INVALID_REQUEST,
+                &format!("a message over the limit of {limit} bytes (skipped)"),
+            )),
+            Line::Read if line.trim_ascii().is_empty() => None,
+            Line::Read => match jsonrpc::parse(&line) {
+                Ok(message) => handle(&message),
+                Err(invalid) => Some(error(invalid.id, invalid.code, &invalid.message)),
+            },
         };
         if let Some(reply) = reply {
             serde_json::to_writer(&mut output, &reply)?;
@@ -60,15 +84,69 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
             output.flush()?;
         }
     }
-    Ok(())
+}
+
+enum Line {
+    /// The end of the input.
+    End,
+    /// A line (without its end), in the buffer.
+    Read,
+    /// A line over the limit, read past without keeping it.
+    TooLong,
+}
+
+/// Reads one line of at most `limit` bytes into `line`.
+fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, limit: usize) -> std::io::Result<Line> {
+    let read = input
+        .by_ref()
+        .take(limit as u64 + 1)
+        .read_until(b'\n', line)?;
+    if read == 0 {
+        return Ok(Line::End);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        return Ok(Line::Read);
+    }
+    if line.len() <= limit {
+        // The last line, without a line break.
+        return Ok(Line::Read);
+    }
+    line.clear();
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(Line::TooLong);
+        }
+        if let Some(end) = memchr::memchr(b'\n', buf) {
+            input.consume(end + 1);
+            return Ok(Line::TooLong);
+        }
+        let n = buf.len();
+        input.consume(n);
+    }
 }
 
 /// The reply to one message; `None` for notifications and responses.
 fn handle(message: &Value) -> Option<Value> {
+    if message.is_array() {
+        return Some(error(
+            Value::Null,
+            jsonrpc::INVALID_REQUEST,
+            "invalid request: a batch (JSON array); send one message per line \
+             (batching was removed from MCP in 2025-06-18)",
+        ));
+    }
+    if !message.is_object() {
+        return Some(error(
+            Value::Null,
+            jsonrpc::INVALID_REQUEST,
+            "invalid request: not a JSON object",
+        ));
+    }
     let id = message.get("id").cloned();
     let Some(method) = message.get("method").and_then(Value::as_str) else {
-        // A response to a request we never send, or a batch (removed from
-        // the protocol in 2025-06-18).
+        // A response to a request we never send, or no method.
         return id.map(|id| error(id, -32600, "invalid request"));
     };
     // Notifications (`notifications/initialized`, `…/cancelled`) need no
@@ -409,6 +487,90 @@ fn explain(args: &Map<String, Value>) -> Result<Value, String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Lines that cannot be read were the end of the server (bytes that
+    /// are not UTF-8 failed `lines()`, and `serve` returned the error), or
+    /// went unanswered (a batch): each now gets an error reply carrying the
+    /// request's id when it can be read, and the next line is served.
+    #[test]
+    fn unreadable_lines_get_an_error_reply_and_serving_goes_on() {
+        let lines: Vec<&[u8]> = vec![
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"explain\",\"arguments\":{\"rule\":\"\xff\"}}}",
+            br#"{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"explain","arguments":{"rule":"\ud800"}}}"#,
+            br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"\udc00"},"id":4}"#,
+            br#"{"jsonrpc":"2.0","id":5,"method":"ping","params":{"s":"\ud800"#,
+            br#"[{"jsonrpc":"2.0","id":6,"method":"ping"}]"#,
+            b"[]",
+            b"7",
+            br#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#,
+        ];
+        let mut input = Vec::new();
+        for line in &lines {
+            input.extend_from_slice(line);
+            input.push(b'\n');
+        }
+        let mut out = Vec::new();
+        serve(&input[..], &mut out).unwrap();
+        let replies: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let got: Vec<(Value, Value)> = replies
+            .iter()
+            .map(|r| (r["id"].clone(), r["error"]["code"].clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (json!(1), Value::Null),
+                (json!(2), json!(-32700)),
+                (json!("three"), json!(-32700)),
+                (json!(4), json!(-32700)),
+                (Value::Null, json!(-32700)),
+                (Value::Null, json!(-32600)),
+                (Value::Null, json!(-32600)),
+                (Value::Null, json!(-32600)),
+                (json!(8), Value::Null),
+            ],
+            "{replies:?}"
+        );
+        assert_eq!(replies[8]["result"], json!({}));
+        assert!(replies[5]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batch"));
+    }
+
+    /// A line over the limit is skipped without being kept, and answered.
+    #[test]
+    fn an_overlong_line_is_skipped() {
+        let mut input = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"s":"{}"}}}}"#,
+            "x".repeat(5000)
+        );
+        input.push('\n');
+        input.push_str(&"y".repeat(3000));
+        input.push_str("\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+        let mut out = Vec::new();
+        serve_limited(
+            std::io::BufReader::with_capacity(64, input.as_bytes()),
+            &mut out,
+            1024,
+        )
+        .unwrap();
+        let replies: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(replies.len(), 3, "{replies:?}");
+        assert_eq!(replies[0]["error"]["code"], -32600);
+        assert_eq!(replies[1]["error"]["code"], -32600);
+        assert_eq!(replies[2]["id"], 2);
+        assert_eq!(replies[2]["result"], json!({}));
+    }
 
     fn exchange(lines: &[Value]) -> Vec<Value> {
         let input: String = lines.iter().map(|l| format!("{l}\n")).collect();

@@ -1,10 +1,10 @@
 //! The language server's message loop and its document state.
 //!
 //! Each open document keeps its text and, for a process module, its
-//! tree-sitter tree: each change is applied to both (the tree with
-//! `Tree::edit`, see `document.rs`), so the next parse re-uses what the
-//! edit did not touch. The per-file pass (model, per-file rules, summary)
-//! runs on the new tree; its outcome is kept, and the cross-module pass
+//! tree-sitter tree: a notification's changes are applied to both in one
+//! pass (the tree with one `Tree::edit`, see `document.rs`), so the next
+//! parse re-uses what the edits did not touch. The per-file pass (model,
+//! per-file rules, summary) runs on the new tree; its outcome is kept, and the cross-module pass
 //! runs over it, the other open documents as they are in the editor
 //! (saved or not) and the project's other modules, read from disk once
 //! per project and again after a save or a reported file change. The
@@ -12,8 +12,17 @@
 //! applies to the next one.
 //!
 //! Changes are coalesced: the loop handles every message already queued
-//! before it lints the documents they made dirty, and a request about a
-//! dirty document lints it first.
+//! (the transport reads ahead, see `transport.rs`) before it lints the
+//! documents they made dirty, goes back to the queue as soon as a message
+//! arrives during those lints, and a request about a dirty document lints
+//! it first. A document's diagnostics are published when they differ from
+//! the last set published for its version, so re-linting a project's open
+//! modules after each open does not send their unchanged sets again.
+//!
+//! The lifecycle is the spec's: requests before `initialize` get
+//! `ServerNotInitialized`, requests after `shutdown` `InvalidRequest`;
+//! `exit` ends the loop ([`Ended`]: exit code 0 after `shutdown`, 1
+//! without).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -26,7 +35,7 @@ use crate::diagnostic::{Diagnostic, Edit, Severity};
 use crate::engine::discover::FileKind;
 use crate::engine::{open, FileOutcome};
 use crate::server::document::Text;
-use crate::server::lint;
+use crate::server::{jsonrpc, lint, transport};
 use crate::source::{LineIndex, Pos};
 
 /// An open document.
@@ -81,15 +90,79 @@ pub(super) struct Server {
     /// they are published.
     pull: bool,
     refresh: bool,
+    /// A `workspace/diagnostic/refresh` is due (sent once the queue is
+    /// drained, however many changes asked for it).
+    refresh_due: bool,
+    /// Register file watchers once the client is `initialized`.
+    watch: bool,
     next_id: i32,
     /// The last configuration error shown, so it is shown once.
     shown_config_error: Option<String>,
+    /// The last set published for each document, with the version it was
+    /// published for: the same set for the same version is not sent again
+    /// (each open re-lints the project's other open modules).
+    published: HashMap<String, (i32, Vec<Value>)>,
+    /// `shutdown` was received: only `exit` is served now.
+    shut_down: bool,
 }
 
-/// Serves until `exit`. Errors are protocol or I/O failures of the
-/// connection itself.
-pub(super) fn serve(connection: Connection) -> Result<(), String> {
-    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
+/// How the connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ended {
+    /// `exit` (or the end of the input) after `shutdown`.
+    AfterShutdown,
+    /// `exit`, or the end of the input, without `shutdown` before it.
+    WithoutShutdown,
+}
+
+/// Waits for `initialize`: other requests get `ServerNotInitialized`,
+/// notifications are dropped. `None` on `exit` or the end of the input.
+fn initialize_request(connection: &Connection) -> Result<Option<(RequestId, Value)>, String> {
+    let send = |m: Message| connection.sender.send(m).map_err(|e| e.to_string());
+    while let Ok(message) = connection.receiver.recv() {
+        match message {
+            Message::Request(req) if req.method == "initialize" => {
+                return Ok(Some((req.id, req.params)))
+            }
+            Message::Request(req) => send(Message::Response(Response::new_err(
+                req.id,
+                lsp_server::ErrorCode::ServerNotInitialized as i32,
+                format!("`{}` before `initialize`", req.method),
+            )))?,
+            Message::Notification(n) if n.method == "exit" => return Ok(None),
+            Message::Notification(n) if n.method == transport::INVALID => {
+                send(invalid_reply(n.params))?
+            }
+            Message::Notification(_) | Message::Response(_) => {}
+        }
+    }
+    Ok(None)
+}
+
+/// The answer to a message the transport could not read (the params of
+/// its [`transport::INVALID`] notification): an error reply to a request
+/// whose id it read, else a log message. Either way it goes to stderr too.
+fn invalid_reply(params: Value) -> Message {
+    let message = params["message"].as_str().unwrap_or("invalid message");
+    let code = params["code"].as_i64().unwrap_or(jsonrpc::PARSE_ERROR) as i32;
+    eprintln!("proclint server: {message}");
+    match serde_json::from_value::<RequestId>(params["id"].clone()) {
+        Ok(id) if !params["id"].is_null() => {
+            Message::Response(Response::new_err(id, code, message.to_string()))
+        }
+        _ => Message::Notification(Notification::new(
+            "window/logMessage".into(),
+            json!({ "type": 1, "message": format!("proclint: ignored a message: {message}") }),
+        )),
+    }
+}
+
+/// Serves until `exit` or the end of the input. Errors are failures of the
+/// connection itself (its output gone).
+pub(super) fn serve(connection: Connection) -> Result<Ended, String> {
+    let Some((id, params)) = initialize_request(&connection)? else {
+        return Ok(Ended::WithoutShutdown);
+    };
     let init: lsp::InitializeParams = serde_json::from_value(params).unwrap_or_default();
     let caps = &init.capabilities;
     let pull = caps
@@ -130,52 +203,55 @@ pub(super) fn serve(connection: Connection) -> Result<(), String> {
         "serverInfo": { "name": "proclint", "version": env!("CARGO_PKG_VERSION") },
     });
     connection
-        .initialize_finish(id, result)
+        .sender
+        .send(Message::Response(Response::new_ok(id, result)))
         .map_err(|e| e.to_string())?;
-    let mut server = Server {
-        connection,
-        docs: HashMap::new(),
-        contexts: HashMap::new(),
-        pull,
-        refresh,
-        next_id: 0,
-        shown_config_error: None,
-    };
-    if watch {
-        // Config edits and other modules saved outside the editor.
-        server.request(
-            "client/registerCapability",
-            json!({ "registrations": [{
-                "id": "proclint-watch",
-                "method": "workspace/didChangeWatchedFiles",
-                "registerOptions": { "watchers": [
-                    { "globPattern": "**/proclint.toml" },
-                    { "globPattern": "**/*.{js,mjs,cjs}" },
-                    { "globPattern": "**/package.json" },
-                    { "globPattern": "**/SKILL.md" },
-                ]},
-            }]}),
-        )?;
-    }
+    let mut server = Server::new(connection, pull, refresh);
+    server.watch = watch;
     server.run()
 }
 
 impl Server {
-    fn run(&mut self) -> Result<(), String> {
+    fn new(connection: Connection, pull: bool, refresh: bool) -> Server {
+        Server {
+            connection,
+            docs: HashMap::new(),
+            contexts: HashMap::new(),
+            pull,
+            refresh,
+            refresh_due: false,
+            watch: false,
+            next_id: 0,
+            shown_config_error: None,
+            published: HashMap::new(),
+            shut_down: false,
+        }
+    }
+
+    fn run(&mut self) -> Result<Ended, String> {
+        let ended = |s: &Server| match s.shut_down {
+            true => Ended::AfterShutdown,
+            false => Ended::WithoutShutdown,
+        };
         loop {
-            let message = match self.connection.receiver.recv() {
-                Ok(m) => m,
-                Err(_) => return Ok(()),
+            let Ok(message) = self.connection.receiver.recv() else {
+                return Ok(ended(self));
             };
             if self.handle(message)? {
-                return Ok(());
+                return Ok(ended(self));
             }
-            // Everything already queued first: a burst of keystrokes is
-            // linted once.
+            // Everything already queued first (the transport reads ahead):
+            // a burst of keystrokes, or of opened modules, is linted once.
             while let Ok(message) = self.connection.receiver.try_recv() {
                 if self.handle(message)? {
-                    return Ok(());
+                    return Ok(ended(self));
                 }
+            }
+            if self.shut_down {
+                continue;
+            }
+            if std::mem::take(&mut self.refresh_due) && self.pull && self.refresh {
+                self.request("workspace/diagnostic/refresh", Value::Null)?;
             }
             if !self.pull {
                 self.publish_dirty()?;
@@ -183,16 +259,31 @@ impl Server {
         }
     }
 
-    /// Handles one message; `true` on `exit` (after `shutdown`).
+    /// Handles one message; `true` on `exit`.
     fn handle(&mut self, message: Message) -> Result<bool, String> {
         match message {
             Message::Request(req) => {
-                if self
-                    .connection
-                    .handle_shutdown(&req)
-                    .map_err(|e| e.to_string())?
-                {
-                    return Ok(true);
+                let refused = if self.shut_down {
+                    Some("the server is shut down: only `exit` is served now")
+                } else if req.method == "initialize" {
+                    Some("`initialize` was already received")
+                } else {
+                    None
+                };
+                if let Some(why) = refused {
+                    return self
+                        .send(Message::Response(Response::new_err(
+                            req.id,
+                            lsp_server::ErrorCode::InvalidRequest as i32,
+                            why.into(),
+                        )))
+                        .map(|()| false);
+                }
+                if req.method == "shutdown" {
+                    self.shut_down = true;
+                    return self
+                        .send(Message::Response(Response::new_ok(req.id, Value::Null)))
+                        .map(|()| false);
                 }
                 let id = req.id.clone();
                 // A panic in a handler fails that request, never the
@@ -212,15 +303,54 @@ impl Server {
                 });
                 self.send(Message::Response(response))?;
             }
-            Message::Notification(n) => {
-                if n.method == "exit" {
-                    return Ok(true);
+            Message::Notification(n) => match n.method.as_str() {
+                "exit" => return Ok(true),
+                transport::INVALID => self.send(invalid_reply(n.params))?,
+                _ if self.shut_down => {}
+                "initialized" if self.watch => self.register_watchers()?,
+                _ => {
+                    let method = n.method.clone();
+                    // A panic on a notification loses that notification,
+                    // never the connection.
+                    let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        self.notification(n)
+                    }));
+                    match handled {
+                        Ok(result) => result?,
+                        Err(p) => {
+                            let message = format!(
+                                "internal error in proclint on {method}: {}",
+                                crate::engine::panic_message(&p)
+                            );
+                            eprintln!("proclint server: {message}");
+                            self.notify(
+                                "window/logMessage",
+                                json!({ "type": 1, "message": message }),
+                            )?;
+                        }
+                    }
                 }
-                self.notification(n)?;
-            }
+            },
             Message::Response(_) => {}
         }
         Ok(false)
+    }
+
+    /// Watches config edits and other modules saved outside the editor.
+    fn register_watchers(&mut self) -> Result<(), String> {
+        self.request(
+            "client/registerCapability",
+            json!({ "registrations": [{
+                "id": "proclint-watch",
+                "method": "workspace/didChangeWatchedFiles",
+                "registerOptions": { "watchers": [
+                    { "globPattern": "**/proclint.toml" },
+                    { "globPattern": "**/*.{js,mjs,cjs}" },
+                    { "globPattern": "**/package.json" },
+                    { "globPattern": "**/SKILL.md" },
+                ]},
+            }]}),
+        )
     }
 
     fn send(&self, message: Message) -> Result<(), String> {
@@ -307,9 +437,9 @@ impl Server {
                 if let Ok(p) = serde_json::from_value::<lsp::DidChangeTextDocumentParams>(n.params)
                 {
                     if let Some(doc) = self.docs.get_mut(p.text_document.uri.as_str()) {
-                        for change in p.content_changes {
-                            doc.text.apply(change.range, &change.text);
-                        }
+                        doc.text.apply_all(
+                            p.content_changes.iter().map(|c| (c.range, c.text.as_str())),
+                        );
                         doc.version = p.text_document.version;
                         doc.edited = true;
                         doc.dirty = true;
@@ -323,7 +453,9 @@ impl Server {
                         // Its project sees the file on disk again.
                         self.contexts.clear();
                         self.touch_project(&closed.root, uri.as_str());
-                        if !self.pull {
+                        // Its findings go with it, if the client has any.
+                        let shown = self.published.remove(uri.as_str());
+                        if !self.pull && shown.is_some_and(|(_, d)| !d.is_empty()) {
                             self.notify(
                                 "textDocument/publishDiagnostics",
                                 json!({ "uri": uri, "diagnostics": [] }),
@@ -342,9 +474,7 @@ impl Server {
                     // The configuration may have changed.
                     doc.analysis = None;
                 }
-                if self.pull && self.refresh {
-                    self.request("workspace/diagnostic/refresh", Value::Null)?;
-                }
+                self.refresh_due = true;
             }
             _ => {}
         }
@@ -361,8 +491,8 @@ impl Server {
                 touched = true;
             }
         }
-        if touched && self.pull && self.refresh {
-            let _ = self.request("workspace/diagnostic/refresh", Value::Null);
+        if touched {
+            self.refresh_due = true;
         }
     }
 
@@ -574,15 +704,30 @@ impl Server {
             .map(|(u, _)| u.clone())
             .collect();
         for uri in dirty {
+            // Messages that arrived meanwhile first: they may change what
+            // this lint reads (another module opened or edited), and the
+            // loop comes back here once they are handled.
+            if !self.connection.receiver.is_empty() {
+                return Ok(());
+            }
             self.ensure_linted(&uri);
             let Some(doc) = self.docs.get(&uri) else {
                 continue;
             };
             let diagnostics = doc.linted.as_ref().map(to_lsp).unwrap_or_default();
+            let version = doc.version;
+            if self
+                .published
+                .get(&uri)
+                .is_some_and(|(v, d)| *v == version && *d == diagnostics)
+            {
+                continue;
+            }
             self.notify(
                 "textDocument/publishDiagnostics",
-                json!({ "uri": uri, "version": doc.version, "diagnostics": diagnostics }),
+                json!({ "uri": uri, "version": version, "diagnostics": diagnostics }),
             )?;
+            self.published.insert(uri, (version, diagnostics));
         }
         Ok(())
     }
@@ -829,6 +974,217 @@ pub(super) fn path_to_uri(path: &Path) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use std::time::{Duration, Instant};
+
+    fn test_server() -> (Server, Connection) {
+        let (server, client) = Connection::memory();
+        (Server::new(server, false, false), client)
+    }
+
+    fn notification(method: &str, params: Value) -> Notification {
+        Notification::new(method.into(), params)
+    }
+
+    fn did_open(uri: &str, text: &str) -> Notification {
+        notification(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "javascript", "version": 1, "text": text } }),
+        )
+    }
+
+    fn change(a: (usize, usize), b: (usize, usize), text: &str) -> Value {
+        json!({ "range": { "start": { "line": a.0, "character": a.1 }, "end": { "line": b.0, "character": b.1 } }, "text": text })
+    }
+
+    /// A notification carrying 40,000 edits to a 40,000-line buffer is
+    /// applied in one pass over the text: recomputing the line starts per
+    /// change took about 30 s. Last line first (VS Code's order for
+    /// multi-cursor edits), first line first, and edits that add lines.
+    #[test]
+    fn a_change_with_many_edits_is_linear() {
+        let lines = 40_000;
+        let line = |i: usize| format!("  const value{i} = compute({i}); // \u{1F600} é\r\n");
+        let text: String = (0..lines).map(line).collect();
+        let uri = "file:///tmp/proclint-linear/big.txt";
+        let (mut server, _client) = test_server();
+        server.notification(did_open(uri, &text)).unwrap();
+        // One edit per line; the second set also splits every line in two.
+        let last_first: Vec<Value> = (0..lines)
+            .rev()
+            .map(|i| change((i, 2), (i, 7), "let"))
+            .collect();
+        // After the 😀 (two UTF-16 units): "é" is at character 36 + digits.
+        let first_first: Vec<Value> = (0..lines)
+            .map(|i| {
+                let at = 2 * i; // each earlier edit added a line
+                let col = line(i).replace("const", "let").encode_utf16().count() - 2;
+                change((at, col - 1), (at, col), "e\n")
+            })
+            .collect();
+        let mut expected = text.replace("  const", "  let");
+        let started = Instant::now();
+        for (version, changes) in [(2, last_first), (3, first_first)] {
+            server
+                .notification(notification(
+                    "textDocument/didChange",
+                    json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": changes }),
+                ))
+                .unwrap();
+            if version == 3 {
+                expected = expected.replace("é\r\n", "e\n\r\n");
+            }
+            assert!(server.docs[uri].text.text == expected, "version {version}");
+        }
+        let elapsed = started.elapsed();
+        // A backstop, not a benchmark: a few hundred milliseconds in a
+        // debug build; the quadratic version took minutes.
+        assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    }
+
+    /// A client over the in-memory connection, the server's loop running
+    /// in a thread.
+    struct Client {
+        connection: Connection,
+        server: Option<std::thread::JoinHandle<Result<Ended, String>>>,
+        next_id: i32,
+        published: Vec<Value>,
+    }
+
+    impl Client {
+        fn start() -> Client {
+            let (server, connection) = Connection::memory();
+            let server = std::thread::spawn(move || serve(server));
+            let mut client = Client {
+                connection,
+                server: Some(server),
+                next_id: 0,
+                published: Vec::new(),
+            };
+            let reply = client.request("initialize", json!({ "capabilities": {} }));
+            assert!(reply.result.is_some(), "{reply:?}");
+            client.notify("initialized", json!({}));
+            client
+        }
+
+        fn notify(&self, method: &str, params: Value) {
+            self.send(Message::Notification(notification(method, params)));
+        }
+
+        fn send(&self, message: Message) {
+            self.connection.sender.send(message).unwrap();
+        }
+
+        fn recv(&mut self) -> Message {
+            let message = self
+                .connection
+                .receiver
+                .recv_timeout(Duration::from_secs(120))
+                .unwrap();
+            if let Message::Notification(n) = &message {
+                if n.method == "textDocument/publishDiagnostics" {
+                    self.published.push(n.params.clone());
+                }
+            }
+            message
+        }
+
+        /// Sends a request and waits for its reply (keeping what is
+        /// published meanwhile).
+        fn request(&mut self, method: &str, params: Value) -> Response {
+            self.next_id += 1;
+            let id = RequestId::from(self.next_id);
+            self.send(Message::Request(Request::new(
+                id.clone(),
+                method.into(),
+                params,
+            )));
+            loop {
+                if let Message::Response(r) = self.recv() {
+                    if r.id == id {
+                        return r;
+                    }
+                }
+            }
+        }
+
+        /// Waits until every uri of `uris` has been published at least once.
+        fn wait_published(&mut self, uris: &[String]) {
+            while !uris
+                .iter()
+                .all(|u| self.published.iter().any(|p| p["uri"] == u.as_str()))
+            {
+                self.recv();
+            }
+        }
+
+        fn shutdown(mut self) -> Result<Ended, String> {
+            let reply = self.request("shutdown", Value::Null);
+            assert!(reply.error.is_none(), "{reply:?}");
+            self.notify("exit", Value::Null);
+            self.server.take().unwrap().join().unwrap()
+        }
+    }
+
+    /// A project of `n` process modules, each with an unchecked breakpoint.
+    fn project(n: usize) -> (tempfile::TempDir, Vec<(String, String)>) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"name": "p", "type": "module"}"#,
+        )
+        .unwrap();
+        let mut modules = Vec::new();
+        for i in 0..n {
+            let text = format!(
+                "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\n\
+                 export async function process{i}(inputs, ctx) {{\n  \
+                 await ctx.breakpoint({{ question: 'Ship {i}?' }});\n  return {{}};\n}}\n"
+            );
+            let path = dir.path().join(format!("m{i}.js"));
+            std::fs::write(&path, &text).unwrap();
+            modules.push((path_to_uri(&path), text));
+        }
+        (dir, modules)
+    }
+
+    /// Opening modules a few at a time (an editor restoring its tabs while
+    /// the server lints) re-lints the project's other open modules each
+    /// time, and their unchanged diagnostics are not published again: one
+    /// publish per document, not one per document per open.
+    #[test]
+    fn unchanged_diagnostics_are_not_published_again() {
+        let (_dir, modules) = project(60);
+        let mut client = Client::start();
+        for batch in modules.chunks(6) {
+            for (uri, text) in batch {
+                client.send(Message::Notification(did_open(uri, text)));
+            }
+            let uris: Vec<String> = batch.iter().map(|(u, _)| u.clone()).collect();
+            client.wait_published(&uris);
+        }
+        // Everything settled: a request is answered after the queue drains.
+        client.request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": modules[0].0 }, "position": { "line": 0, "character": 0 } }),
+        );
+        let published = std::mem::take(&mut client.published);
+        assert_eq!(client.shutdown(), Ok(Ended::AfterShutdown));
+        for (uri, _) in &modules {
+            let sets: Vec<&Value> = published
+                .iter()
+                .filter(|p| p["uri"] == uri.as_str())
+                .collect();
+            assert_eq!(sets.len(), 1, "{uri}: {sets:?}");
+            let codes: Vec<&Value> = sets[0]["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| &d["code"])
+                .collect();
+            assert_eq!(codes, [&json!("unchecked-breakpoint")], "{uri}");
+        }
+        assert_eq!(published.len(), modules.len());
+    }
 
     #[test]
     fn uris_round_trip() {
