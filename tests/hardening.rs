@@ -977,3 +977,25 @@ fn rule_table_errors_point_at_the_key() {
         assert!(stderr(&o).contains(at), "{toml}: {}", stderr(&o));
     }
 }
+
+// ---- Reading outside the repository ----------------------------------------
+
+/// SARIF turned a backslash in a file name into `/`: on Unix `a\b.js` is one
+/// file in the current folder, not `b.js` in `a/`. It is percent-encoded.
+#[cfg(unix)]
+#[test]
+fn sarif_keeps_a_backslash_in_a_unix_file_name() {
+    let dir = tempdir();
+    write(dir.path(), "a\\b.js", BAD_BREAKPOINT);
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "sarif", "."],
+        None,
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let sarif: serde_json::Value =
+        serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}"));
+    let uri = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+        ["artifactLocation"]["uri"];
+    assert_eq!(uri, "a%5Cb.js", "{}", stdout(&o));
+}
