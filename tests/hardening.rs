@@ -999,3 +999,61 @@ fn sarif_keeps_a_backslash_in_a_unix_file_name() {
         ["artifactLocation"]["uri"];
     assert_eq!(uri, "a%5Cb.js", "{}", stdout(&o));
 }
+
+/// `skill-broken-link` read any Markdown file a link named, outside the
+/// repository too (`../../../private/notes.md#…`, or a link in the
+/// repository to one outside), and its "did you mean" quoted that file's
+/// headings; whether a file outside existed showed in its message. A target
+/// outside the repository (after `..` and symbolic links) is not opened:
+/// the finding says only that it is outside.
+#[cfg(unix)]
+#[test]
+fn skill_links_never_read_outside_the_repository() {
+    let home = tempdir();
+    write(home.path(), "private/notes.md", "# Secret token abc123\n");
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, "skills/other/OK.md", "# Intro\n");
+    write(
+        &repo,
+        "skills/review/SKILL.md",
+        "---\nname: review\ndescription: d\n---\n# Review\n\n\
+         [a](../../../private/notes.md#secret-token-abc12)\n\
+         [b](linked.md#secret-token-abc12)\n\
+         [c](../../../private/missing.md)\n\
+         [d](../other/OK.md#intro)\n\
+         [e](../other/nope.md)\n\
+         [f](folder/../notes.md#secret-token-abc12)\n",
+    );
+    std::os::unix::fs::symlink(
+        home.path().join("private/notes.md"),
+        repo.join("skills/review/linked.md"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // `..` after a link is the parent of the link's target.
+    std::fs::create_dir(home.path().join("private/folder")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(
+        home.path().join("private/folder"),
+        repo.join("skills/review/folder"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = run(&repo, &["check", "--no-cache", "--format", "json", "."], None);
+    let out = stdout(&o);
+    assert!(!out.contains("abc123"), "{out}");
+    let messages: Vec<String> = findings(&report_json(&o))
+        .into_iter()
+        .filter(|f| f.0 == "skill-broken-link")
+        .map(|f| f.4)
+        .collect();
+    assert_eq!(
+        messages,
+        vec![
+            "link target `../../../private/notes.md` is outside the repository",
+            "link target `linked.md` is outside the repository",
+            "link target `../../../private/missing.md` is outside the repository",
+            "link target `../other/nope.md` does not exist next to this SKILL.md",
+            "link target `folder/../notes.md` is outside the repository",
+        ],
+        "{out}"
+    );
+}
