@@ -978,6 +978,135 @@ fn rule_table_errors_point_at_the_key() {
     }
 }
 
+// ---- Untrusted text in the output ----------------------------------------
+
+/// What a CI log or a terminal would act on in `out`: a line starting
+/// (after whitespace, as GitHub's runner reads it) with `::` other than an
+/// annotation proclint writes (`annotations`: the `github` format), `##[`
+/// anywhere (the runner's legacy command prefix), a control character other
+/// than the line break, a line or paragraph separator, a bidi control.
+fn forged(out: &str, annotations: bool) -> Vec<String> {
+    let mut bad = Vec::new();
+    for l in out.lines() {
+        let t = l.trim_start();
+        let meant = annotations
+            && t.len() == l.len()
+            && ["::error file=", "::warning file=", "::notice file="]
+                .iter()
+                .any(|p| t.starts_with(p));
+        if t.starts_with("::") && !meant {
+            bad.push(format!("a command: {l:?}"));
+        }
+        if l.contains("##[") {
+            bad.push(format!("a legacy command: {l:?}"));
+        }
+    }
+    for c in out.chars() {
+        let unsafe_char = (c.is_control() && c != '\n')
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if unsafe_char {
+            bad.push(format!("the character {c:?}"));
+        }
+    }
+    bad
+}
+
+/// A task id holding `\n::error::…`, ESC, BEL, a C1 control, U+2028, a bidi
+/// override, `##[…]` and a pipe; a comment next to the finding with `##[`
+/// and ESC (quoted in the pretty report's snippet).
+const HOSTILE_TASK: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+// ##[error]from a comment \u{1b}[2J\n\
+export const t = defineTask('x\\n::error::pwned \u{1b}[31m\u{7} \u{9b}1m \u{2028} \u{202e} ##[warning]legacy | y', () => ({ kind: 'agent', title: 'T' }));\n\
+export async function process(inputs, ctx) {\n  await ctx.task(t, {});\n}\n";
+
+/// Text from the input was written as it is: a task id with `\n::error::…`
+/// started a line of its own (a workflow command, in a CI log) in `concise`
+/// and `pretty`, as did a file named `a\n::warning::x.js`; a file named
+/// `::notice::c.js` started its `concise` line with a command; ESC, BEL, C1,
+/// U+2028 and bidi controls reached the terminal; `##[…]` (which the runner
+/// honours anywhere in a line) was printed; the step summary's table row of
+/// a file name with a line break was cut in two. Each is escaped, and
+/// `github` writes exactly one annotation per finding.
+#[cfg(unix)]
+#[test]
+fn input_text_cannot_forge_lines_or_commands_in_text_reports() {
+    let dir = tempdir();
+    write(dir.path(), "p.js", HOSTILE_TASK);
+    write(dir.path(), "a\n::warning::x.js", BAD_BREAKPOINT);
+    write(dir.path(), "::notice::c.js", BAD_BREAKPOINT);
+    write(dir.path(), "e\u{1b}[31m|.js", BAD_BREAKPOINT);
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "json", "."],
+        None,
+    );
+    let found = findings(&report_json(&o)).len();
+    assert_eq!(found, 4, "{}", stdout(&o));
+
+    for format in ["concise", "pretty", "github"] {
+        let o = run(
+            dir.path(),
+            &[
+                "check",
+                "--no-cache",
+                "--color",
+                "never",
+                "--format",
+                format,
+                ".",
+            ],
+            None,
+        );
+        let out = stdout(&o);
+        assert_eq!(code(&o), 1, "{format}: {out}\n{}", stderr(&o));
+        let bad = forged(&out, format == "github");
+        assert!(bad.is_empty(), "{format}: {bad:#?}\n{out}");
+        if format == "github" {
+            let annotations = out.lines().filter(|l| l.starts_with("::")).count();
+            assert_eq!(annotations, found, "{out}");
+            assert!(out.contains("file=a%0A%3A%3Awarning%3A%3Ax.js,"), "{out}");
+        }
+    }
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "concise", "."],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("task `x\\n:\\:error:\\:pwned \\u{1b}[31m\\u{7} \\u{9b}1m \\u{2028} \\u{202e} ##\\[warning]legacy | y` has no `labels`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("a\\n:\\:warning:\\:x.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("\\:\\:notice:\\:c.js:2:9: error")),
+        "{out}"
+    );
+
+    // The step summary: one table row per finding, each of four cells.
+    let summary = dir.path().join("summary.md");
+    let o = Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args(["check", "--no-cache", "--format", "github", "."])
+        .current_dir(dir.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let text = std::fs::read_to_string(&summary).unwrap_or_default();
+    let bad = forged(&text, false);
+    assert!(bad.is_empty(), "{bad:#?}\n{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(rows.len(), found + 2, "{text}");
+    for row in rows {
+        let cells = row.replace("\\|", "").matches('|').count();
+        assert_eq!(cells, 5, "{row}\n{text}");
+    }
+}
+
 // ---- Reading outside the repository ----------------------------------------
 
 /// SARIF turned a backslash in a file name into `/`: on Unix `a\b.js` is one
@@ -1037,7 +1166,11 @@ fn skill_links_never_read_outside_the_repository() {
         repo.join("skills/review/folder"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let o = run(&repo, &["check", "--no-cache", "--format", "json", "."], None);
+    let o = run(
+        &repo,
+        &["check", "--no-cache", "--format", "json", "."],
+        None,
+    );
     let out = stdout(&o);
     assert!(!out.contains("abc123"), "{out}");
     let messages: Vec<String> = findings(&report_json(&o))
