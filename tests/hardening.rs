@@ -1107,6 +1107,125 @@ fn input_text_cannot_forge_lines_or_commands_in_text_reports() {
     }
 }
 
+/// Run-journal values were written as they are: a `processId` with
+/// `\n::error::…` split the `proclint runs` table, a journal file named
+/// `000013.x\n::error::file.json` started lines of its own in the integrity
+/// list (and on stderr with `--format json`, and in `check --run`'s
+/// findings); the retrospective printed a task title's HTML (`<img …>`)
+/// as HTML. Each is escaped.
+#[cfg(unix)]
+#[test]
+fn run_journal_text_cannot_forge_lines_or_commands() {
+    let dir = tempdir();
+    let rundir = copy_run(dir.path());
+    let hostile = "acme\n::error::pwned \u{1b}[2J\u{202e} ##[warning]legacy <img src=x onerror=alert(1)> `x` | y";
+    let edit = |rel: &str, key: &str| {
+        let path = rundir.join(rel);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut v: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        v[key] = serde_json::Value::from(hostile);
+        std::fs::write(&path, v.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    };
+    edit("run.json", "processId");
+    edit("tasks/01KERPXZMF0000000000000004/task.json", "title");
+    write(&rundir, "journal/000013.x\n::error::file.json", "{}");
+
+    let o = run(dir.path(), &["runs", "--format", "table", "."], None);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    let bad = forged(&out, false);
+    assert!(bad.is_empty(), "{bad:#?}\n{out}");
+    assert!(out.contains("acme\\n:\\:error:\\:pwned"), "{out}");
+    assert!(out.contains("000013.x\\n:\\:error:\\:file.json"), "{out}");
+    let o = run(dir.path(), &["runs", "--format", "json", "."], None);
+    let bad = forged(&stderr(&o), false);
+    assert!(bad.is_empty(), "{bad:#?}\n{}", stderr(&o));
+
+    for format in ["concise", "pretty", "retrospective"] {
+        let o = run(
+            dir.path(),
+            &[
+                "check",
+                "--run",
+                "run-completed",
+                "--color",
+                "never",
+                "--format",
+                format,
+                ".",
+            ],
+            None,
+        );
+        let out = stdout(&o);
+        assert_ne!(code(&o), 101, "{}", stderr(&o));
+        let bad = forged(&out, false);
+        assert!(bad.is_empty(), "{format}: {bad:#?}\n{out}");
+        if format == "retrospective" {
+            // The timeline's row for the task: its title is text, escaped.
+            let row = out
+                .lines()
+                .find(|l| l.contains("`plan`"))
+                .unwrap_or_else(|| panic!("{out}"));
+            assert!(!row.contains("<img"), "{row}");
+            assert!(row.contains("&lt;img src=x onerror=alert(1)&gt;"), "{row}");
+        }
+    }
+}
+
+/// The lines of `markdown` outside fenced code blocks, read as CommonMark
+/// reads fences: a run of at least three backticks opens one, and only a
+/// line of at least as many backticks (and nothing else) closes it.
+fn outside_fences(markdown: &str) -> Vec<&str> {
+    let mut open: Option<usize> = None;
+    let mut outside = Vec::new();
+    for l in markdown.lines() {
+        let t = l.trim();
+        let ticks = t.chars().take_while(|&c| c == '`').count();
+        match open {
+            Some(n) if ticks >= n && ticks == t.len() => open = None,
+            Some(_) => {}
+            None if ticks >= 3 => open = Some(ticks),
+            None => outside.push(l),
+        }
+    }
+    outside
+}
+
+/// The retrospective quoted a fix's lines between fences of three
+/// backticks, so a block comment holding a line of three backticks closed
+/// the fence and the rest of the comment (`# Injected …`, `<img …>`) was
+/// Markdown and HTML; a breakpoint label (`<img …>`) in a finding's message
+/// was HTML. The fence outlasts the code, and text is escaped.
+#[test]
+fn retrospective_fences_outlast_the_code_and_text_is_escaped() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "p.js",
+        "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?', label: '<img src=x onerror=alert(1)>' /*\n```\n# Injected heading <img src=x onerror=alert(2)>\n*/ });\n}\n",
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "retrospective", "."],
+        None,
+    );
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    assert!(out.contains("# Injected heading"), "{out}");
+    let outside = outside_fences(&out);
+    for l in &outside {
+        assert!(!l.contains("<img"), "{l}\n{out}");
+        assert!(!l.contains("# Injected"), "{l}\n{out}");
+    }
+    assert!(
+        outside
+            .iter()
+            .any(|l| l.contains("(\"&lt;img src=x onerror=alert(1)&gt;\")")),
+        "{out}"
+    );
+}
+
 // ---- Reading outside the repository ----------------------------------------
 
 /// SARIF turned a backslash in a file name into `/`: on Unix `a\b.js` is one
