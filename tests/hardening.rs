@@ -987,3 +987,335 @@ fn rule_table_errors_point_at_the_key() {
         assert!(stderr(&o).contains(at), "{toml}: {}", stderr(&o));
     }
 }
+
+// ---- Untrusted text in the output ----------------------------------------
+
+/// What a CI log or a terminal would act on in `out`: a line starting
+/// (after whitespace, as GitHub's runner reads it) with `::` other than an
+/// annotation proclint writes (`annotations`: the `github` format), `##[`
+/// anywhere (the runner's legacy command prefix), a control character other
+/// than the line break, a line or paragraph separator, a bidi control.
+fn forged(out: &str, annotations: bool) -> Vec<String> {
+    let mut bad = Vec::new();
+    for l in out.lines() {
+        let t = l.trim_start();
+        let meant = annotations
+            && t.len() == l.len()
+            && ["::error file=", "::warning file=", "::notice file="]
+                .iter()
+                .any(|p| t.starts_with(p));
+        if t.starts_with("::") && !meant {
+            bad.push(format!("a command: {l:?}"));
+        }
+        if l.contains("##[") {
+            bad.push(format!("a legacy command: {l:?}"));
+        }
+    }
+    for c in out.chars() {
+        let unsafe_char = (c.is_control() && c != '\n')
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if unsafe_char {
+            bad.push(format!("the character {c:?}"));
+        }
+    }
+    bad
+}
+
+/// A task id holding `\n::error::…`, ESC, BEL, a C1 control, U+2028, a bidi
+/// override, `##[…]` and a pipe; a comment next to the finding with `##[`
+/// and ESC (quoted in the pretty report's snippet).
+const HOSTILE_TASK: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+// ##[error]from a comment \u{1b}[2J\n\
+export const t = defineTask('x\\n::error::pwned \u{1b}[31m\u{7} \u{9b}1m \u{2028} \u{202e} ##[warning]legacy | y', () => ({ kind: 'agent', title: 'T' }));\n\
+export async function process(inputs, ctx) {\n  await ctx.task(t, {});\n}\n";
+
+/// Text from the input was written as it is: a task id with `\n::error::…`
+/// started a line of its own (a workflow command, in a CI log) in `concise`
+/// and `pretty`, as did a file named `a\n::warning::x.js`; a file named
+/// `::notice::c.js` started its `concise` line with a command; ESC, BEL, C1,
+/// U+2028 and bidi controls reached the terminal; `##[…]` (which the runner
+/// honours anywhere in a line) was printed; the step summary's table row of
+/// a file name with a line break was cut in two. Each is escaped, and
+/// `github` writes exactly one annotation per finding.
+#[cfg(unix)]
+#[test]
+fn input_text_cannot_forge_lines_or_commands_in_text_reports() {
+    let dir = tempdir();
+    write(dir.path(), "p.js", HOSTILE_TASK);
+    write(dir.path(), "a\n::warning::x.js", BAD_BREAKPOINT);
+    write(dir.path(), "::notice::c.js", BAD_BREAKPOINT);
+    write(dir.path(), "e\u{1b}[31m|.js", BAD_BREAKPOINT);
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "json", "."],
+        None,
+    );
+    let found = findings(&report_json(&o)).len();
+    assert_eq!(found, 4, "{}", stdout(&o));
+
+    for format in ["concise", "pretty", "github"] {
+        let o = run(
+            dir.path(),
+            &[
+                "check",
+                "--no-cache",
+                "--color",
+                "never",
+                "--format",
+                format,
+                ".",
+            ],
+            None,
+        );
+        let out = stdout(&o);
+        assert_eq!(code(&o), 1, "{format}: {out}\n{}", stderr(&o));
+        let bad = forged(&out, format == "github");
+        assert!(bad.is_empty(), "{format}: {bad:#?}\n{out}");
+        if format == "github" {
+            let annotations = out.lines().filter(|l| l.starts_with("::")).count();
+            assert_eq!(annotations, found, "{out}");
+            assert!(out.contains("file=a%0A%3A%3Awarning%3A%3Ax.js,"), "{out}");
+        }
+    }
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "concise", "."],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("task `x\\n:\\:error:\\:pwned \\u{1b}[31m\\u{7} \\u{9b}1m \\u{2028} \\u{202e} ##\\[warning]legacy | y` has no `labels`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("a\\n:\\:warning:\\:x.js:2:9: error[unchecked-breakpoint]"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("\\:\\:notice:\\:c.js:2:9: error")),
+        "{out}"
+    );
+
+    // The step summary: one table row per finding, each of four cells.
+    let summary = dir.path().join("summary.md");
+    let o = Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args(["check", "--no-cache", "--format", "github", "."])
+        .current_dir(dir.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let text = std::fs::read_to_string(&summary).unwrap_or_default();
+    let bad = forged(&text, false);
+    assert!(bad.is_empty(), "{bad:#?}\n{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(rows.len(), found + 2, "{text}");
+    for row in rows {
+        let cells = row.replace("\\|", "").matches('|').count();
+        assert_eq!(cells, 5, "{row}\n{text}");
+    }
+}
+
+/// Run-journal values were written as they are: a `processId` with
+/// `\n::error::…` split the `proclint runs` table, a journal file named
+/// `000013.x\n::error::file.json` started lines of its own in the integrity
+/// list (and on stderr with `--format json`, and in `check --run`'s
+/// findings); the retrospective printed a task title's HTML (`<img …>`)
+/// as HTML. Each is escaped.
+#[cfg(unix)]
+#[test]
+fn run_journal_text_cannot_forge_lines_or_commands() {
+    let dir = tempdir();
+    let rundir = copy_run(dir.path());
+    let hostile = "acme\n::error::pwned \u{1b}[2J\u{202e} ##[warning]legacy <img src=x onerror=alert(1)> `x` | y";
+    let edit = |rel: &str, key: &str| {
+        let path = rundir.join(rel);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut v: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        v[key] = serde_json::Value::from(hostile);
+        std::fs::write(&path, v.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    };
+    edit("run.json", "processId");
+    edit("tasks/01KERPXZMF0000000000000004/task.json", "title");
+    write(&rundir, "journal/000013.x\n::error::file.json", "{}");
+
+    let o = run(dir.path(), &["runs", "--format", "table", "."], None);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    let bad = forged(&out, false);
+    assert!(bad.is_empty(), "{bad:#?}\n{out}");
+    assert!(out.contains("acme\\n:\\:error:\\:pwned"), "{out}");
+    assert!(out.contains("000013.x\\n:\\:error:\\:file.json"), "{out}");
+    let o = run(dir.path(), &["runs", "--format", "json", "."], None);
+    let bad = forged(&stderr(&o), false);
+    assert!(bad.is_empty(), "{bad:#?}\n{}", stderr(&o));
+
+    for format in ["concise", "pretty", "retrospective"] {
+        let o = run(
+            dir.path(),
+            &[
+                "check",
+                "--run",
+                "run-completed",
+                "--color",
+                "never",
+                "--format",
+                format,
+                ".",
+            ],
+            None,
+        );
+        let out = stdout(&o);
+        assert_ne!(code(&o), 101, "{}", stderr(&o));
+        let bad = forged(&out, false);
+        assert!(bad.is_empty(), "{format}: {bad:#?}\n{out}");
+        if format == "retrospective" {
+            // The timeline's row for the task: its title is text, escaped.
+            let row = out
+                .lines()
+                .find(|l| l.contains("`plan`"))
+                .unwrap_or_else(|| panic!("{out}"));
+            assert!(!row.contains("<img"), "{row}");
+            assert!(row.contains("&lt;img src=x onerror=alert(1)&gt;"), "{row}");
+        }
+    }
+}
+
+/// The lines of `markdown` outside fenced code blocks, read as CommonMark
+/// reads fences: a run of at least three backticks opens one, and only a
+/// line of at least as many backticks (and nothing else) closes it.
+fn outside_fences(markdown: &str) -> Vec<&str> {
+    let mut open: Option<usize> = None;
+    let mut outside = Vec::new();
+    for l in markdown.lines() {
+        let t = l.trim();
+        let ticks = t.chars().take_while(|&c| c == '`').count();
+        match open {
+            Some(n) if ticks >= n && ticks == t.len() => open = None,
+            Some(_) => {}
+            None if ticks >= 3 => open = Some(ticks),
+            None => outside.push(l),
+        }
+    }
+    outside
+}
+
+/// The retrospective quoted a fix's lines between fences of three
+/// backticks, so a block comment holding a line of three backticks closed
+/// the fence and the rest of the comment (`# Injected …`, `<img …>`) was
+/// Markdown and HTML; a breakpoint label (`<img …>`) in a finding's message
+/// was HTML. The fence outlasts the code, and text is escaped.
+#[test]
+fn retrospective_fences_outlast_the_code_and_text_is_escaped() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "p.js",
+        "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship?', label: '<img src=x onerror=alert(1)>' /*\n```\n# Injected heading <img src=x onerror=alert(2)>\n*/ });\n}\n",
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "retrospective", "."],
+        None,
+    );
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}\n{}", stderr(&o));
+    assert!(out.contains("# Injected heading"), "{out}");
+    let outside = outside_fences(&out);
+    for l in &outside {
+        assert!(!l.contains("<img"), "{l}\n{out}");
+        assert!(!l.contains("# Injected"), "{l}\n{out}");
+    }
+    assert!(
+        outside
+            .iter()
+            .any(|l| l.contains("(\"&lt;img src=x onerror=alert(1)&gt;\")")),
+        "{out}"
+    );
+}
+
+// ---- Reading outside the repository ----------------------------------------
+
+/// SARIF turned a backslash in a file name into `/`: on Unix `a\b.js` is one
+/// file in the current folder, not `b.js` in `a/`. It is percent-encoded.
+#[cfg(unix)]
+#[test]
+fn sarif_keeps_a_backslash_in_a_unix_file_name() {
+    let dir = tempdir();
+    write(dir.path(), "a\\b.js", BAD_BREAKPOINT);
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "sarif", "."],
+        None,
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let sarif: serde_json::Value =
+        serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}"));
+    let uri = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+        ["artifactLocation"]["uri"];
+    assert_eq!(uri, "a%5Cb.js", "{}", stdout(&o));
+}
+
+/// `skill-broken-link` read any Markdown file a link named, outside the
+/// repository too (`../../../private/notes.md#…`, or a link in the
+/// repository to one outside), and its "did you mean" quoted that file's
+/// headings; whether a file outside existed showed in its message. A target
+/// outside the repository (after `..` and symbolic links) is not opened:
+/// the finding says only that it is outside.
+#[cfg(unix)]
+#[test]
+fn skill_links_never_read_outside_the_repository() {
+    let home = tempdir();
+    write(home.path(), "private/notes.md", "# Secret token abc123\n");
+    let repo = home.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    write(&repo, "skills/other/OK.md", "# Intro\n");
+    write(
+        &repo,
+        "skills/review/SKILL.md",
+        "---\nname: review\ndescription: d\n---\n# Review\n\n\
+         [a](../../../private/notes.md#secret-token-abc12)\n\
+         [b](linked.md#secret-token-abc12)\n\
+         [c](../../../private/missing.md)\n\
+         [d](../other/OK.md#intro)\n\
+         [e](../other/nope.md)\n\
+         [f](folder/../notes.md#secret-token-abc12)\n",
+    );
+    std::os::unix::fs::symlink(
+        home.path().join("private/notes.md"),
+        repo.join("skills/review/linked.md"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // `..` after a link is the parent of the link's target.
+    std::fs::create_dir(home.path().join("private/folder")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(
+        home.path().join("private/folder"),
+        repo.join("skills/review/folder"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = run(
+        &repo,
+        &["check", "--no-cache", "--format", "json", "."],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(!out.contains("abc123"), "{out}");
+    let messages: Vec<String> = findings(&report_json(&o))
+        .into_iter()
+        .filter(|f| f.0 == "skill-broken-link")
+        .map(|f| f.4)
+        .collect();
+    assert_eq!(
+        messages,
+        vec![
+            "link target `../../../private/notes.md` is outside the repository",
+            "link target `linked.md` is outside the repository",
+            "link target `../../../private/missing.md` is outside the repository",
+            "link target `../other/nope.md` does not exist next to this SKILL.md",
+            "link target `folder/../notes.md` is outside the repository",
+        ],
+        "{out}"
+    );
+}

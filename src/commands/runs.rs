@@ -6,14 +6,18 @@
 use std::path::{Path, PathBuf};
 
 use crate::commands::cli::{RunsArgs, RunsFormat};
-use crate::runs::summary::render_json_with;
+use crate::report::escape;
+use crate::runs::summary::{render_json_with, RunSummary};
 use crate::runs::{discover_runs, load_run, render_table, summarize, Run};
 use crate::source::output::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 pub fn run(args: &RunsArgs) -> i32 {
     let root = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     if !root.is_dir() {
-        eprintln!("error: `{}` is not a directory", root.display());
+        eprintln!(
+            "error: `{}` is not a directory",
+            escape::line(&root.to_string_lossy())
+        );
         return EXIT_ERROR;
     }
     // A folder under `.a5c/runs` with neither `run.json` nor `journal/` (a
@@ -37,17 +41,21 @@ pub fn run(args: &RunsArgs) -> i32 {
                 eprintln!("{line}");
             }
             for path in &stray {
-                eprintln!("warning: {path}: a folder without a journal (no run.json or journal/), not a run");
+                eprintln!(
+                    "warning: {}: a folder without a journal (no run.json or journal/), not a run",
+                    escape::line(path)
+                );
             }
             render_json_with(&summaries, &stray) + "\n"
         }
         RunsFormat::Table => {
-            let mut text = render_table(&summaries);
+            let shown: Vec<RunSummary> = summaries.iter().map(shown_in_table).collect();
+            let mut text = render_table(&shown);
             if !stray.is_empty() {
                 text.push_str("\nfolders without a journal (no run.json or journal/), not runs:\n");
                 for path in &stray {
                     text.push_str("  ");
-                    text.push_str(path);
+                    text.push_str(&escape::line(path));
                     text.push('\n');
                 }
             }
@@ -72,7 +80,21 @@ pub fn run(args: &RunsArgs) -> i32 {
     crate::source::output::print_stdout(&out, code)
 }
 
-/// `path:line: error[journal-integrity] message`, with paths as the user can open them.
+/// A run's line of the table as the terminal shows it: the journal's
+/// values escaped ([`escape::line`]), so a run is one line whatever they hold.
+fn shown_in_table(s: &RunSummary) -> RunSummary {
+    let shown = |v: &str| escape::line(v).into_owned();
+    RunSummary {
+        run_id: shown(&s.run_id),
+        process_id: s.process_id.as_deref().map(shown),
+        created_at: s.created_at.as_deref().map(shown),
+        path: shown(&s.path),
+        ..s.clone()
+    }
+}
+
+/// `path:line: error[journal-integrity] message`, with paths as the user
+/// can open them; the path and the message escaped ([`escape::line`]).
 fn issue_lines(runs: &[Run], root: &Path) -> Vec<String> {
     let shown_root = (root != Path::new(".")).then(|| root.to_string_lossy().replace('\\', "/"));
     let mut lines = Vec::new();
@@ -82,7 +104,11 @@ fn issue_lines(runs: &[Run], root: &Path) -> Vec<String> {
             None => issue.file.clone(),
         };
         let at = issue.line.map(|l| format!("{file}:{l}")).unwrap_or(file);
-        lines.push(format!("{at}: error[journal-integrity] {}", issue.message));
+        lines.push(format!(
+            "{}: error[journal-integrity] {}",
+            escape::line(&at),
+            escape::line(&issue.message)
+        ));
     }
     lines
 }

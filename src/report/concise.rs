@@ -1,18 +1,20 @@
 //! `path:line:col: severity[rule] message` — one line per finding.
 
 use crate::engine::Outcome;
-use crate::report::Options;
+use crate::report::{escape, Options};
 
-/// `path:line:col: severity[rule] message` with a trailing newline.
+/// `path:line:col: severity[rule] message` with a trailing newline; the
+/// path and the message escaped ([`escape::line`]), so each finding is one
+/// line whatever they hold.
 pub fn line(d: &crate::diagnostic::Diagnostic) -> String {
     format!(
         "{}:{}:{}: {}[{}] {}\n",
-        d.location.path,
+        escape::line(&d.location.path),
         d.location.start.line,
         d.location.start.column,
         d.severity,
         d.rule,
-        d.message.replace('\n', " ")
+        escape::line(&d.message)
     )
 }
 

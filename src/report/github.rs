@@ -4,17 +4,30 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
+use crate::report::escape::{self, markdown};
 
-/// Message escaping: `%` first, then CR and LF — nothing else, or GitHub
-/// shows the escapes literally.
+/// Message escaping, as the runner unescapes it: `%`, CR and LF as `%25`,
+/// `%0D` and `%0A` (the annotation shows the line breaks, and the command
+/// stays one line); any other character [`escape::is_unsafe`] as a visible
+/// escape (`\u{1b}`), which the runner leaves as it is; and the `[` of
+/// `##[` (the legacy command prefix) as `\[`, as in the other formats.
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if escape::is_unsafe(c) => escape::push_visible(&mut out, c),
+            '[' if out.ends_with("##") => out.push_str("\\["),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Property escaping: as data, plus `:` and `,` so a file name cannot
-/// forge another property.
+/// forge another property or end the properties.
 pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
@@ -75,6 +88,7 @@ const SUMMARY_BYTES: usize = 1_000_000;
 
 /// Every finding as a Markdown table, for `$GITHUB_STEP_SUMMARY`, which
 /// the job's summary page shows whole (annotations stop at 10 per level).
+/// Paths and messages are escaped ([`markdown`]): one row per finding.
 pub fn step_summary(outcome: &Outcome) -> String {
     let mut out = format!(
         "## proclint\n\n{}\n\n",
@@ -90,12 +104,14 @@ pub fn step_summary(outcome: &Outcome) -> String {
     rows.sort_by_key(|d| std::cmp::Reverse(d.severity));
     for (i, d) in rows.into_iter().enumerate() {
         let row = format!(
-            "| {} | `{}` | `{}:{}` | {} |\n",
+            "| {} | `{}` | {} | {} |\n",
             d.severity,
             d.rule,
-            d.location.path.replace('`', "'"),
-            d.location.start.line,
-            table_cell(&d.message)
+            markdown::cell(&markdown::code(&format!(
+                "{}:{}",
+                d.location.path, d.location.start.line
+            ))),
+            markdown::cell(&markdown::message(&d.message))
         );
         if out.len() + row.len() > SUMMARY_BYTES - 200 {
             out.push_str(&format!(
@@ -110,11 +126,6 @@ pub fn step_summary(outcome: &Outcome) -> String {
     out
 }
 
-/// Text safe inside a Markdown table cell: one line, `|` escaped.
-fn table_cell(s: &str) -> String {
-    s.replace('\r', "").replace('\n', " ").replace('|', "\\|")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +134,13 @@ mod tests {
     fn escapes() {
         assert_eq!(escape_data("50% a:b,c\r\nd"), "50%25 a:b,c%0D%0Ad");
         assert_eq!(escape_property("a,b:c%"), "a%2Cb%3Ac%25");
+        assert_eq!(
+            escape_data("a\n::error::b\u{1b}[2J\u{202e} ##[warning]c"),
+            "a%0A::error::b\\u{1b}[2J\\u{202e} ##\\[warning]c"
+        );
+        assert_eq!(
+            escape_property("a\n::warning::x.js"),
+            "a%0A%3A%3Awarning%3A%3Ax.js"
+        );
     }
 }

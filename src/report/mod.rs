@@ -6,6 +6,7 @@
 use crate::engine::Outcome;
 
 pub mod concise;
+pub mod escape;
 pub mod github;
 pub mod json;
 pub mod pretty;

@@ -1,5 +1,6 @@
 //! miette graphical reports with source snippets.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
@@ -7,7 +8,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{Options, Snippet};
+use super::{escape, Options, Snippet};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
 use crate::report::snippet::Clip;
@@ -78,14 +79,23 @@ pub fn write(
     Ok(())
 }
 
-/// The text of a reported file. Files that were not linted (run journals
-/// from `--run`) are named as the user typed them.
+/// The text of a reported file, as its snippets show it
+/// ([`escape::source`]: what a terminal or CI log would act on replaced,
+/// offsets kept). Files that were not linted (run journals from `--run`)
+/// are named as the user typed them.
 fn source_text(paths: &HashMap<&str, &Path>, display: &Arc<str>) -> Snippet {
     let text = paths
         .get(&**display)
         .and_then(|p| std::fs::read(p).ok())
         .or_else(|| std::fs::read(&**display).ok())
-        .map(|b| Arc::from(crate::source::decode(b).0))
+        .map(|b| {
+            let text = crate::source::decode(b).0;
+            let shown = match escape::source(&text) {
+                Cow::Owned(shown) => Some(shown),
+                Cow::Borrowed(_) => None,
+            };
+            Arc::from(shown.unwrap_or(text))
+        })
         .unwrap_or_else(|| Arc::from(""));
     Snippet::new(text)
 }
@@ -110,36 +120,27 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
                 .as_ref()
                 .is_none_or(|c| c.covers(r.location.span.start, r.location.span.end))
     };
-    let elsewhere: Vec<String> = d
-        .related
-        .iter()
-        .filter(|r| !shown(r))
-        .map(|r| {
-            format!(
-                "{}:{}:{}: {}",
-                r.location.path, r.location.start.line, r.location.start.column, r.message
-            )
-        })
-        .collect();
     // Related locations in other files cannot be drawn on this file's
-    // snippet: they are listed in the help.
-    let with_help;
-    let diag = if elsewhere.is_empty() {
-        d
-    } else {
-        let mut copy = d.clone();
-        for extra in elsewhere {
-            copy.help = Some(match copy.help {
-                Some(h) => format!("{h}\nsee also {extra}"),
-                None => format!("see also {extra}"),
-            });
-        }
-        with_help = copy;
-        &with_help
-    };
+    // snippet: they are listed in the help, one line each.
+    let mut help = d.help.as_deref().map(|h| escape::line(h).into_owned());
+    for r in d.related.iter().filter(|r| !shown(r)) {
+        let extra = format!(
+            "see also {}:{}:{}: {}",
+            escape::line(&r.location.path),
+            r.location.start.line,
+            r.location.start.column,
+            escape::line(&r.message)
+        );
+        help = Some(match help {
+            Some(h) => format!("{h}\n{extra}"),
+            None => extra,
+        });
+    }
     let rendered = Rendered {
-        diag,
-        source: miette::NamedSource::new(&d.location.path, text),
+        diag: d,
+        message: escape::line(&d.message),
+        help,
+        source: miette::NamedSource::new(escape::line(&d.location.path), text),
         clip,
     };
     let mut out = String::new();
@@ -151,8 +152,13 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
 }
 
 /// A diagnostic paired with its file text, for miette's graphical reports.
+/// What it shows of the input is escaped ([`escape::line`]): the message,
+/// the help, the labels, the file name.
 struct Rendered<'a> {
     diag: &'a Diagnostic,
+    message: Cow<'a, str>,
+    /// The help, and the related locations the snippet does not show.
+    help: Option<String>,
     source: miette::NamedSource<Snippet>,
     /// Set when `source` is an excerpt: maps the file's offsets into it.
     clip: Option<Clip>,
@@ -166,7 +172,7 @@ impl fmt::Debug for Rendered<'_> {
 
 impl fmt::Display for Rendered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -186,8 +192,7 @@ impl miette::Diagnostic for Rendered<'_> {
     }
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.diag
-            .help
+        self.help
             .as_ref()
             .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
@@ -226,7 +231,10 @@ impl miette::Diagnostic for Rendered<'_> {
                 clip.is_none_or(|c| c.covers(r.location.span.start, r.location.span.end))
             })
             .map(move |r| {
-                miette::LabeledSpan::new_with_span(Some(r.message.clone()), clamp(r.location.span))
+                miette::LabeledSpan::new_with_span(
+                    Some(escape::line(&r.message).into_owned()),
+                    clamp(r.location.span),
+                )
             });
         Some(Box::new(std::iter::once(primary).chain(same_file)))
     }

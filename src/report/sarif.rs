@@ -294,8 +294,16 @@ impl Root {
 
 const SRCROOT: &str = "%SRCROOT%";
 
+/// `/`-separated: a backslash is a separator only where the platform's
+/// is one (Windows); on Unix it is part of a name (`a\b.js`), and
+/// [`encode`] percent-encodes it.
 fn slashes(p: &Path) -> String {
-    p.to_string_lossy().replace('\\', "/")
+    let s = p.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '\\' {
+        s.replace('\\', "/")
+    } else {
+        s.into_owned()
+    }
 }
 
 /// Removes `.` and folds `..` without touching the file system (a reported

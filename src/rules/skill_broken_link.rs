@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::{Area, Category, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
 use crate::markdown::{Link, LinkKind, MarkdownDoc, SkillMarkdown};
+use crate::project::config::Config;
 use crate::source::Span;
 
 pub struct SkillBrokenLink;
@@ -132,6 +133,8 @@ impl Rule for SkillBrokenLink {
         let dir = file_path.parent().unwrap_or(Path::new(""));
         // Other Markdown files' headings, read once per target per SKILL.md.
         let mut outlines: HashMap<PathBuf, Option<MarkdownDoc>> = HashMap::new();
+        // Found at the first relative link.
+        let mut repository: Option<Repository> = None;
         for link in &cx.skill.doc.links {
             if link.autolink {
                 continue;
@@ -158,6 +161,22 @@ impl Rule for SkillBrokenLink {
                 }
                 Target::Relative { path, anchor } => {
                     let target = dir.join(&path);
+                    let repository =
+                        repository.get_or_insert_with(|| Repository::of(dir, cx.config));
+                    // Not even its existence is looked at: it would show
+                    // in the message.
+                    if !repository.holds(&target) {
+                        sink.push(
+                            sink.diag(
+                                span,
+                                format!("{what} target `{path}` is outside the repository"),
+                            )
+                            .with_help(
+                                "link to a file inside the repository: proclint does not read files outside it, and a published skill carries only its repository",
+                            ),
+                        );
+                        continue;
+                    }
                     if !target.exists() {
                         sink.push(
                             sink.diag(
@@ -193,6 +212,70 @@ impl Rule for SkillBrokenLink {
                 }
             }
         }
+    }
+}
+
+/// The folder no link is followed out of: the repository root (the
+/// nearest folder at or above the SKILL.md's with `.git`), else the configuration's
+/// root (the folder of `proclint.toml`, or the working directory) when it
+/// holds the SKILL.md, else the SKILL.md's own folder.
+struct Repository {
+    /// Absolute, lexically normalised (`..` folded, links not followed).
+    lexical: PathBuf,
+    /// Its real path (links followed).
+    real: PathBuf,
+}
+
+/// Symbolic links followed, one after another, before a target counts as
+/// outside (the kernel's own limit is 40).
+const MAX_LINKS: usize = 40;
+
+impl Repository {
+    fn of(skill_dir: &Path, config: &Config) -> Repository {
+        let dir = crate::project::module_key(skill_dir);
+        let configured = crate::project::module_key(&config.root);
+        let lexical = dir
+            .ancestors()
+            .find(|a| a.join(".git").exists())
+            .map(Path::to_path_buf)
+            .or_else(|| dir.starts_with(&configured).then_some(configured))
+            .unwrap_or(dir);
+        let real = std::fs::canonicalize(&lexical).unwrap_or_else(|_| lexical.clone());
+        Repository { lexical, real }
+    }
+
+    /// Whether `target` is inside: `..` folded first, without touching the
+    /// file system (`../../../home/…` is outside whatever is there), then
+    /// its real path (symbolic links followed). A target that does not
+    /// exist is judged by the deepest folder above it that does, and by
+    /// where a dangling link on the way points.
+    fn holds(&self, target: &Path) -> bool {
+        self.holds_within(target, MAX_LINKS)
+    }
+
+    fn holds_within(&self, target: &Path, links: usize) -> bool {
+        if !crate::project::module_key(target).starts_with(&self.lexical) {
+            return false;
+        }
+        // The real path of the target as it will be opened: `..` after a
+        // link is the link's target's parent, not the link's folder.
+        let target = std::path::absolute(target).unwrap_or_else(|_| target.to_path_buf());
+        for at in target.ancestors() {
+            if let Ok(real) = std::fs::canonicalize(at) {
+                return real.starts_with(&self.real);
+            }
+            // A link that cannot be resolved (dangling, or a loop):
+            // followed by hand, as far as [`MAX_LINKS`].
+            if let Ok(to) = std::fs::read_link(at) {
+                let Some(links) = links.checked_sub(1) else {
+                    return false;
+                };
+                let rest = target.strip_prefix(at).unwrap_or(Path::new(""));
+                let next = at.parent().unwrap_or(at).join(to).join(rest);
+                return self.holds_within(&next, links);
+            }
+        }
+        false
     }
 }
 

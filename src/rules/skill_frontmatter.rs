@@ -159,7 +159,7 @@ impl Rule for SkillFrontmatter {
                         first_line,
                         "SKILL.md has no YAML frontmatter: agents discover a skill by the `name` and `description` in a leading `---` block",
                     )
-                    .with_help("start the file with:\n---\nname: <folder-name>\ndescription: <what the skill does and when to use it>\n---"),
+                    .with_help("start the file with a `---` line, `name: <folder-name>`, `description: <what the skill does and when to use it>` and a closing `---` line"),
                 );
                 return;
             }

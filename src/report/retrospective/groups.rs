@@ -268,7 +268,7 @@ impl Sites {
         let mut parts: Vec<String> = v
             .iter()
             .take(5)
-            .map(|(p, l)| format!("`{p}:{l}`"))
+            .map(|(p, l)| crate::report::escape::markdown::code(&format!("{p}:{l}")))
             .collect();
         if v.len() > 5 {
             parts.push(format!("{} more", v.len() - 5));

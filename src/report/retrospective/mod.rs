@@ -2,7 +2,10 @@
 //! shape reviewers write by hand (Context, What went well, What went poorly,
 //! Process-quality review, Suggestions, Evidence). Every claim comes from the
 //! model's facts or a diagnostic; headlines, "why it matters" and praise come
-//! from rule metadata, so a new rule extends the report by itself.
+//! from rule metadata, so a new rule extends the report by itself. What it
+//! prints of the input (paths, names, task ids, titles, journal values,
+//! quoted code) goes through `report::escape::markdown`: code fenced with
+//! more backticks than it holds, text with HTML and Markdown escaped.
 
 mod grade;
 mod groups;
@@ -18,6 +21,7 @@ use groups::{Group, Sites as SiteCounts};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
 use crate::project::facts::Facts;
+use crate::report::escape::markdown::{self, code, one_line};
 use crate::report::Options;
 use crate::rules::{self, Area, Sites};
 
@@ -159,8 +163,8 @@ fn render_with(
     let mut out = String::new();
     let entries: Vec<&Group> = groups.iter().filter(|g| g.entry.is_some()).collect();
     let entry_files: BTreeSet<usize> = entries.iter().filter_map(|g| g.entry).collect();
-    let project = groups::project_name(outcome);
-    let titles: Vec<String> = entries.iter().map(|g| g.title.clone()).collect();
+    let project = markdown::text(&groups::project_name(outcome));
+    let titles: Vec<String> = entries.iter().map(|g| markdown::text(&g.title)).collect();
     let title = match titles.len() {
         0 => "no entry process".to_string(),
         1..=3 => titles.join(", "),
@@ -177,7 +181,7 @@ fn render_with(
     }
     let entry_paths: Vec<String> = entries
         .iter()
-        .filter_map(|g| g.entry.map(|e| format!("`{}`", outcome.files[e].display)))
+        .filter_map(|g| g.entry.map(|e| code(&outcome.files[e].display)))
         .collect();
     // Distinct process modules that are not entries.
     let helpers = groups
@@ -213,7 +217,7 @@ fn render_with(
         out,
         "Date: {} · Source commit: {} · Process: {} (+ {helpers} helper module{}) · Run: {run_text} · Outcome: {outcome_text}\n",
         info.date,
-        info.commit.as_deref().map(|c| format!("`{c}`")).unwrap_or_else(|| "not a git checkout".into()),
+        info.commit.as_deref().map(code).unwrap_or_else(|| "not a git checkout".into()),
         match entry_paths.len() {
             0 => "none found".to_string(),
             // A tree of hundreds of processes would fill the header line;
@@ -237,7 +241,7 @@ fn render_with(
             let _ = writeln!(
                 out,
                 "<details>\n<summary><b>{}</b> — {} file{}: {}</summary>\n",
-                g.title,
+                markdown::html(&g.title),
                 modules,
                 if modules == 1 { "" } else { "s" },
                 outcome_line(diags, modules)
@@ -279,20 +283,20 @@ fn context(out: &mut String, outcome: &Outcome, g: &Group, sites: &SiteCounts, h
         _ => None,
     }) {
         if let Some(p) = &doc.process {
-            let _ = write!(out, "- **Process** `{p}`");
+            let _ = write!(out, "- **Process** {}", code(&one_line(p)));
             if let Some(d) = &doc.description {
-                let _ = write!(out, ": {d}");
+                let _ = write!(out, ": {}", markdown::text(&one_line(d)));
             }
             out.push('\n');
         }
         if let Some(i) = &doc.inputs {
-            let _ = writeln!(out, "- **Inputs** `{i}`");
+            let _ = writeln!(out, "- **Inputs** {}", code(&one_line(i)));
         }
         if let Some(o) = &doc.outputs {
-            let _ = writeln!(out, "- **Outputs** `{o}`");
+            let _ = writeln!(out, "- **Outputs** {}", code(&one_line(o)));
         }
         for s in &doc.skills {
-            let _ = writeln!(out, "- **Skill** `{s}`");
+            let _ = writeln!(out, "- **Skill** {}", code(&one_line(s)));
         }
     }
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
@@ -302,7 +306,10 @@ fn context(out: &mut String, outcome: &Outcome, g: &Group, sites: &SiteCounts, h
             .or_default() += 1;
     }
     let total: usize = kinds.values().sum();
-    let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let by_kind: Vec<String> = kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {}", markdown::text(k)))
+        .collect();
     let _ = writeln!(
         out,
         "- **Task definitions**: {total}{}",
@@ -341,12 +348,14 @@ fn context(out: &mut String, outcome: &Outcome, g: &Group, sites: &SiteCounts, h
         let resolved = pin
             .resolved
             .as_ref()
-            .map(|(v, lock)| format!(", resolved {v} in `{lock}`"))
+            .map(|(v, lock)| format!(", resolved {} in {}", markdown::text(v), code(lock)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "- **SDK**: `{}` `{}` (`{path}:{}`{resolved})",
-            pin.package, pin.spec, pin.line
+            "- **SDK**: {} {} ({}{resolved})",
+            code(&pin.package),
+            code(&pin.spec),
+            code(&format!("{path}:{}", pin.line))
         );
     }
     out.push('\n');
@@ -445,7 +454,7 @@ fn went_poorly(out: &mut String, diags: &[&Diagnostic], h: &str, limit: Option<u
             let lines: Vec<String> = ds
                 .iter()
                 .filter(|d| &*d.location.path == *module)
-                .map(|d| format!("`{}:{}`", module, d.location.start.line))
+                .map(|d| code(&format!("{module}:{}", d.location.start.line)))
                 .collect();
             let more = lines.len().saturating_sub(keep);
             let shown = lines.into_iter().take(keep).collect::<Vec<_>>().join(", ");
@@ -541,7 +550,7 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
     };
     let mut where_: Vec<String> = found
         .iter()
-        .map(|d| format!("`{}:{}`", d.location.path, d.location.start.line))
+        .map(|d| code(&format!("{}:{}", d.location.path, d.location.start.line)))
         .collect();
     where_.dedup();
     let shown: Vec<String> = where_.iter().take(4).cloned().collect();
@@ -581,7 +590,7 @@ fn review_table(out: &mut String, diags: &[&Diagnostic], sites: &SiteCounts, h: 
             "| {} | **{}** | {} |",
             area.name(),
             g,
-            reason.replace('|', "\\|")
+            markdown::cell(&reason)
         );
     }
     out.push('\n');
@@ -656,7 +665,7 @@ fn cross_process_summary(
         .map(|(_, g, section)| {
             format!(
                 "{} ({})",
-                g.title,
+                markdown::text(&g.title),
                 outcome_line(&section.diags, g.files.len())
             )
         })
@@ -702,8 +711,8 @@ fn evidence(out: &mut String, outcome: &Outcome, info: &RetroInfo, limit: Option
     for f in listed {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} |",
-            f.display,
+            "| {} | {} | {} |",
+            markdown::cell(&code(&f.display)),
             f.kind.as_str(),
             f.lines
         );
@@ -715,14 +724,17 @@ fn evidence(out: &mut String, outcome: &Outcome, info: &RetroInfo, limit: Option
             for pin in &m.sdk {
                 let _ = writeln!(
                     out,
-                    "- Manifest `{}:{}`: `{}` `{}`{}",
-                    f.display,
-                    pin.line,
-                    pin.package,
-                    pin.spec,
+                    "- Manifest {}: {} {}{}",
+                    code(&format!("{}:{}", f.display, pin.line)),
+                    code(&pin.package),
+                    code(&pin.spec),
                     pin.resolved
                         .as_ref()
-                        .map(|(v, l)| format!(" (lockfile `{l}` resolves {v})"))
+                        .map(|(v, l)| format!(
+                            " (lockfile {} resolves {})",
+                            code(l),
+                            markdown::text(v)
+                        ))
                         .unwrap_or_default()
                 );
             }
@@ -737,20 +749,20 @@ fn evidence(out: &mut String, outcome: &Outcome, info: &RetroInfo, limit: Option
         }
     }
     if !lockfiles.is_empty() {
-        let list: Vec<String> = lockfiles.iter().map(|l| format!("`{l}`")).collect();
+        let list: Vec<String> = lockfiles.iter().map(|l| code(l)).collect();
         let _ = writeln!(out, "- Lockfiles read: {}", list.join(", "));
     }
     if let Some(a) = &outcome.run {
         let _ = writeln!(out, "{}", run::evidence_line(a));
     }
     let _ = writeln!(out, "- proclint {}", env!("CARGO_PKG_VERSION"));
-    let _ = writeln!(out, "- Command: `{}`", info.command);
+    let _ = writeln!(out, "- Command: {}", code(&info.command));
     let _ = writeln!(
         out,
         "- Configuration: {}",
         info.config
             .as_deref()
-            .map(|c| format!("`{c}`"))
+            .map(code)
             .unwrap_or_else(|| "none (defaults)".into())
     );
 }

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::diagnostic::{Diagnostic, Edit};
 use crate::engine::Outcome;
+use crate::report::escape::markdown::{self, code, fence};
 use crate::rules::{self, Sites};
 
 /// Suggestions shown in full per section; the rest are summarised.
@@ -72,11 +73,10 @@ pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic
         let path = &*d.location.path;
         let _ = writeln!(
             out,
-            "{}. **`{}:{}`** — {} (`{}`)",
+            "{}. **{}** — {} (`{}`)",
             n + 1,
-            path,
-            d.location.start.line,
-            d.message,
+            code(&format!("{path}:{}", d.location.start.line)),
+            markdown::message(&d.message),
             d.rule
         );
         let text = sources.text(path);
@@ -85,17 +85,17 @@ pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic
             Some((before, after)) => {
                 let _ = writeln!(
                     out,
-                    "\n   Before:\n   ```{lang}\n{}   ```\n   After:\n   ```{lang}\n{}   ```\n",
-                    indent(&before),
-                    indent(&after)
+                    "\n   Before:\n{}   After:\n{}",
+                    fence(lang, &before, INDENT),
+                    fence(lang, &after, INDENT)
                 );
             }
             None => {
                 if let Some(line) = line_of(text, d.location.span.start) {
-                    let _ = writeln!(out, "\n   ```{lang}\n{}   ```", indent(line));
+                    let _ = write!(out, "\n{}", fence(lang, line, INDENT));
                 }
                 if let Some(help) = &d.help {
-                    let _ = writeln!(out, "   To do: {help}\n");
+                    let _ = writeln!(out, "   To do: {}\n", markdown::message(help));
                 } else {
                     out.push('\n');
                 }
@@ -129,7 +129,7 @@ pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic
         out.push_str("No finding recurs across modules.\n\n");
     }
     for (rule, mods) in &recurring {
-        let list: Vec<String> = mods.iter().map(|m| format!("`{m}`")).collect();
+        let list: Vec<String> = mods.iter().map(|m| code(m)).collect();
         // A shared helper only helps where the finding is about code that
         // can be shared (a loop, a batch); a property of each task, call or
         // breakpoint (its labels, its key) is set where it is written.
@@ -144,13 +144,15 @@ pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic
         } else {
             "a convention to apply at every site (proclint in CI keeps it), not code to share"
         };
-        let _ =
-            writeln!(
+        let _ = writeln!(
             out,
             "- `{rule}` fires in {} modules ({}). The same edit repeats in each — {} — {advice}.",
             mods.len(),
             list.join(", "),
-            first_help.get(rule).copied().unwrap_or("see the rule's documentation"),
+            first_help.get(rule).map_or_else(
+                || "see the rule's documentation".to_string(),
+                |h| markdown::message(h)
+            ),
         );
     }
     if !recurring.is_empty() {
@@ -183,27 +185,19 @@ fn lang(path: &str) -> &'static str {
     }
 }
 
-fn indent(block: &str) -> String {
-    let mut out = String::new();
-    for line in block.lines() {
-        if line.trim().is_empty() {
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "   {line}");
-        }
-    }
-    out
-}
+/// Quoted code sits in the numbered list item.
+const INDENT: &str = "   ";
 
-/// The full line holding `offset`, with its newline.
+/// The line holding `offset`, without its line break (`\n`, `\r\n` or a
+/// lone `\r`: the line of a lone-CR file was the rest of the file).
 fn line_of(text: &str, offset: usize) -> Option<&str> {
     if offset > text.len() || !text.is_char_boundary(offset) {
         return None;
     }
     let start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let end = text[offset..]
-        .find('\n')
-        .map_or(text.len(), |i| offset + i + 1);
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| offset + i);
     text.get(start..end)
 }
 
@@ -214,8 +208,10 @@ fn before_after(text: &str, edits: &[Edit]) -> Option<(String, String)> {
     if hi > text.len() || !text.is_char_boundary(lo) || !text.is_char_boundary(hi) {
         return None;
     }
-    let start = text[..lo].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[hi..].find('\n').map_or(text.len(), |i| hi + i + 1);
+    let start = text[..lo].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let end = text[hi..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| hi + i + 1);
     let before = &text[start..end];
     let mut sorted: Vec<&Edit> = edits.iter().collect();
     sorted.sort_by_key(|e| e.span.start);

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{at, code_list, inline, plural};
+use super::{code, code_at, code_list, inline, plural, prose};
 use crate::project::run_analysis::{loop_name, RunAnalysis};
 use crate::runs::{LoopTrajectory, Verdict};
 
@@ -37,7 +37,12 @@ fn trajectory(out: &mut String, a: &RunAnalysis, t: &LoopTrajectory) {
     } else {
         ""
     };
-    let _ = writeln!(out, "### {} — {}{flag}\n", loop_name(t), t.class.as_str());
+    let _ = writeln!(
+        out,
+        "### {} — {}{flag}\n",
+        prose(&loop_name(t)),
+        t.class.as_str()
+    );
     let fixes = if t.fix_task_ids.is_empty() {
         "no tasks ran between rounds".to_string()
     } else {
@@ -58,10 +63,10 @@ fn trajectory(out: &mut String, a: &RunAnalysis, t: &LoopTrajectory) {
         .and_then(|i| i.repeat.as_ref().map(|r| (i, r)))
         .map(|(i, r)| {
             format!(
-                " In the source: {} at `{}` (call at `{}`).",
-                r.what,
-                at(&r.location),
-                at(&i.site.location)
+                " In the source: {} at {} (call at {}).",
+                prose(&r.what),
+                code_at(&r.location),
+                code_at(&i.site.location)
             )
         })
         .unwrap_or_default();
@@ -118,7 +123,7 @@ fn trajectory(out: &mut String, a: &RunAnalysis, t: &LoopTrajectory) {
         let list: Vec<String> = order
             .iter()
             .enumerate()
-            .map(|(i, f)| format!("F{} `{}`", i + 1, inline(f).replace('`', "'")))
+            .map(|(i, f)| format!("F{} {}", i + 1, code(&super::one_line(f))))
             .collect();
         let _ = writeln!(out, "Fingerprints: {}.\n", list.join("; "));
     }

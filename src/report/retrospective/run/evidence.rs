@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::{
-    at, breakpoint_name, calls, code_list, inline, is_breakpoint, plural, source_suffix, task_name,
-    terminal_reason, MAX_LISTED,
+    breakpoint_name, calls, code, code_at, code_list, inline, is_breakpoint, one_line, plural,
+    prose, source_suffix, task_name, terminal_reason, MAX_LISTED,
 };
 use crate::project::run_analysis::{loop_name, InvocationSite, RunAnalysis};
 use crate::runs::summary::{RunStatus, RunSummary};
@@ -73,7 +73,7 @@ pub(super) fn went_well(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &Ru
         let _ = writeln!(
             out,
             "- **Check loop {} {}** in {} round{}: {}.",
-            loop_name(t),
+            prose(&loop_name(t)),
             t.class.as_str(),
             t.rounds.len(),
             plural(t.rounds.len()),
@@ -158,11 +158,11 @@ pub(super) fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &
         let place = match (looped.as_slice(), sites) {
             ([inv], _) => match &inv.repeat {
                 Some(rep) => format!(
-                    " — {} at `{}` ran it {} times in this run (call at `{}`)",
-                    rep.what,
-                    at(&rep.location),
+                    " — {} at {} ran it {} times in this run (call at {})",
+                    prose(&rep.what),
+                    code_at(&rep.location),
                     r.count,
-                    at(&inv.site.location)
+                    code_at(&inv.site.location)
                 ),
                 None => String::new(),
             },
@@ -173,10 +173,10 @@ pub(super) fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &
                 looped
                     .iter()
                     .filter_map(|i| i.repeat.as_ref().map(|rep| format!(
-                        "{} at `{}` (call at `{}`)",
-                        rep.what,
-                        at(&rep.location),
-                        at(&i.site.location)
+                        "{} at {} (call at {})",
+                        prose(&rep.what),
+                        code_at(&rep.location),
+                        code_at(&i.site.location)
                     )))
                     .collect::<Vec<_>>()
                     .join(" and ")
@@ -195,8 +195,9 @@ pub(super) fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "- **`{}` requested {} times**{place}{class}.",
-            r.task_id, r.count
+            "- **{} requested {} times**{place}{class}.",
+            code(&r.task_id),
+            r.count
         );
     }
     let mut asked: BTreeMap<String, Vec<&BreakpointEntry>> = BTreeMap::new();
@@ -269,7 +270,7 @@ pub(super) fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &
                         "breakpoint {} (#{})",
                         e.title
                             .as_deref()
-                            .map(|t| format!("`{}`", inline(t)))
+                            .map(|t| code(&one_line(t)))
                             .unwrap_or_default(),
                         e.seq
                     )
@@ -300,7 +301,7 @@ pub(super) fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &
         let _ = writeln!(
             out,
             "- **Check loop {} {}** after {} round{}: {}{} (`non-convergent-loop`; trajectory under *Convergence*).",
-            loop_name(t),
+            prose(&loop_name(t)),
             t.class.as_str(),
             t.rounds.len(),
             plural(t.rounds.len()),
@@ -322,7 +323,7 @@ pub(super) fn went_poorly(out: &mut String, a: &RunAnalysis, tl: &Timeline, s: &
                 Some(l) => format!("{}:{l}", i.file),
                 None => i.file.clone(),
             };
-            let _ = writeln!(out, "  - `{at}`: {}", inline(&i.message));
+            let _ = writeln!(out, "  - {}: {}", code(&at), prose(&i.message));
         }
         if issues.len() > MAX_LISTED {
             let _ = writeln!(out, "  - … and {} more", issues.len() - MAX_LISTED);

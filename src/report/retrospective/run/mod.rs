@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use crate::diagnostic::Location;
 use crate::engine::Outcome;
 use crate::project::run_analysis::{RunAnalysis, TaskSites};
+pub(super) use crate::report::escape::markdown::{self, cell, code, one_line};
 use crate::report::retrospective::RetroInfo;
 use crate::runs::summary::summarize;
 use crate::runs::time::human_duration;
@@ -31,16 +32,16 @@ pub(super) fn header_run(a: &RunAnalysis, info: &RetroInfo) -> String {
         .meta
         .process_id
         .as_deref()
-        .map(|p| format!(" of `{p}`"))
+        .map(|p| format!(" of {}", code(p)))
         .unwrap_or_default();
     let how = info
         .run_selection
         .map(|h| format!(", {h}"))
         .unwrap_or_default();
     format!(
-        "`{}`{process} (journal `{}`{how}; with static analysis by proclint {})",
-        a.run.run_id,
-        a.run.rel_dir,
+        "{}{process} (journal {}{how}; with static analysis by proclint {})",
+        code(&a.run.run_id),
+        code(&a.run.rel_dir),
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -107,14 +108,14 @@ pub(super) fn sections(out: &mut String, outcome: &Outcome, a: &RunAnalysis, inf
 pub(super) fn evidence_line(a: &RunAnalysis) -> String {
     let r = &a.run;
     let entry = match (&r.meta.import_path, &r.meta.export_name) {
-        (Some(p), Some(e)) => format!("; entrypoint `{p}#{e}`"),
-        (Some(p), None) => format!("; entrypoint `{p}`"),
+        (Some(p), Some(e)) => format!("; entrypoint {}", code(&format!("{p}#{e}"))),
+        (Some(p), None) => format!("; entrypoint {}", code(p)),
         _ => String::new(),
     };
     let checked = a
         .entry
         .as_deref()
-        .map(|e| format!(" (checked as `{e}`)"))
+        .map(|e| format!(" (checked as {})", code(e)))
         .unwrap_or_else(|| {
             if entry.is_empty() {
                 String::new()
@@ -123,9 +124,9 @@ pub(super) fn evidence_line(a: &RunAnalysis) -> String {
             }
         });
     format!(
-        "- Run `{}`: `{}` — {} journal event{}, {} checksum{} verified, {} integrity problem{}{entry}{checked}",
-        r.run_id,
-        r.rel_dir,
+        "- Run {}: {} — {} journal event{}, {} checksum{} verified, {} integrity problem{}{entry}{checked}",
+        code(&r.run_id),
+        code(&r.rel_dir),
         r.events.len(),
         plural(r.events.len()),
         r.integrity.verified,
@@ -141,17 +142,18 @@ pub(super) fn terminal_reason(a: &RunAnalysis) -> Option<String> {
         .and_then(|e| timeline::event_reason(&e.data))
 }
 
+/// A task id as code, with its title as text.
 pub(super) fn task_name(task_id: &str, title: Option<&str>) -> String {
     match title {
-        Some(t) if t != task_id => format!("`{task_id}` ({})", inline(t)),
-        _ => format!("`{task_id}`"),
+        Some(t) if t != task_id => format!("{} ({})", code(task_id), inline(t)),
+        _ => code(task_id),
     }
 }
 
 pub(super) fn breakpoint_name(b: &BreakpointEntry) -> String {
     b.title
         .as_deref()
-        .map(|t| format!("`{}`", inline(t)))
+        .map(|t| code(&one_line(t)))
         .unwrap_or_else(|| "(unnamed)".into())
 }
 
@@ -173,12 +175,12 @@ pub(super) fn source_suffix(a: &RunAnalysis, task_id: &str) -> String {
             sites
                 .definitions
                 .iter()
-                .map(|d| format!("`{}`", at(&d.location)))
+                .map(|d| code_at(&d.location))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
     } else if let Some(d) = sites.definitions.first() {
-        parts.push(format!("defined at `{}`", at(&d.location)));
+        parts.push(format!("defined at {}", code_at(&d.location)));
     }
     if !sites.invocations.is_empty() {
         parts.push(format!("called at {}", calls(sites)));
@@ -196,7 +198,7 @@ pub(super) fn calls(sites: &TaskSites) -> String {
         .invocations
         .iter()
         .take(3)
-        .map(|i| format!("`{}`", at(&i.site.location)))
+        .map(|i| code_at(&i.site.location))
         .collect();
     if sites.invocations.len() > 3 {
         list.push(format!("{} more", sites.invocations.len() - 3));
@@ -205,11 +207,7 @@ pub(super) fn calls(sites: &TaskSites) -> String {
 }
 
 pub(super) fn code_list(items: &[&str]) -> String {
-    let shown: Vec<String> = items
-        .iter()
-        .take(MAX_LISTED)
-        .map(|i| format!("`{i}`"))
-        .collect();
+    let shown: Vec<String> = items.iter().take(MAX_LISTED).map(|i| code(i)).collect();
     let more = items.len().saturating_sub(MAX_LISTED);
     if more > 0 {
         format!("{} and {more} more", shown.join(", "))
@@ -222,18 +220,22 @@ pub(super) fn at(l: &Location) -> String {
     format!("{}:{}", l.path, l.start.line)
 }
 
-/// Journal text on one line (messages may hold newlines or U+2028).
-pub(super) fn inline(s: &str) -> String {
-    s.split(['\n', '\r', '\u{2028}', '\u{2029}'])
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// `path:line` as code.
+pub(super) fn code_at(l: &Location) -> String {
+    code(&at(l))
 }
 
-/// A table cell: pipes escaped so journal text cannot break the table.
-pub(super) fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
+/// Journal text as Markdown text on one line (messages may hold newlines
+/// or U+2028; HTML and Markdown in them are escaped).
+pub(super) fn inline(s: &str) -> String {
+    markdown::text(&one_line(s))
+}
+
+/// A message proclint built around code from the input (a loop's
+/// description, a check loop's name): its code spans as code, the rest as
+/// text.
+pub(super) fn prose(s: &str) -> String {
+    markdown::message(&one_line(s))
 }
 
 pub(super) fn plural(n: usize) -> &'static str {
@@ -251,6 +253,7 @@ mod tests {
     #[test]
     fn journal_text_stays_on_one_line_and_in_its_cell() {
         assert_eq!(inline("a\n b\u{2028}c"), "a b c");
+        assert_eq!(inline("<b>x</b>"), "&lt;b&gt;x&lt;/b&gt;");
         assert_eq!(cell("a|b"), "a\\|b");
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use super::{breakpoint_name, cell, inline, plural, task_name};
+use super::{breakpoint_name, cell, code, inline, markdown, plural, task_name};
 use crate::project::run_analysis::RunAnalysis;
 use crate::runs::journal::BREAKPOINT_TASK_ID;
 use crate::runs::summary::{RunStatus, RunSummary};
@@ -38,12 +38,14 @@ pub(super) fn section(
 ) {
     out.push_str("## Timeline\n\n");
     let ended = match (s.status, &s.ended_at) {
-        (RunStatus::InProgress, Some(last)) => {
-            format!("; last event {last}, no terminal event (in progress or abandoned)")
-        }
+        (RunStatus::InProgress, Some(last)) => format!(
+            "; last event {}, no terminal event (in progress or abandoned)",
+            markdown::text(last)
+        ),
         (status, Some(last)) => format!(
-            "; {} {last}{}",
+            "; {} {}{}",
             status.as_str(),
+            markdown::text(last),
             s.wall_seconds
                 .map(|w| format!(" after {}", human_duration((w * 1000.0) as i64)))
                 .unwrap_or_default()
@@ -52,9 +54,11 @@ pub(super) fn section(
     };
     let _ = writeln!(
         out,
-        "Run `{}`: started {}{ended}. {} event{}, {} of them verified. Times are the journal's `recordedAt`; **Took** is request → resolution (for breakpoints: the time the human took).\n",
-        a.run.run_id,
-        s.started_at.as_deref().unwrap_or("at an unknown time"),
+        "Run {}: started {}{ended}. {} event{}, {} of them verified. Times are the journal's `recordedAt`; **Took** is request → resolution (for breakpoints: the time the human took).\n",
+        code(&a.run.run_id),
+        s.started_at
+            .as_deref()
+            .map_or_else(|| "at an unknown time".to_string(), markdown::text),
         s.events,
         plural(s.events),
         a.run.integrity.verified,
@@ -118,7 +122,9 @@ pub(super) fn section(
             out,
             "| {} | {} | {offset} | {} | {} |",
             row.seq,
-            row.at.as_deref().unwrap_or("—"),
+            row.at
+                .as_deref()
+                .map_or_else(|| "—".to_string(), |at| cell(&markdown::text(at))),
             cell(&row.text),
             cell(&row.took)
         );
@@ -148,7 +154,7 @@ pub(super) fn section(
                 if t == BREAKPOINT_TASK_ID {
                     "a breakpoint".to_string()
                 } else {
-                    format!("`{t}`")
+                    code(t)
                 }
             })
             .collect();
@@ -166,8 +172,8 @@ pub(super) fn section(
             human_duration(g.ms),
             g.from_seq,
             g.to_seq,
-            g.from_at,
-            g.to_at,
+            markdown::text(&g.from_at),
+            markdown::text(&g.to_at),
             why.join(", ")
         );
     }
@@ -190,7 +196,7 @@ pub(super) fn key_event_text(a: &RunAnalysis, seq: u64, event_type: &str) -> Str
         "RUN_COMPLETED" => "**Run completed**".into(),
         "RUN_FAILED" => with("**Run failed**"),
         "RUN_HALTED" => with("**Run halted**"),
-        other => format!("`{other}`"),
+        other => code(other),
     }
 }
 

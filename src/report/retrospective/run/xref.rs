@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::{at, cell};
+use super::{cell, code, code_at, prose};
 use crate::engine::Outcome;
 use crate::project::facts::Facts;
 use crate::project::run_analysis::{RunAnalysis, TaskSites};
@@ -49,7 +49,7 @@ pub(super) fn section(out: &mut String, outcome: &Outcome, a: &RunAnalysis, tl: 
                 sites
                     .definitions
                     .iter()
-                    .map(|d| format!("`{}`", at(&d.location)))
+                    .map(|d| code_at(&d.location))
                     .collect::<Vec<_>>()
                     .join(", ")
             )
@@ -57,7 +57,7 @@ pub(super) fn section(out: &mut String, outcome: &Outcome, a: &RunAnalysis, tl: 
             sites
                 .definitions
                 .iter()
-                .map(|d| format!("`{}`", at(&d.location)))
+                .map(|d| code_at(&d.location))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -69,12 +69,12 @@ pub(super) fn section(out: &mut String, outcome: &Outcome, a: &RunAnalysis, tl: 
                 .iter()
                 .map(|i| match &i.repeat {
                     Some(r) => format!(
-                        "`{}` (in {} at `{}`)",
-                        at(&i.site.location),
-                        r.what,
-                        at(&r.location)
+                        "{} (in {} at {})",
+                        code_at(&i.site.location),
+                        prose(&r.what),
+                        code_at(&r.location)
                     ),
-                    None => format!("`{}`", at(&i.site.location)),
+                    None => code_at(&i.site.location),
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -82,7 +82,8 @@ pub(super) fn section(out: &mut String, outcome: &Outcome, a: &RunAnalysis, tl: 
         let findings = static_findings(outcome, sites);
         let _ = writeln!(
             out,
-            "| `{task_id}` | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
+            cell(&code(task_id)),
             effects.len(),
             results.join(", "),
             cell(&defined),
@@ -104,7 +105,11 @@ pub(super) fn section(out: &mut String, outcome: &Outcome, a: &RunAnalysis, tl: 
         let mut calls: Vec<String> = Vec::new();
         for f in &outcome.files {
             if let Some(Facts::Process(p)) = &f.facts {
-                calls.extend(p.breakpoints.iter().map(|l| format!("`{}:{l}`", f.display)));
+                calls.extend(
+                    p.breakpoints
+                        .iter()
+                        .map(|l| code(&format!("{}:{l}", f.display))),
+                );
             }
         }
         let _ = writeln!(
@@ -140,7 +145,7 @@ fn static_findings(outcome: &Outcome, sites: &TaskSites) -> Vec<String> {
         .iter()
         .filter(|d| rules::meta(d.rule).is_none_or(|m| m.area != Area::Run))
         .filter(|d| places.contains(&(&*d.location.path, d.location.start.line)))
-        .map(|d| format!("`{}` `{}`", d.rule, at(&d.location)))
+        .map(|d| format!("`{}` {}", d.rule, code_at(&d.location)))
         .collect();
     out.dedup();
     out
