@@ -977,3 +977,48 @@ fn rule_table_errors_point_at_the_key() {
         assert!(stderr(&o).contains(at), "{toml}: {}", stderr(&o));
     }
 }
+
+// ---- What JavaScript means (hardening items 6–8) -------------------------
+//
+// Each claim about JavaScript below was checked with Node 20 first
+// (`node --check` on an `.mjs` copy, `node -e`), and the comments say what
+// Node answered.
+
+/// (rule, line) of every finding `lint_text` reports for a process module.
+fn lint_js(text: &str) -> Vec<(String, u32)> {
+    proclint::engine::lint_text(
+        "p.js",
+        proclint::engine::discover::FileKind::Process,
+        text.to_string(),
+        &proclint::project::config::Config::default(),
+    )
+    .into_iter()
+    .map(|d| (d.rule.to_string(), d.location.start.line))
+    .collect()
+}
+
+fn rules(found: &[(String, u32)]) -> Vec<&str> {
+    found.iter().map(|(r, _)| r.as_str()).collect()
+}
+
+/// Item 8. A comment inside parentheses hid what they held: `unparen`
+/// returned the comment, so a task's definition, a batch of effects or a
+/// call's arguments in `(/* c */ …)` were not seen.
+#[test]
+fn a_comment_inside_parentheses_hides_nothing() {
+    // The definition without labels, returned in parentheses with a comment.
+    let text = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const planTask = defineTask('plan', (args) => (/* the definition */ {\n  kind: 'agent',\n  title: 'Plan',\n}));\n";
+    assert_eq!(rules(&lint_js(text)), ["missing-labels"]);
+    let plain = text.replace("/* the definition */ ", "");
+    assert_eq!(rules(&lint_js(&plain)), ["missing-labels"]);
+    // Effects in a `Promise.all` over a commented, parenthesised array.
+    let text = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const reviewTask = defineTask('review', (args) => ({ kind: 'agent', title: 'Review', labels: ['review'] }));\nexport async function process(inputs, ctx) {\n  return Promise.all((/* both */ [\n    ctx.task(reviewTask, { part: 'front' }, { key: 'front' }),\n    ctx.task(reviewTask, { part: 'back' }, { key: 'back' }),\n  ]));\n}\n";
+    let plain = text.replace("(/* both */ [", "[").replace("]));", "]);");
+    assert_eq!(
+        rules(&lint_js(text)),
+        rules(&lint_js(&plain)),
+        "{:?}",
+        lint_js(text)
+    );
+    assert!(rules(&lint_js(text)).contains(&"promise-combinator-effect"));
+}

@@ -42,10 +42,11 @@ pub fn text<'a>(node: Node, src: &'a str) -> &'a str {
     src.get(node.start_byte()..node.end_byte()).unwrap_or("")
 }
 
-/// Strips parentheses around an expression.
+/// Strips parentheses around an expression, and the comments inside them
+/// (`(/* c */ { … })` is the object).
 pub fn unparen(mut node: Node) -> Node {
     while node.kind_str() == "parenthesized_expression" {
-        match node.named_child(0) {
+        match node.named().find(|c| c.kind_str() != "comment") {
             Some(inner) => node = inner,
             None => break,
         }
