@@ -1001,6 +1001,115 @@ fn rules(found: &[(String, u32)]) -> Vec<&str> {
     found.iter().map(|(r, _)| r.as_str()).collect()
 }
 
+/// A task whose prompt is a multi-line template with a placeholder nothing
+/// fills (`unresolved-placeholder` on `{{goal}}`), with `between` written
+/// into the template on the line before it.
+fn placeholder_task(between: &str) -> String {
+    format!(
+        "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\n\
+export const goalTask = defineTask('define-goal', (args) => ({{\n  \
+kind: 'agent',\n  title: 'Define the goal',\n  agent: {{\n    name: 'general-purpose',\n    \
+prompt: {{\n      role: 'product strategist',\n      \
+task: `Refine the goal.\n{between}\n- Goal: {{{{goal}}}}`,\n    }},\n  }},\n  labels: ['goal'],\n}}));\n"
+    )
+}
+
+/// Item 6. A prompt template holding the text of a suppression comment
+/// suppressed the finding on its next line, and a string holding
+/// `// proclint-disable-file` silenced the whole file: directives were
+/// found by scanning lines for `//`. Only comments of the parse tree count;
+/// a real comment still does. package.json has no comments at all.
+#[test]
+fn suppression_text_in_strings_and_templates_suppresses_nothing() {
+    let text = placeholder_task("// proclint-disable-next-line unresolved-placeholder");
+    let found = lint_js(&text);
+    assert!(
+        found.contains(&("unresolved-placeholder".into(), 12)),
+        "{found:?}"
+    );
+    assert!(!rules(&found).contains(&"unused-suppression"), "{found:?}");
+    // In a string, `// proclint-disable-file` is text.
+    let text = format!(
+        "const note = 'see // proclint-disable-file';\n{}",
+        common::BAD_BREAKPOINT
+    );
+    assert_eq!(rules(&lint_js(&text)), ["unchecked-breakpoint"]);
+    let text = format!(
+        "const note = `/* proclint-disable-file unchecked-breakpoint */`;\n{}",
+        common::BAD_BREAKPOINT
+    );
+    assert_eq!(rules(&lint_js(&text)), ["unchecked-breakpoint"]);
+    // The same directive as a comment suppresses; a comment after a string
+    // holding `//` on the same line still counts.
+    let text = format!(
+        "const url = 'http://example.com'; // proclint-disable-file unchecked-breakpoint\n{}",
+        common::BAD_BREAKPOINT
+    );
+    assert_eq!(rules(&lint_js(&text)), Vec::<&str>::new());
+    // package.json: JSON has no comments.
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "package.json",
+        "{\n  \"description\": \"// proclint-disable-file unpinned-sdk -- see docs\",\n  \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.3.1\" }\n}\n",
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "concise", "package.json"],
+        None,
+    );
+    assert!(stdout(&o).contains("unpinned-sdk"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("unused-suppression"), "{}", stdout(&o));
+}
+
+/// Item 6. The language server's "disable for this line" action inserted
+/// its comment at the start of the finding's line, which was inside a
+/// multi-line template: the prompt changed, and the text was taken for a
+/// directive. The comment now goes before the line the template starts
+/// on, and a `next-line` directive covers the lines of a template that
+/// starts on its next line.
+#[test]
+fn disable_line_action_never_writes_into_a_template() {
+    let text = placeholder_task("");
+    let config = proclint::project::config::Config::default();
+    let kind = proclint::engine::discover::FileKind::Process;
+    let found = proclint::engine::lint_text("p.js", kind, text.clone(), &config);
+    let d = found
+        .iter()
+        .find(|d| d.rule == "unresolved-placeholder")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!(d.location.start.line, 12);
+    let edit = proclint::server::lint::disable_line_edit(kind, &text, d)
+        .unwrap_or_else(|| panic!("no action"));
+    let mut fixed = text.clone();
+    fixed.replace_range(edit.span.start..edit.span.end, &edit.replacement);
+    let template = "`Refine the goal.\n\n- Goal: {{goal}}`";
+    assert!(fixed.contains(template), "{fixed}");
+    assert!(
+        fixed.contains(
+            "      // proclint-disable-next-line unresolved-placeholder -- reason\n      task: `"
+        ),
+        "{fixed}"
+    );
+    let after = lint_js(&fixed);
+    assert!(
+        !rules(&after).contains(&"unresolved-placeholder")
+            && !rules(&after).contains(&"unused-suppression"),
+        "{after:?}"
+    );
+    // A trailing `disable-line` on the template's last line covers it too.
+    let fixed = text.replace(
+        "{{goal}}`,\n",
+        "{{goal}}`, // proclint-disable-line unresolved-placeholder\n",
+    );
+    let after = lint_js(&fixed);
+    assert!(
+        !rules(&after).contains(&"unresolved-placeholder")
+            && !rules(&after).contains(&"unused-suppression"),
+        "{after:?}"
+    );
+}
+
 /// Item 8. A comment inside parentheses hid what they held: `unparen`
 /// returned the comment, so a task's definition, a batch of effects or a
 /// call's arguments in `(/* c */ …)` were not seen.

@@ -184,6 +184,51 @@ pub fn contains(outer: Node, inner: Node) -> bool {
     outer.start_byte() <= inner.start_byte() && inner.end_byte() <= outer.end_byte()
 }
 
+/// The tree of `text`: oxc's when it takes the text, else tree-sitter's
+/// (as the engine parses a module), for callers outside the engine.
+pub fn tree_of(text: &str) -> Option<tree::Tree> {
+    oxc::parse(text).or_else(|| parse::parse_tree(text))
+}
+
+/// The line starts that lie inside a token spanning lines — a string
+/// continued with `\`, the text of a template literal (not its `${…}`
+/// substitutions) or a block comment — in source order: a line starting
+/// there continues the line of code above it, and nothing can be inserted
+/// there without changing the token. Lines end at `\n`, `\r\n` or a lone
+/// `\r`, as `source` counts them.
+pub fn continued_line_starts(tree: &tree::Tree, src: &str) -> Vec<usize> {
+    let bytes = src.as_bytes();
+    let mut out = Vec::new();
+    for node in tree.nodes() {
+        if !matches!(node.kind_str(), "string" | "template_string" | "comment") {
+            continue;
+        }
+        let (start, end) = (node.start_byte(), node.end_byte().min(bytes.len()));
+        let Some(inside) = bytes.get(start..end) else {
+            continue;
+        };
+        for at in memchr::memchr2_iter(b'\n', b'\r', inside).map(|i| start + i) {
+            if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+                continue;
+            }
+            let line = at + 1;
+            let in_code = || {
+                node.named().any(|c| {
+                    c.kind_str() == "template_substitution"
+                        && c.start_byte() < line
+                        && line < c.end_byte()
+                })
+            };
+            if line < end && !in_code() {
+                out.push(line);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Position of an argument node among a call's arguments (comments skipped).
 pub fn arg_index(args: Node, node: Node) -> usize {
     args.named()
@@ -222,5 +267,26 @@ mod shorten_tests {
         assert_eq!(s, "let attempt = 1; attempt <= MAX;…");
         assert_eq!(shorten_code("attempt <= MAX_ATTEMPTS", 12), "attempt <=…");
         assert_eq!(shorten_code("alpha beta", 8), "alpha…");
+    }
+}
+
+#[cfg(test)]
+mod continued_tests {
+    use super::{continued_line_starts, tree_of};
+
+    fn continued(src: &str) -> Vec<usize> {
+        let tree = tree_of(src).unwrap_or_else(|| panic!("no tree"));
+        continued_line_starts(&tree, src)
+    }
+
+    /// Lines inside a template's text, a continued string or a block
+    /// comment continue the line above; lines inside `${…}` are code.
+    #[test]
+    fn lines_inside_tokens_continue_the_line_above() {
+        let src = "a = `x\ny ${\nb\n} z\nw`;\n";
+        assert_eq!(continued(src), [7, 18]);
+        let src = "a = 'x\\\r\ny';\r\n/* c\rd */\nb = 1;\n";
+        assert_eq!(continued(src), [9, 19]);
+        assert_eq!(continued("a = `x`;\n// c\nb = 1;\n"), Vec::<usize>::new());
     }
 }
