@@ -1110,6 +1110,84 @@ fn disable_line_action_never_writes_into_a_template() {
     );
 }
 
+/// Item 7. Node (20) reads every ECMAScript `WhiteSpace` (TAB, VT, FF,
+/// U+00A0, U+FEFF, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000) between
+/// tokens, and U+2028, U+2029 and a lone CR as line terminators (they end
+/// a `//` comment and allow an automatic semicolon). proclint read a
+/// module whose lines end in lone CRs without semicolons as a syntax error,
+/// and a `return` before a lone CR as returning the next line's value;
+/// U+00A0 (or U+3000, U+FEFF, …) at the end of a line without a semicolon
+/// was a syntax error too.
+#[test]
+fn unicode_whitespace_and_line_terminators_read_as_node_reads_them() {
+    let call = "ctx.breakpoint({ question: 'Ship?', label: 'Ship?' })";
+    for space in [
+        "\t", "\u{b}", "\u{c}", "\u{a0}", "\u{feff}", "\u{1680}", "\u{2000}", "\u{2005}",
+        "\u{200a}", "\u{202f}", "\u{205f}", "\u{3000}",
+    ] {
+        let text = format!(
+            "export async function process(inputs, ctx) {{{space}\n{space}await{space}{call};{space}\n}}\n"
+        );
+        assert_eq!(
+            rules(&lint_js(&text)),
+            ["unchecked-breakpoint"],
+            "{space:?}"
+        );
+        // Before a line break that ends a statement (tree-sitter's scanner
+        // knew only ASCII whitespace there: a missing `;`).
+        let text = format!(
+            "export async function process(inputs, ctx) {{\n  let a = 1{space}\n  let b = a{space}\n  await {call}{space}\n}}\n"
+        );
+        assert_eq!(
+            rules(&lint_js(&text)),
+            ["unchecked-breakpoint"],
+            "{space:?}"
+        );
+    }
+    for newline in ["\n", "\r", "\r\n", "\u{2028}", "\u{2029}"] {
+        // No semicolons: each line break ends a statement.
+        let text = format!(
+            "export async function process(inputs, ctx) {{{newline}  let a = 1{newline}  let b = a // note{newline}  await {call}{newline}}}{newline}"
+        );
+        let found = lint_js(&text);
+        assert_eq!(rules(&found), ["unchecked-breakpoint"], "{newline:?}");
+        // `return` before a line break returns nothing: the breakpoint is a
+        // statement of its own, whose result is dropped.
+        let text = format!(
+            "export async function process(inputs, ctx) {{{newline}  if (inputs.x) return{newline}  await {call}{newline}}}{newline}"
+        );
+        assert_eq!(
+            rules(&lint_js(&text)),
+            ["unchecked-breakpoint"],
+            "{newline:?}"
+        );
+    }
+}
+
+/// Item 7. U+0085 (NEL), U+180E, U+200B and U+2060 are not JavaScript
+/// whitespace: Node rejects each between tokens ("Invalid or unexpected
+/// token") and accepts it in a string or a comment. oxc skipped U+0085 and
+/// U+200B as whitespace, tree-sitter U+200B and U+2060, and tree-sitter
+/// read U+0085 and U+180E as part of a name: no `parse-error`.
+#[test]
+fn characters_node_rejects_between_tokens_are_syntax_errors() {
+    let call = "ctx.breakpoint({ question: 'Ship?', label: 'Ship?' })";
+    for c in ["\u{85}", "\u{180e}", "\u{200b}", "\u{2060}"] {
+        let text = format!(
+            "export async function process(inputs, ctx) {{\n  await{c}{call};\n}}\n"
+        );
+        assert!(
+            rules(&lint_js(&text)).contains(&"parse-error"),
+            "{c:?}: {:?}",
+            lint_js(&text)
+        );
+        let text = format!(
+            "export async function process(inputs, ctx) {{\n  const s = 'a{c}b'; // c{c}\n  await {call};\n}}\n"
+        );
+        assert_eq!(rules(&lint_js(&text)), ["unchecked-breakpoint"], "{c:?}");
+    }
+}
+
 /// Item 8. A comment inside parentheses hid what they held: `unparen`
 /// returned the comment, so a task's definition, a batch of effects or a
 /// call's arguments in `(/* c */ …)` were not seen.

@@ -5,9 +5,82 @@ pub mod oxc;
 pub mod parse;
 pub mod tree;
 
+use std::borrow::Cow;
+
 use crate::js::syntax::tree::Node;
 
 use crate::source::Span;
+
+/// The text both parsers read: `text` byte for byte, except where a parser
+/// would read it otherwise than Node does, replaced by bytes of the same
+/// length, so every span of the tree holds in `text` (nothing reads the
+/// replaced text but the parsers):
+///
+/// - a lone `\r` is a line terminator (it ends a `//` comment or a `#!`
+///   line and allows an automatic semicolon), which tree-sitter's scanner
+///   does not know: it becomes `\n`;
+/// - every other ECMAScript `WhiteSpace` that is not ASCII (U+00A0, U+1680,
+///   U+2000–U+200A, U+202F, U+205F, U+3000, U+FEFF) becomes ASCII spaces:
+///   tree-sitter's scanner, which decides where automatic semicolons go,
+///   knows only ASCII whitespace (`let a = 1` and U+00A0 before a line
+///   break was a missing `;`);
+/// - a character Node rejects outside strings, comments, templates and
+///   regular expressions but a parser skipped as whitespace or read as
+///   part of a name — DEL and the C1 controls (U+0085, NEL, among them:
+///   oxc skips it, tree-sitter takes it into a name), U+180E, U+200B (both
+///   parsers skip it), U+200E, U+200F, U+202A–U+202E, U+2060–U+2064
+///   (tree-sitter skips U+2060), U+2066–U+206F — becomes U+0001 bytes,
+///   which both parsers reject there as Node does, and keep as text
+///   elsewhere.
+///
+/// U+2028 and U+2029 both parsers already read as Node does.
+pub fn parser_text(text: &str) -> Cow<'_, str> {
+    #[derive(Clone, Copy)]
+    enum Put {
+        Newline,
+        Spaces(usize),
+        Rejected(usize),
+    }
+    let bytes = text.as_bytes();
+    let what = |at: usize| -> Option<Put> {
+        let next = |i: usize| bytes.get(at + i).copied().unwrap_or(0);
+        match (bytes[at], next(1), next(2)) {
+            (b'\r', b'\n', _) => None,
+            (b'\r', _, _) => Some(Put::Newline),
+            (0x7f, _, _) => Some(Put::Rejected(1)),
+            (0xc2, 0xa0, _) => Some(Put::Spaces(2)),
+            (0xc2, 0x80..=0x9f, _) => Some(Put::Rejected(2)),
+            (0xe1, 0x9a, 0x80) | (0xe3, 0x80, 0x80) | (0xef, 0xbb, 0xbf) => Some(Put::Spaces(3)),
+            (0xe2, 0x80, 0x80..=0x8a | 0xaf) | (0xe2, 0x81, 0x9f) => Some(Put::Spaces(3)),
+            (0xe1, 0xa0, 0x8e)
+            | (0xe2, 0x80, 0x8b | 0x8e | 0x8f | 0xaa..=0xae)
+            | (0xe2, 0x81, 0xa0..=0xa4 | 0xa6..=0xaf) => Some(Put::Rejected(3)),
+            _ => None,
+        }
+    };
+    let mut found: Vec<(usize, Put)> = Vec::new();
+    for at in memchr::memchr3_iter(b'\r', 0xc2, 0xe2, bytes)
+        .chain(memchr::memchr3_iter(0x7f, 0xe1, 0xe3, bytes))
+        .chain(memchr::memchr_iter(0xef, bytes))
+    {
+        if let Some(put) = what(at) {
+            found.push((at, put));
+        }
+    }
+    if found.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = bytes.to_vec();
+    for (at, put) in found {
+        match put {
+            Put::Newline => out[at] = b'\n',
+            Put::Spaces(len) => out[at..at + len].fill(b' '),
+            Put::Rejected(len) => out[at..at + len].fill(1),
+        }
+    }
+    // Whole characters were replaced by ASCII: still UTF-8.
+    String::from_utf8(out).map_or(Cow::Borrowed(text), Cow::Owned)
+}
 
 /// Code on one line (whitespace collapsed), at most `max` characters: a
 /// longer text is cut where a token ends, never inside a name, a number or

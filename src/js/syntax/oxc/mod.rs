@@ -57,6 +57,10 @@ pub fn parse(text: &str) -> Option<Tree> {
 /// rejected the text) and the offset it had reached.
 #[doc(hidden)]
 pub fn parse_or_why(text: &str) -> Result<Tree, (u32, usize)> {
+    // The text tree-sitter reads (the same length): a lone CR is a line
+    // break for the writer's port of its scanner too, and the characters
+    // both should reject are rejected by oxc as well.
+    let text = &*crate::js::syntax::parser_text(text);
     // Offsets are u32 in the tree; leave tree-sitter the rest.
     if text.len() >= (u32::MAX / 2) as usize {
         return Err((0, 0));
@@ -224,7 +228,26 @@ fn has_line_break(b: &[u8]) -> bool {
     b.contains(&b'\n') || b.windows(3).any(starts_with_line_separator)
 }
 
-/// The whitespace the grammar skips between tokens.
+/// The whitespace the grammar skips between tokens: ECMAScript's
+/// `WhiteSpace` and `LineTerminator` (not U+0085, which Rust's
+/// `char::is_whitespace` counts and [`crate::js::syntax::parser_text`]
+/// keeps from the parsers).
 fn is_js_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
+    matches!(
+        c,
+        '\t' | '\n'
+            | '\u{b}'
+            | '\u{c}'
+            | '\r'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
 }
