@@ -1188,6 +1188,18 @@ fn characters_node_rejects_between_tokens_are_syntax_errors() {
     }
 }
 
+/// Item 7. A tagged template may hold escapes that are invalid elsewhere
+/// (`String.raw` of a Windows path: Node prints `C:\users\agent\xwork`);
+/// it was a `parse-error`. Without a tag the same text is one (Node:
+/// "Invalid Unicode escape sequence").
+#[test]
+fn a_tagged_template_may_hold_invalid_escapes() {
+    let text = "export async function process(inputs, ctx) {\n  const dir = String.raw`C:\\users\\agent\\xwork`;\n  await ctx.breakpoint({ question: `Clean ${dir}?`, label: 'Ship?' });\n}\n";
+    assert_eq!(rules(&lint_js(text)), ["unchecked-breakpoint"]);
+    let untagged = text.replace("String.raw`", "`");
+    assert!(rules(&lint_js(&untagged)).contains(&"parse-error"));
+}
+
 /// Item 8. A comment inside parentheses hid what they held: `unparen`
 /// returned the comment, so a task's definition, a batch of effects or a
 /// call's arguments in `(/* c */ …)` were not seen.

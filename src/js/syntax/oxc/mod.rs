@@ -15,6 +15,11 @@
 //! trees node by node on every fixture, and `examples/front_diff.rs` does on
 //! a whole corpus.
 //!
+//! One text has no tree-sitter tree to match: a tagged template's invalid
+//! escapes (``String.raw`C:\users` ``), valid JavaScript that its grammar
+//! reads as an ERROR. The writer renders them as escapes (`fragments` in
+//! `expressions`), so the CLI agrees with Node there.
+//!
 //! The AST has no punctuation or comments: they are lexed from the text
 //! between the children ([`Writer::gap`]), where only whitespace, comments,
 //! punctuators and keywords can be. A comment belongs to the smallest node

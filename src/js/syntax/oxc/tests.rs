@@ -69,6 +69,41 @@ fn constructs_come_out_as_the_grammar_writes_them() {
     assert!(failed.is_empty(), "{}", failed.join("\n\n"));
 }
 
+/// A tagged template may hold escapes that are invalid elsewhere (Node:
+/// ``String.raw`C:\users\xwork` `` is `C:\users\xwork`). tree-sitter's
+/// grammar has only an ERROR for them; the writer gives the tree it would
+/// if it took them, the backslash and its letter as an escape.
+#[test]
+fn invalid_escapes_of_a_tagged_template_are_escape_sequences() {
+    let src = "x = String.raw`C:\\users\\a${b}\\xwork\\u{12`;\n";
+    let Some(tree) = parse(src) else {
+        panic!("fell back: {:?}", parse_or_why(src).err());
+    };
+    let parts: Vec<(&str, &str)> = tree
+        .nodes()
+        .filter(|n| n.parent().is_some_and(|p| p.kind() == "template_string"))
+        .map(|n| (n.kind(), &src[n.start_byte()..n.end_byte()]))
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("`", "`"),
+            ("string_fragment", "C:"),
+            ("escape_sequence", "\\u"),
+            ("string_fragment", "sers"),
+            ("escape_sequence", "\\a"),
+            ("template_substitution", "${b}"),
+            ("escape_sequence", "\\x"),
+            ("string_fragment", "work"),
+            ("escape_sequence", "\\u"),
+            ("string_fragment", "{12"),
+            ("`", "`"),
+        ]
+    );
+    // Without a tag the text is a syntax error.
+    assert!(parse("x = `C:\\users`;\n").is_none());
+}
+
 #[test]
 fn what_the_writer_cannot_render_falls_back() {
     for src in [
