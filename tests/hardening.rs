@@ -1200,6 +1200,37 @@ fn a_tagged_template_may_hold_invalid_escapes() {
     assert!(rules(&lint_js(&untagged)).contains(&"parse-error"));
 }
 
+/// Item 7. Names and keys compare by their cooked value (Node:
+/// `c\u0074x.task` calls `ctx.task`, `d['\x61pproved']` reads
+/// `d.approved`, `{ 'l\u0061bels': [] }` has the key `labels`).
+#[test]
+fn escaped_names_and_keys_compare_by_their_cooked_value() {
+    // The breakpoint is the context's, not an undefined `c\u0074x`.
+    for name in ["c\\u0074x", "\\u{63}tx", "ct\\u{0078}"] {
+        let text = format!(
+            "export async function process(inputs, ctx) {{\n  await {name}.breakpoint({{ question: 'Ship?', label: 'Ship?' }});\n}}\n"
+        );
+        assert_eq!(rules(&lint_js(&text)), ["unchecked-breakpoint"], "{name}");
+    }
+    // The decision is read.
+    for read in [
+        "d['\\x61pproved']",
+        "d[\"\\u0061pproved\"]",
+        "d[`\\u{61}pproved`]",
+        "d.\\u0061pproved",
+    ] {
+        let text = common::GOOD_BREAKPOINT.replace("d.approved", read);
+        assert_eq!(rules(&lint_js(&text)), Vec::<&str>::new(), "{read}");
+    }
+    // The labels are there.
+    for key in ["'l\\u0061bels'", "\"l\\x61bels\"", "l\\u0061bels", "[`l\\u0061bels`]"] {
+        let text = format!(
+            "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\nexport const planTask = defineTask('plan', (args) => ({{\n  kind: 'agent',\n  title: 'Plan',\n  {key}: ['planning'],\n}}));\n"
+        );
+        assert_eq!(rules(&lint_js(&text)), Vec::<&str>::new(), "{key}");
+    }
+}
+
 /// Item 8. A comment inside parentheses hid what they held: `unparen`
 /// returned the comment, so a task's definition, a batch of effects or a
 /// call's arguments in `(/* c */ …)` were not seen.

@@ -206,7 +206,7 @@ fn lint_js(
         return (out, None, None, Some(tree), None);
     }
     let copied = catch_unwind(AssertUnwindSafe(|| {
-        js::syntax::tree::Tree::from_tree_sitter(&tree)
+        js::syntax::tree::Tree::from_tree_sitter(&tree, &file.text)
     }));
     let flat = match copied {
         Ok(flat) => flat,

@@ -1,5 +1,6 @@
 //! Small, allocation-free helpers over syntax nodes (`js::syntax::tree`).
 
+pub mod cook;
 pub mod ids;
 pub mod oxc;
 pub mod parse;
@@ -111,7 +112,12 @@ pub fn span(node: Node) -> Span {
     Span::new(node.start_byte(), node.end_byte())
 }
 
-pub fn text<'a>(node: Node, src: &'a str) -> &'a str {
+/// The node's text; for a name written with escapes, the name it stands
+/// for (`c\u0074x` is `ctx`: names compare by their cooked value).
+pub fn text<'a>(node: Node<'a>, src: &'a str) -> &'a str {
+    if let Some(name) = node.cooked_name() {
+        return name;
+    }
     src.get(node.start_byte()..node.end_byte()).unwrap_or("")
 }
 
@@ -128,17 +134,15 @@ pub fn unparen(mut node: Node) -> Node {
 }
 
 /// The value of a string literal or a template literal without
-/// substitutions; `None` for anything computed.
+/// substitutions, cooked as JavaScript reads it (`'\x61'` is `a`); `None`
+/// for anything computed or an invalid escape. A tagged template's text is
+/// the tag's to read: its raw text.
 pub fn string_value(node: Node, src: &str) -> Option<String> {
     let node = unparen(node);
+    // Between the quotes (a literal is never a name: no cooked name).
+    let inner = |node: Node| src.get(node.start_byte() + 1..node.end_byte().checked_sub(1)?);
     match node.kind_str() {
-        "string" => {
-            let raw = text(node, src);
-            if raw.len() < 2 {
-                return None;
-            }
-            Some(unescape(&raw[1..raw.len() - 1]))
-        }
+        "string" => cook::string(inner(node)?, false),
         "template_string" => {
             if node
                 .named()
@@ -146,36 +150,17 @@ pub fn string_value(node: Node, src: &str) -> Option<String> {
             {
                 return None;
             }
-            let raw = text(node, src);
-            if raw.len() < 2 {
-                return None;
+            let tagged = node.parent().is_some_and(|p| {
+                p.kind_str() == "call_expression"
+                    && p.field("arguments").is_some_and(|a| a.id() == node.id())
+            });
+            if tagged {
+                return inner(node).map(str::to_string);
             }
-            Some(raw[1..raw.len() - 1].to_string())
+            cook::string(inner(node)?, true)
         }
         _ => None,
     }
-}
-
-fn unescape(s: &str) -> String {
-    if !s.contains('\\') {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
 }
 
 /// Name of a property key node (`foo`, `'foo'`, `"foo"`, `[`foo`]`).

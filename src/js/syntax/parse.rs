@@ -17,7 +17,7 @@ pub fn parse(text: &str) -> Option<Tree> {
 
 /// [`parse`], then the analyses' own tree of it (the parser's is freed).
 pub fn parse_tree(text: &str) -> Option<crate::js::syntax::tree::Tree> {
-    parse(text).map(|t| crate::js::syntax::tree::Tree::from_tree_sitter(&t))
+    parse(text).map(|t| crate::js::syntax::tree::Tree::from_tree_sitter(&t, text))
 }
 
 /// Parses `text` re-using `old`, the tree of the previous text with every

@@ -85,7 +85,9 @@ pub fn parse_or_why(text: &str) -> Result<Tree, (u32, usize)> {
     }
     let mut w = Writer::new(text);
     w.program(&ret.program);
-    w.finish()
+    let mut tree = w.finish()?;
+    tree.cook_names(text);
+    Ok(tree)
 }
 
 /// Kind ids of the named kinds the writer emits, looked up once.
