@@ -1173,9 +1173,8 @@ fn unicode_whitespace_and_line_terminators_read_as_node_reads_them() {
 fn characters_node_rejects_between_tokens_are_syntax_errors() {
     let call = "ctx.breakpoint({ question: 'Ship?', label: 'Ship?' })";
     for c in ["\u{85}", "\u{180e}", "\u{200b}", "\u{2060}"] {
-        let text = format!(
-            "export async function process(inputs, ctx) {{\n  await{c}{call};\n}}\n"
-        );
+        let text =
+            format!("export async function process(inputs, ctx) {{\n  await{c}{call};\n}}\n");
         assert!(
             rules(&lint_js(&text)).contains(&"parse-error"),
             "{c:?}: {:?}",
@@ -1223,7 +1222,12 @@ fn escaped_names_and_keys_compare_by_their_cooked_value() {
         assert_eq!(rules(&lint_js(&text)), Vec::<&str>::new(), "{read}");
     }
     // The labels are there.
-    for key in ["'l\\u0061bels'", "\"l\\x61bels\"", "l\\u0061bels", "[`l\\u0061bels`]"] {
+    for key in [
+        "'l\\u0061bels'",
+        "\"l\\x61bels\"",
+        "l\\u0061bels",
+        "[`l\\u0061bels`]",
+    ] {
         let text = format!(
             "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\nexport const planTask = defineTask('plan', (args) => ({{\n  kind: 'agent',\n  title: 'Plan',\n  {key}: ['planning'],\n}}));\n"
         );

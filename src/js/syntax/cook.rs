@@ -86,10 +86,7 @@ pub fn name(raw: &str) -> Option<String> {
 }
 
 /// After `\u`: `XXXX` (a surrogate pair as two escapes) or `{X…}`.
-fn unicode(
-    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
-    out: &mut String,
-) -> Option<()> {
+fn unicode(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut String) -> Option<()> {
     if chars.next_if_eq(&'{').is_some() {
         let mut value: u32 = 0;
         let mut digits = 0;
@@ -146,9 +143,17 @@ mod tests {
             (r"\u{1F600}!", false, Some("😀!")),
             (r"\uD83D\uDE00", false, Some("😀")),
             (r"\uD83D", false, Some("\u{fffd}")),
-            (r"a\b\f\n\r\t\v\0z", false, Some("a\u{8}\u{c}\n\r\t\u{b}\0z")),
+            (
+                r"a\b\f\n\r\t\v\0z",
+                false,
+                Some("a\u{8}\u{c}\n\r\t\u{b}\0z"),
+            ),
             ("a\\\nb\\\r\nc\\\u{2028}d", false, Some("abcd")),
-            (r"\101\60\08\7\377\400", false, Some("A0\u{0}8\u{7}\u{ff} 0")),
+            (
+                r"\101\60\08\7\377\400",
+                false,
+                Some("A0\u{0}8\u{7}\u{ff} 0"),
+            ),
             (r"\'\q\\", false, Some("'q\\")),
             ("a\r\nb\rc", true, Some("a\nb\nc")),
             (r"\0", true, Some("\0")),

@@ -395,7 +395,10 @@ impl Writer<'_> {
                     // tree-sitter's grammar has no tree for it but an ERROR;
                     // this is the one it would give if it took the escape:
                     // the backslash and its letter, then the text.
-                    len = 1 + self.text[at + 1..end].chars().next().map_or(0, char::len_utf8);
+                    len = 1 + self.text[at + 1..end]
+                        .chars()
+                        .next()
+                        .map_or(0, char::len_utf8);
                 }
                 if len <= 1 {
                     self.fail(line!());
@@ -463,7 +466,11 @@ impl Writer<'_> {
         let k = self.k;
         let (start, end) = (t.span.start as usize, t.span.end as usize);
         self.open(k.template_string, field, start);
-        let text = if tagged { Fragments::Tagged } else { Fragments::Template };
+        let text = if tagged {
+            Fragments::Tagged
+        } else {
+            Fragments::Template
+        };
         for (i, q) in t.quasis.iter().enumerate() {
             let (qs, qe) = (q.span.start as usize, q.span.end as usize);
             self.gap(qs);

@@ -240,21 +240,14 @@ fn has_line_break(b: &[u8]) -> bool {
 /// `char::is_whitespace` counts and [`crate::js::syntax::parser_text`]
 /// keeps from the parsers).
 fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n'
-            | '\u{b}'
-            | '\u{c}'
-            | '\r'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
+    // TAB, LF, VT, FF, CR, SP; the Unicode spaces; LS, PS.
+    matches!(c, '\t'..='\r' | ' ')
+        || matches!(
+            c,
+            '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}'
+        )
+        || matches!(
+            c,
+            '\u{205f}' | '\u{3000}' | '\u{feff}' | '\u{2028}' | '\u{2029}'
+        )
 }
