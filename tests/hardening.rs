@@ -1319,3 +1319,282 @@ fn skill_links_never_read_outside_the_repository() {
         "{out}"
     );
 }
+
+// ---- What JavaScript means (hardening items 6–8) -------------------------
+//
+// Each claim about JavaScript below was checked with Node 20 first
+// (`node --check` on an `.mjs` copy, `node -e`), and the comments say what
+// Node answered.
+
+/// (rule, line) of every finding `lint_text` reports for a process module.
+fn lint_js(text: &str) -> Vec<(String, u32)> {
+    proclint::engine::lint_text(
+        "p.js",
+        proclint::engine::discover::FileKind::Process,
+        text.to_string(),
+        &proclint::project::config::Config::default(),
+    )
+    .into_iter()
+    .map(|d| (d.rule.to_string(), d.location.start.line))
+    .collect()
+}
+
+fn rules(found: &[(String, u32)]) -> Vec<&str> {
+    found.iter().map(|(r, _)| r.as_str()).collect()
+}
+
+/// A task whose prompt is a multi-line template with a placeholder nothing
+/// fills (`unresolved-placeholder` on `{{goal}}`), with `between` written
+/// into the template on the line before it.
+fn placeholder_task(between: &str) -> String {
+    format!(
+        "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\n\
+export const goalTask = defineTask('define-goal', (args) => ({{\n  \
+kind: 'agent',\n  title: 'Define the goal',\n  agent: {{\n    name: 'general-purpose',\n    \
+prompt: {{\n      role: 'product strategist',\n      \
+task: `Refine the goal.\n{between}\n- Goal: {{{{goal}}}}`,\n    }},\n  }},\n  labels: ['goal'],\n}}));\n"
+    )
+}
+
+/// Item 6. A prompt template holding the text of a suppression comment
+/// suppressed the finding on its next line, and a string holding
+/// `// proclint-disable-file` silenced the whole file: directives were
+/// found by scanning lines for `//`. Only comments of the parse tree count;
+/// a real comment still does. package.json has no comments at all.
+#[test]
+fn suppression_text_in_strings_and_templates_suppresses_nothing() {
+    let text = placeholder_task("// proclint-disable-next-line unresolved-placeholder");
+    let found = lint_js(&text);
+    assert!(
+        found.contains(&("unresolved-placeholder".into(), 12)),
+        "{found:?}"
+    );
+    assert!(!rules(&found).contains(&"unused-suppression"), "{found:?}");
+    // In a string, `// proclint-disable-file` is text.
+    let text = format!(
+        "const note = 'see // proclint-disable-file';\n{}",
+        common::BAD_BREAKPOINT
+    );
+    assert_eq!(rules(&lint_js(&text)), ["unchecked-breakpoint"]);
+    let text = format!(
+        "const note = `/* proclint-disable-file unchecked-breakpoint */`;\n{}",
+        common::BAD_BREAKPOINT
+    );
+    assert_eq!(rules(&lint_js(&text)), ["unchecked-breakpoint"]);
+    // The same directive as a comment suppresses; a comment after a string
+    // holding `//` on the same line still counts.
+    let text = format!(
+        "const url = 'http://example.com'; // proclint-disable-file unchecked-breakpoint\n{}",
+        common::BAD_BREAKPOINT
+    );
+    assert_eq!(rules(&lint_js(&text)), Vec::<&str>::new());
+    // package.json: JSON has no comments.
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "package.json",
+        "{\n  \"description\": \"// proclint-disable-file unpinned-sdk -- see docs\",\n  \"dependencies\": { \"@a5c-ai/babysitter-sdk\": \"^0.3.1\" }\n}\n",
+    );
+    let o = run(
+        dir.path(),
+        &["check", "--no-cache", "--format", "concise", "package.json"],
+        None,
+    );
+    assert!(stdout(&o).contains("unpinned-sdk"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("unused-suppression"), "{}", stdout(&o));
+}
+
+/// Item 6. The language server's "disable for this line" action inserted
+/// its comment at the start of the finding's line, which was inside a
+/// multi-line template: the prompt changed, and the text was taken for a
+/// directive. The comment now goes before the line the template starts
+/// on, and a `next-line` directive covers the lines of a template that
+/// starts on its next line.
+#[test]
+fn disable_line_action_never_writes_into_a_template() {
+    let text = placeholder_task("");
+    let config = proclint::project::config::Config::default();
+    let kind = proclint::engine::discover::FileKind::Process;
+    let found = proclint::engine::lint_text("p.js", kind, text.clone(), &config);
+    let d = found
+        .iter()
+        .find(|d| d.rule == "unresolved-placeholder")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!(d.location.start.line, 12);
+    let edit = proclint::server::lint::disable_line_edit(kind, &text, d)
+        .unwrap_or_else(|| panic!("no action"));
+    let mut fixed = text.clone();
+    fixed.replace_range(edit.span.start..edit.span.end, &edit.replacement);
+    let template = "`Refine the goal.\n\n- Goal: {{goal}}`";
+    assert!(fixed.contains(template), "{fixed}");
+    assert!(
+        fixed.contains(
+            "      // proclint-disable-next-line unresolved-placeholder -- reason\n      task: `"
+        ),
+        "{fixed}"
+    );
+    let after = lint_js(&fixed);
+    assert!(
+        !rules(&after).contains(&"unresolved-placeholder")
+            && !rules(&after).contains(&"unused-suppression"),
+        "{after:?}"
+    );
+    // A trailing `disable-line` on the template's last line covers it too.
+    let fixed = text.replace(
+        "{{goal}}`,\n",
+        "{{goal}}`, // proclint-disable-line unresolved-placeholder\n",
+    );
+    let after = lint_js(&fixed);
+    assert!(
+        !rules(&after).contains(&"unresolved-placeholder")
+            && !rules(&after).contains(&"unused-suppression"),
+        "{after:?}"
+    );
+}
+
+/// Item 7. Node (20) reads every ECMAScript `WhiteSpace` (TAB, VT, FF,
+/// U+00A0, U+FEFF, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000) between
+/// tokens, and U+2028, U+2029 and a lone CR as line terminators (they end
+/// a `//` comment and allow an automatic semicolon). proclint read a
+/// module whose lines end in lone CRs without semicolons as a syntax error,
+/// and a `return` before a lone CR as returning the next line's value;
+/// U+00A0 (or U+3000, U+FEFF, …) at the end of a line without a semicolon
+/// was a syntax error too.
+#[test]
+fn unicode_whitespace_and_line_terminators_read_as_node_reads_them() {
+    let call = "ctx.breakpoint({ question: 'Ship?', label: 'Ship?' })";
+    for space in [
+        "\t", "\u{b}", "\u{c}", "\u{a0}", "\u{feff}", "\u{1680}", "\u{2000}", "\u{2005}",
+        "\u{200a}", "\u{202f}", "\u{205f}", "\u{3000}",
+    ] {
+        let text = format!(
+            "export async function process(inputs, ctx) {{{space}\n{space}await{space}{call};{space}\n}}\n"
+        );
+        assert_eq!(
+            rules(&lint_js(&text)),
+            ["unchecked-breakpoint"],
+            "{space:?}"
+        );
+        // Before a line break that ends a statement (tree-sitter's scanner
+        // knew only ASCII whitespace there: a missing `;`).
+        let text = format!(
+            "export async function process(inputs, ctx) {{\n  let a = 1{space}\n  let b = a{space}\n  await {call}{space}\n}}\n"
+        );
+        assert_eq!(
+            rules(&lint_js(&text)),
+            ["unchecked-breakpoint"],
+            "{space:?}"
+        );
+    }
+    for newline in ["\n", "\r", "\r\n", "\u{2028}", "\u{2029}"] {
+        // No semicolons: each line break ends a statement.
+        let text = format!(
+            "export async function process(inputs, ctx) {{{newline}  let a = 1{newline}  let b = a // note{newline}  await {call}{newline}}}{newline}"
+        );
+        let found = lint_js(&text);
+        assert_eq!(rules(&found), ["unchecked-breakpoint"], "{newline:?}");
+        // `return` before a line break returns nothing: the breakpoint is a
+        // statement of its own, whose result is dropped.
+        let text = format!(
+            "export async function process(inputs, ctx) {{{newline}  if (inputs.x) return{newline}  await {call}{newline}}}{newline}"
+        );
+        assert_eq!(
+            rules(&lint_js(&text)),
+            ["unchecked-breakpoint"],
+            "{newline:?}"
+        );
+    }
+}
+
+/// Item 7. U+0085 (NEL), U+180E, U+200B and U+2060 are not JavaScript
+/// whitespace: Node rejects each between tokens ("Invalid or unexpected
+/// token") and accepts it in a string or a comment. oxc skipped U+0085 and
+/// U+200B as whitespace, tree-sitter U+200B and U+2060, and tree-sitter
+/// read U+0085 and U+180E as part of a name: no `parse-error`.
+#[test]
+fn characters_node_rejects_between_tokens_are_syntax_errors() {
+    let call = "ctx.breakpoint({ question: 'Ship?', label: 'Ship?' })";
+    for c in ["\u{85}", "\u{180e}", "\u{200b}", "\u{2060}"] {
+        let text =
+            format!("export async function process(inputs, ctx) {{\n  await{c}{call};\n}}\n");
+        assert!(
+            rules(&lint_js(&text)).contains(&"parse-error"),
+            "{c:?}: {:?}",
+            lint_js(&text)
+        );
+        let text = format!(
+            "export async function process(inputs, ctx) {{\n  const s = 'a{c}b'; // c{c}\n  await {call};\n}}\n"
+        );
+        assert_eq!(rules(&lint_js(&text)), ["unchecked-breakpoint"], "{c:?}");
+    }
+}
+
+/// Item 7. A tagged template may hold escapes that are invalid elsewhere
+/// (`String.raw` of a Windows path: Node prints `C:\users\agent\xwork`);
+/// it was a `parse-error`. Without a tag the same text is one (Node:
+/// "Invalid Unicode escape sequence").
+#[test]
+fn a_tagged_template_may_hold_invalid_escapes() {
+    let text = "export async function process(inputs, ctx) {\n  const dir = String.raw`C:\\users\\agent\\xwork`;\n  await ctx.breakpoint({ question: `Clean ${dir}?`, label: 'Ship?' });\n}\n";
+    assert_eq!(rules(&lint_js(text)), ["unchecked-breakpoint"]);
+    let untagged = text.replace("String.raw`", "`");
+    assert!(rules(&lint_js(&untagged)).contains(&"parse-error"));
+}
+
+/// Item 7. Names and keys compare by their cooked value (Node:
+/// `c\u0074x.task` calls `ctx.task`, `d['\x61pproved']` reads
+/// `d.approved`, `{ 'l\u0061bels': [] }` has the key `labels`).
+#[test]
+fn escaped_names_and_keys_compare_by_their_cooked_value() {
+    // The breakpoint is the context's, not an undefined `c\u0074x`.
+    for name in ["c\\u0074x", "\\u{63}tx", "ct\\u{0078}"] {
+        let text = format!(
+            "export async function process(inputs, ctx) {{\n  await {name}.breakpoint({{ question: 'Ship?', label: 'Ship?' }});\n}}\n"
+        );
+        assert_eq!(rules(&lint_js(&text)), ["unchecked-breakpoint"], "{name}");
+    }
+    // The decision is read.
+    for read in [
+        "d['\\x61pproved']",
+        "d[\"\\u0061pproved\"]",
+        "d[`\\u{61}pproved`]",
+        "d.\\u0061pproved",
+    ] {
+        let text = common::GOOD_BREAKPOINT.replace("d.approved", read);
+        assert_eq!(rules(&lint_js(&text)), Vec::<&str>::new(), "{read}");
+    }
+    // The labels are there.
+    for key in [
+        "'l\\u0061bels'",
+        "\"l\\x61bels\"",
+        "l\\u0061bels",
+        "[`l\\u0061bels`]",
+    ] {
+        let text = format!(
+            "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\nexport const planTask = defineTask('plan', (args) => ({{\n  kind: 'agent',\n  title: 'Plan',\n  {key}: ['planning'],\n}}));\n"
+        );
+        assert_eq!(rules(&lint_js(&text)), Vec::<&str>::new(), "{key}");
+    }
+}
+
+/// Item 8. A comment inside parentheses hid what they held: `unparen`
+/// returned the comment, so a task's definition, a batch of effects or a
+/// call's arguments in `(/* c */ …)` were not seen.
+#[test]
+fn a_comment_inside_parentheses_hides_nothing() {
+    // The definition without labels, returned in parentheses with a comment.
+    let text = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const planTask = defineTask('plan', (args) => (/* the definition */ {\n  kind: 'agent',\n  title: 'Plan',\n}));\n";
+    assert_eq!(rules(&lint_js(text)), ["missing-labels"]);
+    let plain = text.replace("/* the definition */ ", "");
+    assert_eq!(rules(&lint_js(&plain)), ["missing-labels"]);
+    // Effects in a `Promise.all` over a commented, parenthesised array.
+    let text = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const reviewTask = defineTask('review', (args) => ({ kind: 'agent', title: 'Review', labels: ['review'] }));\nexport async function process(inputs, ctx) {\n  return Promise.all((/* both */ [\n    ctx.task(reviewTask, { part: 'front' }, { key: 'front' }),\n    ctx.task(reviewTask, { part: 'back' }, { key: 'back' }),\n  ]));\n}\n";
+    let plain = text.replace("(/* both */ [", "[").replace("]));", "]);");
+    assert_eq!(
+        rules(&lint_js(text)),
+        rules(&lint_js(&plain)),
+        "{:?}",
+        lint_js(text)
+    );
+    assert!(rules(&lint_js(text)).contains(&"promise-combinator-effect"));
+}

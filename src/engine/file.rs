@@ -98,10 +98,12 @@ fn analyse_inner(
     reparse: Reparse<'_>,
 ) -> (FileOutcome, Option<tree_sitter::Tree>) {
     let mut tree = None;
+    let mut comments = None;
     let (mut diagnostics, summary, facts) = match kind {
         FileKind::Process => {
-            let (d, s, f, t) = lint_js(file, config, stage, key, report, reparse);
+            let (d, s, f, t, c) = lint_js(file, config, stage, key, report, reparse);
             tree = t;
+            comments = c;
             (d, s, f)
         }
         FileKind::Skill => (lint_skill(file, config, stage), None, Some(Facts::Skill)),
@@ -115,10 +117,13 @@ fn analyse_inner(
     crate::engine::fingerprint::stamp(file, &[], &mut diagnostics);
     // Kept until the cross-module pass: no spare capacity.
     diagnostics.shrink_to_fit();
-    let directives = if stage == Stage::Full {
-        suppress::parse(file)
-    } else {
-        Vec::new()
+    // In a process module only the comments of its tree hold directives
+    // (none without a tree); package.json has no comments.
+    let directives = match kind {
+        _ if stage != Stage::Full => Vec::new(),
+        FileKind::Process => comments.map_or_else(Vec::new, |c| suppress::parse(file, Some(&c))),
+        FileKind::Skill => suppress::parse(file, None),
+        FileKind::Manifest => Vec::new(),
     };
     let outcome = FileOutcome {
         display: file.path.clone(),
@@ -141,6 +146,7 @@ type JsAnalysis = (
     Option<ModuleSummary>,
     Option<Facts>,
     Option<tree_sitter::Tree>,
+    Option<suppress::JsComments>,
 );
 
 /// Source size from which the parser's freed arena is returned to the
@@ -168,7 +174,7 @@ fn lint_js(
         }));
         if let Ok(Some(flat)) = fast {
             if stage == Stage::ParseOnly {
-                return (out, None, None, None);
+                return (out, None, None, None, None);
             }
             if file.text.len() >= RELEASE_AFTER {
                 crate::engine::release_freed();
@@ -189,24 +195,24 @@ fn lint_js(
                 "parser",
                 "tree-sitter returned no tree".into(),
             ));
-            return (out, None, None, None);
+            return (out, None, None, None, None);
         }
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return (out, None, None, None);
+            return (out, None, None, None, None);
         }
     };
     if stage == Stage::ParseOnly {
-        return (out, None, None, Some(tree));
+        return (out, None, None, Some(tree), None);
     }
     let copied = catch_unwind(AssertUnwindSafe(|| {
-        js::syntax::tree::Tree::from_tree_sitter(&tree)
+        js::syntax::tree::Tree::from_tree_sitter(&tree, &file.text)
     }));
     let flat = match copied {
         Ok(flat) => flat,
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return (out, None, None, reparse.keep_tree.then_some(tree));
+            return (out, None, None, reparse.keep_tree.then_some(tree), None);
         }
     };
     let tree = if reparse.keep_tree {
@@ -236,6 +242,7 @@ fn analyse_tree(
     mut out: Vec<Diagnostic>,
     Parsed { flat, tree }: Parsed,
 ) -> JsAnalysis {
+    let comments = suppress::mentions_directive(&file.text).then(|| js_comments(file, &flat));
     let options = ModelOptions {
         context_names: config.context_names.clone(),
     };
@@ -247,7 +254,7 @@ fn analyse_tree(
         Ok(m) => m,
         Err(p) => {
             out.push(internal(file, "model", panic_message(&p)));
-            return (out, None, None, tree);
+            return (out, None, None, tree, comments);
         }
     };
     if let Some(first) = model.syntax_errors.first() {
@@ -347,7 +354,26 @@ fn analyse_tree(
         None
     };
     drop(model);
-    (out, summary, facts, tree)
+    (out, summary, facts, tree, comments)
+}
+
+/// Where the comments of a module are, and which of its lines continue the
+/// line above (for its suppression directives).
+fn js_comments(file: &SourceFile, flat: &js::syntax::tree::Tree) -> suppress::JsComments {
+    let comments = flat
+        .nodes()
+        .filter(|n| n.kind_str() == "comment")
+        .map(js::syntax::span)
+        .collect();
+    let mut continued: Vec<u32> = js::syntax::continued_line_starts(flat, &file.text)
+        .into_iter()
+        .map(|at| file.pos(at).line)
+        .collect();
+    continued.dedup();
+    suppress::JsComments {
+        comments,
+        continued,
+    }
 }
 
 /// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs

@@ -4,6 +4,14 @@
 //! `// proclint-disable-file RULE`, and the same inside `<!-- … -->` in
 //! Markdown. A directive that suppresses nothing is reported as
 //! `unused-suppression`.
+//!
+//! In JavaScript a directive counts only in a comment of the parse tree:
+//! the same text in a string or a template literal (a prompt quoting
+//! `// proclint-disable-next-line`) is text. A line of code can span
+//! lines: a `next-line` directive covers the lines of a template literal,
+//! string or comment that goes on from its next line, and a `line`
+//! directive every line of the template it ends or starts. package.json
+//! has no comments, so no directives.
 
 use crate::diagnostic::Location;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -25,6 +33,9 @@ pub struct Directive {
     pub scope: Scope,
     /// 1-based line of the comment.
     pub line: u32,
+    /// The 1-based lines a `next-line` or `line` directive covers: one
+    /// line, or the lines of a line of code that spans several.
+    pub lines: (u32, u32),
     /// Rule ids with their locations; empty means every rule.
     pub rules: Vec<(String, Location)>,
     pub location: Location,
@@ -36,10 +47,56 @@ const NEXT_LINE: &str = "proclint-disable-next-line";
 const LINE: &str = "proclint-disable-line";
 const FILE: &str = "proclint-disable-file";
 
-/// Finds directives in comments (`//`, `/*`, `<!--`) line by line.
-pub fn parse(file: &SourceFile) -> Vec<Directive> {
+/// Whether a text may hold a directive at all (a byte search).
+pub fn mentions_directive(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"proclint-disable").is_some()
+}
+
+/// What a JavaScript module's directives need from its parse tree.
+#[derive(Debug, Clone, Default)]
+pub struct JsComments {
+    /// The comments, in source order.
+    pub comments: Vec<Span>,
+    /// The 1-based lines that continue the line above them (they start
+    /// inside a template literal, a string or a comment:
+    /// `js::syntax::continued_line_starts`), in order.
+    pub continued: Vec<u32>,
+}
+
+impl JsComments {
+    fn in_comment(&self, at: usize) -> bool {
+        let i = self.comments.partition_point(|c| c.end <= at);
+        self.comments.get(i).is_some_and(|c| c.start <= at)
+    }
+
+    fn continues(&self, line: u32) -> bool {
+        self.continued.binary_search(&line).is_ok()
+    }
+
+    /// The lines a directive of `scope` on `line` covers.
+    fn lines(&self, scope: Scope, line: u32) -> (u32, u32) {
+        let (mut first, mut last) = match scope {
+            Scope::NextLine => (line + 1, line + 1),
+            _ => (line, line),
+        };
+        if scope == Scope::Line {
+            while first > 1 && self.continues(first) {
+                first -= 1;
+            }
+        }
+        while self.continues(last + 1) {
+            last += 1;
+        }
+        (first, last)
+    }
+}
+
+/// Finds directives in comments (`//`, `/*`, `<!--`) line by line. `js`
+/// is a JavaScript module's comments (a directive outside them is text);
+/// `None` for Markdown, whose `<!-- … -->` are found by the text alone.
+pub fn parse(file: &SourceFile, js: Option<&JsComments>) -> Vec<Directive> {
     let text = &file.text;
-    if memchr::memmem::find(text.as_bytes(), b"proclint-disable").is_none() {
+    if !mentions_directive(text) {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -49,13 +106,15 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
     for line in text.split_inclusive(['\n', '\r']) {
         let line_start = offset;
         offset += line.len();
-        let Some(at) = line.find("proclint-disable") else {
+        // The first mention that is in a comment.
+        let found = line.match_indices("proclint-disable").find(|&(at, _)| {
+            let before = &line[..at];
+            (before.contains("//") || before.contains("/*") || before.contains("<!--"))
+                && js.is_none_or(|js| js.in_comment(line_start + at))
+        });
+        let Some((at, _)) = found else {
             continue;
         };
-        let before = &line[..at];
-        if !(before.contains("//") || before.contains("/*") || before.contains("<!--")) {
-            continue;
-        }
         let rest = &line[at..];
         let (scope, after) = if let Some(r) = rest.strip_prefix(NEXT_LINE) {
             (Scope::NextLine, r)
@@ -91,10 +150,16 @@ pub fn parse(file: &SourceFile) -> Vec<Directive> {
             ));
         }
         let line_no = file.pos(line_start + at).line;
+        let lines = match (js, scope) {
+            (Some(js), _) => js.lines(scope, line_no),
+            (None, Scope::NextLine) => (line_no + 1, line_no + 1),
+            (None, _) => (line_no, line_no),
+        };
         let n = rules.len();
         out.push(Directive {
             scope,
             line: line_no,
+            lines,
             rules,
             location: file.location(Span::new(
                 line_start + at,
@@ -117,10 +182,10 @@ pub fn apply(diags: Vec<Diagnostic>, directives: &mut [Directive]) -> Vec<Diagno
         .filter(|d| {
             let mut suppressed = false;
             for dir in directives.iter_mut() {
+                let line = d.location.start.line;
                 let applies = match dir.scope {
                     Scope::File => true,
-                    Scope::NextLine => d.location.start.line == dir.line + 1,
-                    Scope::Line => d.location.start.line == dir.line,
+                    Scope::NextLine | Scope::Line => dir.lines.0 <= line && line <= dir.lines.1,
                 };
                 if !applies {
                     continue;

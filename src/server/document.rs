@@ -1,7 +1,8 @@
 //! An open document's text and tree, and the edits LSP sends applied to
 //! both: positions are 0-based lines (broken at `\n`, `\r\n` or a lone
 //! `\r`, as LSP counts them) and UTF-16 code units within the line; the
-//! tree's edit is in bytes and tree-sitter's rows (broken at `\n` only).
+//! tree's edit is in bytes and tree-sitter's rows (broken at `\n`, and at a
+//! lone `\r`, which it reads as `\n`: `js::syntax::parser_text`).
 //!
 //! A notification may carry thousands of changes (a multi-cursor edit, a
 //! formatter's result sent as one edit per line), each in the coordinates
@@ -476,17 +477,24 @@ mod tests {
         // The CR of a CRLF is the last byte of its row.
         assert_eq!(parse::point_at(text, 3), Point::new(0, 3));
         assert_eq!(parse::point_at(text, 4), Point::new(1, 0));
-        // Columns are bytes; a lone CR does not start a row.
+        // Columns are bytes; a lone CR starts a row (tree-sitter parses it
+        // as a LF).
         assert_eq!(parse::point_at(text, 8), Point::new(1, 4));
-        assert_eq!(parse::point_at(text, 10), Point::new(1, 6));
-        assert_eq!(parse::point_at(text, 99), Point::new(2, 0));
+        assert_eq!(parse::point_at(text, 9), Point::new(1, 5));
+        assert_eq!(parse::point_at(text, 10), Point::new(2, 0));
+        assert_eq!(parse::point_at(text, 99), Point::new(3, 0));
         let e = parse::input_edit(text, 8, 10, "x\r\nyé");
         assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (8, 10, 14));
         assert_eq!(e.start_position, Point::new(1, 4));
-        assert_eq!(e.old_end_position, Point::new(1, 6));
+        assert_eq!(e.old_end_position, Point::new(2, 0));
         assert_eq!(e.new_end_position, Point::new(2, 3));
         let e = parse::input_edit(text, 1, 1, "zz");
         assert_eq!(e.new_end_position, Point::new(0, 3));
+        // A CR the new text ends with is lone unless a LF follows the edit.
+        let e = parse::input_edit(text, 8, 9, "x\r");
+        assert_eq!(e.new_end_position, Point::new(2, 0));
+        let e = parse::input_edit(text, 0, 3, "x\r");
+        assert_eq!(e.new_end_position, Point::new(0, 2));
     }
 
     /// Every node of a tree, as (kind, bytes, points, error flags), in

@@ -185,10 +185,22 @@ fn comment(kind: FileKind, body: &str) -> Option<String> {
 }
 
 /// The edit that inserts `proclint-disable-next-line RULE -- reason` above
-/// the diagnostic's line, indented like it.
+/// the diagnostic's line, indented like it. In a process module the line
+/// may start inside a template literal (a prompt spanning lines), a string
+/// or a comment, where a comment would be text: the directive goes above
+/// the line where that token starts, which a `next-line` directive covers
+/// with every line of the token (`engine::suppress`).
 pub fn disable_line_edit(kind: FileKind, text: &str, d: &Diagnostic) -> Option<Edit> {
     let index = LineIndex::new(text);
-    let line0 = (d.location.start.line as usize).saturating_sub(1);
+    let mut line0 = (d.location.start.line as usize).saturating_sub(1);
+    if kind == FileKind::Process {
+        let continued = crate::js::syntax::tree_of(text)
+            .map(|tree| crate::js::syntax::continued_line_starts(&tree, text))
+            .unwrap_or_default();
+        while line0 > 0 && continued.binary_search(&index.line_start(line0)).is_ok() {
+            line0 -= 1;
+        }
+    }
     let start = index.line_start(line0).min(text.len());
     let line = index.line_text(text, line0);
     let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();

@@ -495,7 +495,7 @@ fn strip_await(node: Node) -> Node {
     node
 }
 
-fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
+fn op<'a>(m: &JsModel<'a>, node: Node<'a>) -> &'a str {
     node.field("operator").map(|o| m.text(o)).unwrap_or("")
 }
 

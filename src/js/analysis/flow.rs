@@ -189,7 +189,7 @@ fn pattern_uses<'t>(
     }
 }
 
-fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
+fn op<'a>(m: &JsModel<'a>, node: Node<'a>) -> &'a str {
     node.field("operator")
         .map(|o| text(o, m.src()))
         .unwrap_or("")

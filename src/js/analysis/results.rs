@@ -833,7 +833,7 @@ fn batch_of_list<'t>(m: &JsModel<'t>, array: Node<'t>) -> Option<Node<'t>> {
         .then_some(call)
 }
 
-fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
+fn op<'a>(m: &JsModel<'a>, node: Node<'a>) -> &'a str {
     node.field("operator")
         .map(|o| text(o, m.src()))
         .unwrap_or("")

@@ -398,7 +398,7 @@ impl<'t> JsModel<'t> {
         &self.file.text
     }
 
-    pub fn text(&self, node: Node) -> &'t str {
+    pub fn text(&self, node: Node<'t>) -> &'t str {
         text(node, &self.file.text)
     }
 

@@ -409,7 +409,8 @@ impl<'t> Builder<'_, 't> {
         match node.kind_str() {
             "identifier" => self.reference(node, scope, also_read, true),
             "parenthesized_expression" => {
-                if let Some(inner) = node.named_child(0) {
+                let inner = unparen(node);
+                if inner.id() != node.id() {
                     self.assign_target(inner, scope, depth + 1, also_read);
                 }
             }

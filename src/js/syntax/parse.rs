@@ -17,7 +17,7 @@ pub fn parse(text: &str) -> Option<Tree> {
 
 /// [`parse`], then the analyses' own tree of it (the parser's is freed).
 pub fn parse_tree(text: &str) -> Option<crate::js::syntax::tree::Tree> {
-    parse(text).map(|t| crate::js::syntax::tree::Tree::from_tree_sitter(&t))
+    parse(text).map(|t| crate::js::syntax::tree::Tree::from_tree_sitter(&t, text))
 }
 
 /// Parses `text` re-using `old`, the tree of the previous text with every
@@ -36,6 +36,8 @@ pub fn parse_from(text: &str, old: Option<&Tree>) -> Option<Tree> {
             *slot = Some(parser);
         }
         let parser = slot.as_mut()?;
+        // What Node reads, where tree-sitter's grammar reads otherwise.
+        let text = &*crate::js::syntax::parser_text(text);
         let tree = parser.parse(text, old)?;
         // Error recovery is not the same from an edited tree as from
         // scratch: a buffer with a syntax error is parsed afresh, so the
@@ -47,13 +49,21 @@ pub fn parse_from(text: &str, old: Option<&Tree>) -> Option<Tree> {
     })
 }
 
-/// Where byte `offset` of `text` is, as tree-sitter counts: rows end at
-/// `\n` only (a lone `\r` does not start a row, and the `\r` of a CRLF is
-/// the last byte of its row), columns are bytes.
+/// Where byte `offset` of `text` is, as tree-sitter counts in the text it
+/// parses ([`crate::js::syntax::parser_text`], where a lone `\r` is `\n`):
+/// rows end at `\n` or a lone `\r` (the `\r` of a CRLF is the last byte of
+/// its row), columns are bytes.
 pub fn point_at(text: &str, offset: usize) -> Point {
-    let before = &text.as_bytes()[..offset.min(text.len())];
-    let row = memchr::memchr_iter(b'\n', before).count();
-    let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    let bytes = text.as_bytes();
+    let before = &bytes[..offset.min(text.len())];
+    let (mut row, mut line_start) = (0, 0);
+    for at in memchr::memchr2_iter(b'\n', b'\r', before) {
+        if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+            continue;
+        }
+        row += 1;
+        line_start = at + 1;
+    }
     Point::new(row, before.len() - line_start)
 }
 
@@ -65,12 +75,16 @@ pub fn input_edit(text: &str, start: usize, old_end: usize, new_text: &str) -> I
     let old_end = old_end.clamp(start, text.len());
     let start_position = point_at(text, start);
     let old_end_position = point_at(text, old_end);
-    let new_end_position = match memchr::memrchr(b'\n', new_text.as_bytes()) {
-        Some(last) => Point::new(
-            start_position.row + memchr::memchr_iter(b'\n', new_text.as_bytes()).count(),
-            new_text.len() - last - 1,
-        ),
-        None => Point::new(start_position.row, start_position.column + new_text.len()),
+    // The new text's own rows, and its last row's length; a `\r` at its end
+    // is lone unless the text after the edit starts with `\n`.
+    let after = text.as_bytes().get(old_end).copied();
+    let mut joined = new_text.to_string();
+    joined.extend(after.map(char::from).filter(|c| *c == '\n'));
+    let end = point_at(&joined, new_text.len());
+    let new_end_position = if end.row == 0 {
+        Point::new(start_position.row, start_position.column + new_text.len())
+    } else {
+        Point::new(start_position.row + end.row, end.column)
     };
     InputEdit {
         start_byte: start,

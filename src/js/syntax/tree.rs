@@ -54,6 +54,9 @@ struct Data {
 /// A syntax tree: visible nodes (named and anonymous) in pre-order.
 pub struct Tree {
     nodes: Vec<Data>,
+    /// The names written with escapes (`c\u0074x`), by slot, with the name
+    /// each stands for ([`Node::cooked_name`]); almost always empty.
+    names: Vec<(u32, Box<str>)>,
 }
 
 /// A node of a [`Tree`]: the tree and a slot, so it is `Copy`, 16 bytes,
@@ -91,9 +94,15 @@ impl fmt::Debug for Node<'_> {
 }
 
 impl Tree {
-    /// Copies a tree-sitter tree. Offsets fit in `u32`: tree-sitter's own
-    /// are `u32`.
-    pub fn from_tree_sitter(tree: &tree_sitter::Tree) -> Tree {
+    /// Copies a tree-sitter tree of `text`. Offsets fit in `u32`:
+    /// tree-sitter's own are `u32`.
+    pub fn from_tree_sitter(tree: &tree_sitter::Tree, text: &str) -> Tree {
+        let mut tree = Tree::copy(tree);
+        tree.cook_names(text);
+        tree
+    }
+
+    fn copy(tree: &tree_sitter::Tree) -> Tree {
         let root = tree.root_node();
         let mut nodes: Vec<Data> = Vec::with_capacity(root.descendant_count());
         // Per open ancestor: its slot and the slot of its last child so far.
@@ -145,7 +154,10 @@ impl Tree {
                     break;
                 }
                 if !cursor.goto_parent() {
-                    let mut tree = Tree { nodes };
+                    let mut tree = Tree {
+                        nodes,
+                        names: Vec::new(),
+                    };
                     tree.nodes.shrink_to_fit();
                     return tree;
                 }
@@ -158,6 +170,41 @@ impl Tree {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Records the name each name written with `\u` escapes stands for.
+    pub(crate) fn cook_names(&mut self, text: &str) {
+        if memchr::memmem::find(text.as_bytes(), b"\\u").is_none() {
+            return;
+        }
+        static NAMES: OnceLock<Vec<u16>> = OnceLock::new();
+        let kinds = NAMES.get_or_init(|| {
+            [
+                "identifier",
+                "property_identifier",
+                "shorthand_property_identifier",
+                "shorthand_property_identifier_pattern",
+                "private_property_identifier",
+                "statement_identifier",
+            ]
+            .iter()
+            .filter_map(|k| kind_id(k))
+            .collect()
+        });
+        for (slot, d) in self.nodes.iter().enumerate() {
+            if !kinds.contains(&d.kind) {
+                continue;
+            }
+            let Some(raw) = text.get(d.start as usize..d.end as usize) else {
+                continue;
+            };
+            if !raw.contains('\\') {
+                continue;
+            }
+            if let Some(name) = crate::js::syntax::cook::name(raw) {
+                self.names.push((to_u32(slot), name.into_boxed_str()));
             }
         }
     }
@@ -356,6 +403,17 @@ impl<'t> Node<'t> {
         }
     }
 
+    /// For a name written with escapes (`c\u0074x`), the name it stands for
+    /// (`ctx`).
+    pub fn cooked_name(&self) -> Option<&'t str> {
+        let names = &self.tree.names;
+        if names.is_empty() {
+            return None;
+        }
+        let i = names.binary_search_by_key(&self.slot, |n| n.0).ok()?;
+        names.get(i).map(|n| &*n.1)
+    }
+
     /// The source text of this node.
     pub fn utf8_text<'s>(&self, source: &'s [u8]) -> Result<&'s str, std::str::Utf8Error> {
         std::str::from_utf8(
@@ -460,7 +518,10 @@ impl Builder {
     /// The tree, in the array it was built in: shrinking it would copy
     /// it, and the capacity never written to was never touched.
     pub(crate) fn finish(self) -> Tree {
-        Tree { nodes: self.nodes }
+        Tree {
+            nodes: self.nodes,
+            names: Vec::new(),
+        }
     }
 }
 
@@ -580,7 +641,7 @@ mod tests {
 
     fn both(src: &str) -> (tree_sitter::Tree, Tree) {
         let ts = crate::js::syntax::parse::parse(src).unwrap_or_else(|| panic!("no tree"));
-        let ours = Tree::from_tree_sitter(&ts);
+        let ours = Tree::from_tree_sitter(&ts, src);
         (ts, ours)
     }
 

@@ -275,7 +275,7 @@ pub(super) fn labels_inside<'t>(m: &JsModel<'t>, node: Node<'t>) -> HashSet<&'t 
     out
 }
 
-pub(super) fn op<'a>(m: &JsModel<'a>, node: Node) -> &'a str {
+pub(super) fn op<'a>(m: &JsModel<'a>, node: Node<'a>) -> &'a str {
     node.field("operator")
         .map(|o| text(o, m.src()))
         .unwrap_or("")

@@ -37,7 +37,7 @@ impl Writer<'_> {
                 self.close(end);
             }
             Expression::StringLiteral(s) => self.string(&s.span, field),
-            Expression::TemplateLiteral(t) => self.template(t, field),
+            Expression::TemplateLiteral(t) => self.template(t, field, false),
             Expression::Identifier(id) if id.name == "yield" => {
                 // tree-sitter reads `yield` as a yield expression anywhere.
                 self.fail(line!());
@@ -190,7 +190,7 @@ impl Writer<'_> {
                 }
                 self.open(k.call_expression, field, t.span.start as usize);
                 self.expression(&t.tag, f.function);
-                self.template(&t.quasi, f.arguments);
+                self.template(&t.quasi, f.arguments, true);
                 self.close(t.span.end as usize);
             }
             Expression::UnaryExpression(u) => {
@@ -375,20 +375,32 @@ impl Writer<'_> {
         }
         self.open(k.string, field, start);
         self.gap(start + 1);
-        self.fragments(start + 1, end - 1, false);
+        self.fragments(start + 1, end - 1, Fragments::String);
         self.gap(end);
         self.close(end);
     }
 
     /// The text of a string or template between `start` and `end`, as
     /// `string_fragment` and `escape_sequence` nodes.
-    pub(super) fn fragments(&mut self, start: usize, end: usize, template: bool) {
+    pub(super) fn fragments(&mut self, start: usize, end: usize, text: Fragments) {
         let k = self.k;
+        let template = !matches!(text, Fragments::String);
         let mut at = start;
         while at < end {
             if self.bytes[at] == b'\\' {
-                let len = self.escape_len(at, end);
-                if len == 0 {
+                let mut len = self.escape_len(at, end);
+                if len == 0 && matches!(text, Fragments::Tagged) {
+                    // An escape only a tagged template may hold (`\x`, `\u`
+                    // not followed by hex digits: ``String.raw`C:\users` ``).
+                    // tree-sitter's grammar has no tree for it but an ERROR;
+                    // this is the one it would give if it took the escape:
+                    // the backslash and its letter, then the text.
+                    len = 1 + self.text[at + 1..end]
+                        .chars()
+                        .next()
+                        .map_or(0, char::len_utf8);
+                }
+                if len <= 1 {
                     self.fail(line!());
                     return;
                 }
@@ -448,14 +460,21 @@ impl Writer<'_> {
         }
     }
 
-    pub(super) fn template(&mut self, t: &TemplateLiteral, field: u8) {
+    /// A template literal; `tagged` when it is a tag's argument, where an
+    /// escape may be invalid.
+    pub(super) fn template(&mut self, t: &TemplateLiteral, field: u8, tagged: bool) {
         let k = self.k;
         let (start, end) = (t.span.start as usize, t.span.end as usize);
         self.open(k.template_string, field, start);
+        let text = if tagged {
+            Fragments::Tagged
+        } else {
+            Fragments::Template
+        };
         for (i, q) in t.quasis.iter().enumerate() {
             let (qs, qe) = (q.span.start as usize, q.span.end as usize);
             self.gap(qs);
-            self.fragments(qs, qe, true);
+            self.fragments(qs, qe, text);
             if let Some(e) = t.expressions.get(i) {
                 self.open(k.template_substitution, NO_FIELD, qe);
                 self.expression(e, NO_FIELD);
@@ -465,4 +484,13 @@ impl Writer<'_> {
         }
         self.close(end);
     }
+}
+
+/// What [`Writer::fragments`] writes the text of.
+#[derive(Clone, Copy)]
+pub(super) enum Fragments {
+    String,
+    Template,
+    /// A tagged template's: its escapes need not be valid.
+    Tagged,
 }

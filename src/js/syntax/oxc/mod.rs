@@ -15,6 +15,11 @@
 //! trees node by node on every fixture, and `examples/front_diff.rs` does on
 //! a whole corpus.
 //!
+//! One text has no tree-sitter tree to match: a tagged template's invalid
+//! escapes (``String.raw`C:\users` ``), valid JavaScript that its grammar
+//! reads as an ERROR. The writer renders them as escapes (`fragments` in
+//! `expressions`), so the CLI agrees with Node there.
+//!
 //! The AST has no punctuation or comments: they are lexed from the text
 //! between the children ([`Writer::gap`]), where only whitespace, comments,
 //! punctuators and keywords can be. A comment belongs to the smallest node
@@ -57,6 +62,10 @@ pub fn parse(text: &str) -> Option<Tree> {
 /// rejected the text) and the offset it had reached.
 #[doc(hidden)]
 pub fn parse_or_why(text: &str) -> Result<Tree, (u32, usize)> {
+    // The text tree-sitter reads (the same length): a lone CR is a line
+    // break for the writer's port of its scanner too, and the characters
+    // both should reject are rejected by oxc as well.
+    let text = &*crate::js::syntax::parser_text(text);
     // Offsets are u32 in the tree; leave tree-sitter the rest.
     if text.len() >= (u32::MAX / 2) as usize {
         return Err((0, 0));
@@ -76,7 +85,9 @@ pub fn parse_or_why(text: &str) -> Result<Tree, (u32, usize)> {
     }
     let mut w = Writer::new(text);
     w.program(&ret.program);
-    w.finish()
+    let mut tree = w.finish()?;
+    tree.cook_names(text);
+    Ok(tree)
 }
 
 /// How Node could load a text: as an ES module, as a CommonJS module (a
@@ -262,7 +273,19 @@ fn has_line_break(b: &[u8]) -> bool {
     b.contains(&b'\n') || b.windows(3).any(starts_with_line_separator)
 }
 
-/// The whitespace the grammar skips between tokens.
+/// The whitespace the grammar skips between tokens: ECMAScript's
+/// `WhiteSpace` and `LineTerminator` (not U+0085, which Rust's
+/// `char::is_whitespace` counts and [`crate::js::syntax::parser_text`]
+/// keeps from the parsers).
 fn is_js_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
+    // TAB, LF, VT, FF, CR, SP; the Unicode spaces; LS, PS.
+    matches!(c, '\t'..='\r' | ' ')
+        || matches!(
+            c,
+            '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}'
+        )
+        || matches!(
+            c,
+            '\u{205f}' | '\u{3000}' | '\u{feff}' | '\u{2028}' | '\u{2029}'
+        )
 }
