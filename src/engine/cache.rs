@@ -798,6 +798,13 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// A configuration whose project is `dir` (the cache must lie in it).
+    fn in_dir(dir: &Path) -> Config {
+        let mut config = Config::default();
+        config.root = dir.to_path_buf();
+        config
+    }
+
     fn entry(cache: &Cache, key: &Key) -> Vec<u8> {
         cache.put(
             key,
@@ -815,7 +822,7 @@ mod tests {
     #[test]
     fn own_path_is_interned_and_others_kept() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let cache = Cache::new(dir.path().join("c"), "v1", &Config::default());
+        let cache = Cache::new(dir.path().join("c"), "v1", &in_dir(dir.path()));
         let own: Arc<str> = Arc::from("dir/a.js");
         let key = cache.key(&own, Path::new("/p/dir/a.js"), true, b"x");
         let loc = |p: &str| crate::diagnostic::Location {
@@ -853,7 +860,7 @@ mod tests {
     #[test]
     fn summaries_are_decoded_on_demand() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let cache = Cache::new(dir.path().join("c"), "v1", &Config::default());
+        let cache = Cache::new(dir.path().join("c"), "v1", &in_dir(dir.path()));
         let own: Arc<str> = Arc::from("dir/a.js");
         let key = cache.key(&own, Path::new("/p/dir/a.js"), true, b"x");
         let loc = crate::diagnostic::Location {
@@ -905,7 +912,7 @@ mod tests {
     #[test]
     fn round_trip_and_damage() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let cache = Cache::new(dir.path().join("c"), "v1", &Config::default());
+        let cache = Cache::new(dir.path().join("c"), "v1", &in_dir(dir.path()));
         let key = cache.key(&Arc::from("a.js"), Path::new("/p/a.js"), true, b"text");
         assert!(cache.get(&key).is_none());
         let bytes = entry(&cache, &key);
@@ -926,7 +933,7 @@ mod tests {
         longer.push(0);
         assert!(read(&longer).is_none());
         // Another build, content or place is another key.
-        let other = Cache::new(dir.path().join("c"), "v2", &Config::default());
+        let other = Cache::new(dir.path().join("c"), "v2", &in_dir(dir.path()));
         let k2 = other.key(&Arc::from("a.js"), Path::new("/p/a.js"), true, b"text");
         assert_eq!(k2.name, key.name);
         assert!(other.get(&k2).is_none());
