@@ -572,3 +572,68 @@ fn every_kind_of_config_error() {
         assert!(stderr(&o).contains("cannot read"), "{path}: {}", stderr(&o));
     }
 }
+
+/// A result handed round phase modules that each reassign it as
+/// `report = { ...report, note }`: every pass wrapped it in one more layer,
+/// so the cross-module result walk made a new state per path through the
+/// phases — minutes for eight modules (the generated benchmark corpus hung).
+#[test]
+fn results_reassigned_with_spreads_across_modules_stay_linear() {
+    const PHASES: usize = 7;
+    let dir = tempdir();
+    let d = dir.path();
+    let mut tasks = String::from("import { defineTask } from '@a5c-ai/babysitter-sdk';\n");
+    for i in 0..=PHASES {
+        tasks.push_str(&format!(
+            "export const t{i} = defineTask('t{i}', (args) => ({{ kind: 'agent', labels: ['x'], \
+             agent: {{ name: 'a', prompt: {{ task: 'x' }}, outputSchema: {{ type: 'object', \
+             properties: {{ done: {{ type: 'boolean' }}, note: {{ type: 'string' }} }} }} }} }}));\n"
+        ));
+    }
+    write(d, "tasks.js", &tasks);
+    let import = |i: usize| format!("import {{ phase{i} }} from './phase{i}.js';\n");
+    let mut process = String::from("import { t0 } from './tasks.js';\n");
+    let mut body = String::from("  let report = await ctx.task(t0, {});\n");
+    for i in 0..PHASES {
+        process.push_str(&import(i));
+        body.push_str(&format!(
+            "  report = await phase{i}(inputs, ctx, report);\n  report = {{ ...report, note: 'p{i}' }};\n"
+        ));
+    }
+    process.push_str(&format!(
+        "export async function process(inputs, ctx) {{\n{body}  return report;\n}}\n"
+    ));
+    write(d, "process.js", &process);
+    for i in 0..PHASES {
+        let mut phase = format!("import {{ t{} }} from './tasks.js';\n", i + 1);
+        let mut calls = String::new();
+        for j in (0..PHASES).filter(|j| *j != i) {
+            phase.push_str(&import(j));
+            calls.push_str(&format!(
+                "  if (inputs.k{j}) report = await phase{j}(inputs, ctx, report);\n"
+            ));
+        }
+        phase.push_str(&format!(
+            "export async function phase{i}(inputs, ctx, report) {{\n  const r = await ctx.task(t{}, {{ report }});\n  if (r.done) return report;\n{}{calls}  return report;\n}}\n",
+            i + 1,
+            "  report = { ...report, note: 'n' };\n".repeat(10)
+        ));
+        write(d, &format!("phase{i}.js"), &phase);
+    }
+    let start = std::time::Instant::now();
+    let o = run_with_deadline(d, &["check", ".", "--no-cache", "--format", "json"], None);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let v = report_json(&o);
+    // `done` is read in every phase; `note` is only ever written.
+    assert!(has(&v, "unused-output-field", "tasks.js"), "{v}");
+    assert!(
+        !stdout(&o).contains("`done`"),
+        "a read of `done` was missed: {}",
+        stdout(&o)
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
+}

@@ -8,7 +8,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::diagnostic::Location;
+use crate::js::analysis::results::push_layer;
 use crate::project::{ExportKind, ForwardKind, PendingKind, Project, ReadSet, Seg, MAX_HOPS};
+
+/// How many layers (fields, elements) around a result the walk follows
+/// before it counts the result as escaping.
+const MAX_LAYERS: usize = 12;
 
 /// Every dispatched task's result uses: (module, task) → uses. Tasks
 /// nothing in the project dispatches have no entry.
@@ -112,8 +117,15 @@ fn collect_wrapped(
         let Some((mut w, a)) = consume(wrap, acc, &q.acc) else {
             continue;
         };
-        w.extend(q.wrap.iter().cloned());
-        if hops >= MAX_HOPS {
+        for seg in &q.wrap {
+            push_layer(&mut w, seg.clone());
+        }
+        // Each hop may put the result inside more layers (an object, an
+        // array, a spread); without a bound, flows that go round between
+        // modules (`report = await phase(…, { report })`) made a new walk
+        // state per path, exponentially many. Code reads through a few
+        // layers at most.
+        if hops >= MAX_HOPS || w.len() > MAX_LAYERS {
             out.forward(ForwardKind::Unknown(q.name.clone()));
             continue;
         }

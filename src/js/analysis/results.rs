@@ -37,6 +37,27 @@ pub enum Seg {
     Provided(Vec<String>),
 }
 
+/// Puts `seg` around the layers of `wrap`. Adjacent [`Seg::Provided`]
+/// layers are one layer with the keys of both (`{ ...{ ...r, a }, b }`
+/// reads every field of `r` but `a` and `b`): a value reassigned as
+/// `report = { ...report, note }` round a loop or across phases would
+/// otherwise gain a layer, and a walk state, per pass.
+pub fn push_layer(wrap: &mut Vec<Seg>, seg: Seg) {
+    match (wrap.last_mut(), seg) {
+        (Some(Seg::Provided(keys)), Seg::Provided(more)) => {
+            keys.extend(more);
+            keys.sort();
+            keys.dedup();
+        }
+        (_, Seg::Provided(mut keys)) => {
+            keys.sort();
+            keys.dedup();
+            wrap.push(Seg::Provided(keys));
+        }
+        (_, seg) => wrap.push(seg),
+    }
+}
+
 impl Seg {
     /// Any element, or one at a position.
     pub fn is_element(&self) -> bool {
@@ -199,7 +220,7 @@ impl<'m, 't> Tracker<'m, 't> {
                 .flat_map(|v| literal_keys(m, v))
                 .collect();
             if !keys.is_empty() {
-                wrap.push(Seg::Provided(keys));
+                push_layer(&mut wrap, Seg::Provided(keys));
             }
         }
         if !self
@@ -270,7 +291,7 @@ impl<'m, 't> Tracker<'m, 't> {
                     .flat_map(|c| literal_keys(m, c))
                     .collect();
                 if !keys.is_empty() && wrap.is_empty() {
-                    wrap.push(Seg::Provided(keys));
+                    push_layer(&mut wrap, Seg::Provided(keys));
                 }
             }
             node = parent;
@@ -379,7 +400,7 @@ impl<'m, 't> Tracker<'m, 't> {
                         let own = literal_keys(m, outer);
                         let mut w = wrap;
                         if !own.is_empty() {
-                            w.push(Seg::Provided(own));
+                            push_layer(&mut w, Seg::Provided(own));
                         }
                         self.expr(outer, w, acc, depth + 1)
                     }
