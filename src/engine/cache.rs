@@ -429,7 +429,7 @@ impl Cache {
         }
         let file = options.open(path).ok()?;
         let meta = file.metadata().ok()?;
-        meta.is_file().then(|| (file, meta.len()))
+        meta.is_file().then_some((file, meta.len()))
     }
 
     /// Why the cache is not used this run, if it is not: its directory is

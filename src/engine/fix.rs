@@ -134,12 +134,30 @@ impl Check {
     }
 }
 
-/// The top-level keys of a JSON object, in order.
+/// Every key of a JSON document, as paths from the top (`dependencies.x`),
+/// in order: a fix of a value never adds, removes or renames one.
 fn json_keys(text: &str) -> Option<Vec<String>> {
-    match serde_json::from_str::<serde_json::Value>(text).ok()? {
-        serde_json::Value::Object(map) => Some(map.keys().cloned().collect()),
-        _ => None,
+    fn walk(value: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    let path = format!("{at}{}{k}", if at.is_empty() { "" } else { "." });
+                    walk(v, &path, out);
+                    out.push(path);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(v, &format!("{at}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
     }
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut out = Vec::new();
+    walk(&value, "", &mut out);
+    Some(out)
 }
 
 /// Plans the safe fixes of an outcome against the files on disk, and, with
@@ -292,6 +310,43 @@ mod tests {
         Edit {
             span: Span::new(start, end),
             replacement: text.to_string(),
+        }
+    }
+
+    /// Each fix alone keeps the module loading; together they declare
+    /// `decision` twice, an early error Node refuses to load. The second is
+    /// dropped, the first applied.
+    #[test]
+    fn fixes_that_break_the_module_together_are_dropped_one_by_one() {
+        let text = "export async function p(ctx) {\n  await a();\n  await b();\n}\n";
+        let first = [edit(33, 33, "const decision = ")];
+        let second = [edit(46, 46, "const decision = ")];
+        let (fixed, applied, dropped) = apply_verified(text, &[&first, &second], FileKind::Process);
+        assert_eq!((applied, dropped), (1, 1), "{fixed}");
+        assert!(fixed.contains("const decision = await a();"), "{fixed}");
+        assert!(fixed.contains("\n  await b();"), "{fixed}");
+        // A syntax error is dropped too; a module that was already broken
+        // is not judged.
+        let broken = [edit(0, 0, ")")];
+        let (_, applied, dropped) = apply_verified(text, &[&broken], FileKind::Process);
+        assert_eq!((applied, dropped), (0, 1));
+        let (_, applied, dropped) = apply_verified("export (", &[&broken], FileKind::Process);
+        assert_eq!((applied, dropped), (1, 0));
+    }
+
+    #[test]
+    fn a_manifest_fix_must_keep_json_with_the_same_keys() {
+        let text = r#"{"dependencies": {"x": "^1"}}"#;
+        let pin = [edit(24, 26, "1.0.0")];
+        let (fixed, applied, dropped) = apply_verified(text, &[&pin], FileKind::Manifest);
+        assert_eq!((applied, dropped), (1, 0), "{fixed}");
+        for injected in [
+            r#"", "scripts": {"postinstall": "x"}, "y": ""#,
+            r#""}, "scripts": {"postinstall": "x"}, "z": {"y": ""#,
+        ] {
+            let inject = [edit(26, 26, injected)];
+            let (fixed, applied, dropped) = apply_verified(text, &[&inject], FileKind::Manifest);
+            assert_eq!((applied, dropped), (0, 1), "{fixed}");
         }
     }
 

@@ -104,12 +104,21 @@ pub fn loads(text: &str) -> Option<Loads> {
     if text.len() >= (u32::MAX / 2) as usize || nesting_bound(text.as_bytes()) > MAX_NESTING {
         return None;
     }
+    // The parser's errors, then ECMAScript's early errors (a name
+    // declared twice, `await` outside async code…), which only the semantic
+    // pass reports: Node refuses to load a module with either.
     let accepts = |source_type: SourceType, options: oxc_parser::ParseOptions| {
         let arena = Allocator::default();
         let ret = oxc_parser::Parser::new(&arena, text, source_type)
             .with_options(options)
             .parse();
-        !ret.panicked && !ret.diagnostics.has_errors()
+        if ret.panicked || ret.diagnostics.has_errors() {
+            return false;
+        }
+        let semantic = oxc_semantic::SemanticBuilder::new()
+            .with_check_syntax_error(true)
+            .build(&ret.program);
+        !semantic.diagnostics.has_errors()
     };
     let commonjs = oxc_parser::ParseOptions {
         allow_return_outside_function: true,
