@@ -7,7 +7,6 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::Duration;
 
 use common::*;
 
@@ -38,18 +37,7 @@ fn run(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
             let _ = pipe.write_all(&bytes);
         });
     }
-    let id = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(out) => out.unwrap_or_else(|e| panic!("cannot wait for proclint: {e}")),
-        Err(_) => {
-            let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
-            panic!("proclint {args:?} did not finish in 60 s");
-        }
-    }
+    wait_with_deadline(child, &format!("{args:?}"), 60)
 }
 
 // ---- Crashes ------------------------------------------------------------

@@ -33,20 +33,7 @@ fn run_with_deadline(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Output 
     let child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
-    // Read the pipes while waiting: a report larger than the pipe buffer
-    // (SARIF carries every rule's doc) would otherwise block the child.
-    let id = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(Duration::from_secs(120)) {
-        Ok(out) => out.unwrap_or_else(|e| panic!("cannot wait for proclint: {e}")),
-        Err(_) => {
-            let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
-            panic!("proclint {args:?} did not finish in 120 s");
-        }
-    }
+    wait_with_deadline(child, &format!("{args:?}"), 120)
 }
 
 /// (rule, path, line, column) of every diagnostic.

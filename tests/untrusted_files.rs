@@ -10,7 +10,6 @@ mod common;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::Duration;
 
 use common::*;
 
@@ -27,18 +26,7 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run proclint: {e}"));
-    let id = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(out) => out.unwrap_or_else(|e| panic!("cannot wait for proclint: {e}")),
-        Err(_) => {
-            let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
-            panic!("proclint {args:?} did not finish in 60 s");
-        }
-    }
+    wait_with_deadline(child, &format!("{args:?}"), 60)
 }
 
 fn json(dir: &Path, extra: &[&str]) -> Output {

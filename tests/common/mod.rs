@@ -1,7 +1,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::time::Duration;
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -104,4 +105,22 @@ pub fn findings(v: &serde_json::Value) -> Vec<Finding> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Waits for a spawned proclint with a deadline, reading its pipes while it
+/// runs (a report larger than a pipe's buffer would otherwise block it): a
+/// hang fails the test that ran it, not the whole suite.
+pub fn wait_with_deadline(child: Child, what: &str, secs: u64) -> Output {
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(secs)) {
+        Ok(out) => out.unwrap_or_else(|e| panic!("cannot wait for proclint: {e}")),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
+            panic!("proclint {what} did not finish in {secs} s");
+        }
+    }
 }
