@@ -253,7 +253,7 @@ fn a_baseline_must_be_a_small_regular_file() {
     std::fs::create_dir(repo.join("folder.json")).unwrap_or_else(|e| panic!("{e}"));
     for (name, says) in [
         ("fifo.json", "a FIFO"),
-        ("zero.json", "a device"),
+        ("zero.json", "leaving the repository"),
         ("folder.json", "a directory"),
     ] {
         let o = run(&repo, &["check", ".", "--baseline", name]);
@@ -288,4 +288,164 @@ fn an_unreadable_project_config_is_an_error_not_a_fall_back() {
     mkfifo(&repo.join("proclint.toml"));
     let o = run(&repo, &["check", "."]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
+}
+
+/// Second review. `--fix` escaped `${FOO /* ` */}` into template text: the
+/// backtick in the comment then ended the template and the code after it
+/// ran. Only a plain name or path is escaped.
+#[test]
+fn the_escape_fix_never_turns_comment_text_into_code() {
+    let (_dir, repo, _) = project();
+    let evil = "import { execSync } from 'node:child_process';\nexport async function process(inputs, ctx) {\n  execSync(`echo ${FOO /* `); globalThis.pwned = 1; (` */}`);\n  execSync(`echo ${BAR}`);\n}\n";
+    let file = write(&repo, "inj.mjs", evil);
+    let o = run(
+        &repo,
+        &[
+            "check",
+            "--no-cache",
+            "--fix",
+            "--select",
+            "undefined-reference",
+            "inj.mjs",
+        ],
+    );
+    assert!(matches!(code(&o), 0 | 1), "{}", stderr(&o));
+    let fixed = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        fixed.contains("`echo ${FOO /* `); globalThis.pwned"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("`echo \\${BAR}`"), "{fixed}");
+}
+
+/// Second review: a folder link inside a repository, reached by an
+/// absolute path from outside the working directory; a configuration (and
+/// so the cache) in a linked folder.
+#[test]
+fn links_inside_a_repository_are_refused_from_anywhere() {
+    let (dir, repo, outside) = project();
+    std::fs::create_dir(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    symlink(&outside, repo.join("reports")).unwrap_or_else(|e| panic!("{e}"));
+    let target = repo.join("reports/r.json");
+    let target = target.to_string_lossy();
+    let o = run(
+        dir.path(),
+        &[
+            "check",
+            "repo",
+            "--no-cache",
+            "--format",
+            "json",
+            "--output",
+            &target,
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(names(&outside).is_empty(), "{:?}", names(&outside));
+
+    write(&outside, "proclint.toml", "cache-dir = \".\"\n");
+    write(&outside, "project", "precious\n");
+    symlink(&outside, repo.join("cfg")).unwrap_or_else(|e| panic!("{e}"));
+    let o = json(&repo, &["--config", "cfg/proclint.toml"]);
+    assert!(
+        stderr(&o).contains("running without the result cache"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("project")).unwrap_or_default(),
+        "precious\n"
+    );
+}
+
+/// Second review: `proclint.toml` linked to a file outside the repository
+/// was read and quoted (the CI user's environment, on a terminal).
+#[test]
+fn a_config_linked_outside_the_repository_is_not_read() {
+    let (_dir, repo, outside) = project();
+    std::fs::create_dir(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    write(&outside, "secret.toml", "ghp_SECRETKEY_1234 = \"x\"\n");
+    symlink(outside.join("secret.toml"), repo.join("proclint.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = run(&repo, &["check", "."]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("ghp_SECRETKEY"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("leaving the repository"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Second review: control characters of a configuration reached the
+/// terminal in its error snippet.
+#[test]
+fn a_config_error_prints_no_control_characters() {
+    let (_dir, repo, _) = project();
+    write(
+        &repo,
+        "proclint.toml",
+        "\u{1b}[2J\u{1b}]0;TITLE\u{7} = 1\n[rules\n",
+    );
+    let o = run(&repo, &["check", "."]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains('\u{1b}') && !stderr(&o).contains('\u{7}'),
+        "{:?}",
+        stderr(&o)
+    );
+}
+
+/// Second review: a huge `.proclint_cache/project` was read whole (out of
+/// memory); `--output` to a FIFO nobody reads hung; `--output /dev/stdout`
+/// redirected to a file was refused.
+#[test]
+fn huge_entries_lone_fifos_and_dev_stdout() {
+    let (_dir, repo, _) = project();
+    let first = json(&repo, &[]);
+    let entry = repo.join(".proclint_cache/project");
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&entry)
+        .unwrap_or_else(|e| panic!("{e}"));
+    f.set_len(40 << 30).unwrap_or_else(|e| panic!("{e}"));
+    drop(f);
+    let o = json(&repo, &[]);
+    assert_eq!(stdout(&o), stdout(&first));
+
+    mkfifo(&repo.join("out.json"));
+    let o = run(
+        &repo,
+        &[
+            "check",
+            ".",
+            "--no-cache",
+            "--format",
+            "json",
+            "--output",
+            "out.json",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("no reader"), "{}", stderr(&o));
+
+    let to = repo.join("redirected.json");
+    let file = std::fs::File::create(&to).unwrap_or_else(|e| panic!("{e}"));
+    let o = Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args([
+            "check",
+            ".",
+            "--no-cache",
+            "--format",
+            "json",
+            "--output",
+            "/dev/stdout",
+        ])
+        .current_dir(&repo)
+        .stdout(file)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let got = std::fs::read_to_string(&to).unwrap_or_default();
+    assert!(got.contains("unchecked-breakpoint"), "{got}");
 }

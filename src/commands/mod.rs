@@ -111,7 +111,11 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
     Ok(config)
 }
 
-fn report_config_error(e: crate::project::config::ConfigError) {
+fn report_config_error(mut e: crate::project::config::ConfigError) {
+    // The file may be a pull request's: its bytes reach the terminal only
+    // with control characters replaced (same length, so spans still fit).
+    e.text = crate::report::escape::source(&e.text).into_owned();
+    e.message = crate::report::escape::line(&e.message).into_owned();
     if std::io::stderr().is_terminal() {
         eprintln!("{:?}", miette::Report::new(e));
     } else {

@@ -67,6 +67,11 @@ use crate::project::facts::Facts;
 use crate::project::ModuleSummary;
 use crate::source::interned_path;
 
+/// The largest cross-module entry read (its findings for a very large
+/// project are a few megabytes): a committed multi-gigabyte file there is a
+/// miss, not an allocation of its size.
+const MAX_PROJECT_ENTRY: u64 = 512 << 20;
+
 /// Replaces the build identity in the key (tests simulate an upgrade).
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.
@@ -356,6 +361,7 @@ impl Cache {
     ) -> Option<Vec<Diagnostic>> {
         let found = self
             .open_entry(PROJECT_ENTRY)
+            .filter(|(_, size)| *size <= MAX_PROJECT_ENTRY)
             .and_then(|(f, size)| {
                 let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?);
                 std::io::Read::read_to_end(&mut std::io::Read::take(f, size), &mut bytes).ok()?;
@@ -519,6 +525,11 @@ impl Cache {
                         }
                         Err(e) => return Err(format!("cannot read {}: {e}", shown(&at))),
                     }
+                }
+                // The project folder itself, reached through a committed
+                // link (`--config linked/proclint.toml`), is no better.
+                if let Some(link) = crate::source::output::link_on_the_way(&self.dir) {
+                    return Err(format!("{} is a symbolic link", shown(&link)));
                 }
                 let meta = std::fs::symlink_metadata(&self.dir)
                     .ok()

@@ -82,8 +82,11 @@ pub fn apply(text: &str, fixes: &[&[Edit]]) -> (String, usize) {
 /// dropped. Returns the text, the fixes applied and the fixes dropped.
 pub fn apply_verified(text: &str, fixes: &[&[Edit]], kind: FileKind) -> (String, usize, usize) {
     let (fixed, applied) = apply(text, fixes);
-    let Some(check) = Check::of(text, kind) else {
-        return (fixed, applied, 0);
+    let check = match Check::of(text, kind) {
+        Check::Unjudged => return (fixed, applied, 0),
+        // What cannot be verified is not written.
+        Check::Unverifiable => return (text.to_string(), 0, fixes.len()),
+        check => check,
     };
     if applied == 0 || check.holds(&fixed) {
         return (fixed, applied, 0);
@@ -109,18 +112,24 @@ pub fn apply_verified(text: &str, fixes: &[&[Edit]], kind: FileKind) -> (String,
 enum Check {
     Js(crate::js::syntax::oxc::Loads),
     Json(Vec<String>),
+    /// Nothing to keep: a module that already fails to load, a file of a
+    /// kind fixes cannot break (Markdown).
+    Unjudged,
+    /// A module too deeply nested to parse safely, a package.json serde
+    /// cannot read (a lone surrogate npm accepts): its fixes are dropped.
+    Unverifiable,
 }
 
 impl Check {
-    /// `None` when there is nothing to keep: a module that already fails
-    /// to parse, a text too deep to check, a file of another kind.
-    fn of(text: &str, kind: FileKind) -> Option<Check> {
+    fn of(text: &str, kind: FileKind) -> Check {
         match kind {
-            FileKind::Process => crate::js::syntax::oxc::loads(text)
-                .filter(|l| l.module || l.commonjs)
-                .map(Check::Js),
-            FileKind::Manifest => json_keys(text).map(Check::Json),
-            _ => None,
+            FileKind::Process => match crate::js::syntax::oxc::loads(text) {
+                Some(l) if l.module || l.commonjs => Check::Js(l),
+                Some(_) => Check::Unjudged,
+                None => Check::Unverifiable,
+            },
+            FileKind::Manifest => json_keys(text).map_or(Check::Unverifiable, Check::Json),
+            _ => Check::Unjudged,
         }
     }
 
@@ -130,6 +139,8 @@ impl Check {
                 crate::js::syntax::oxc::loads(fixed).is_some_and(|after| before.kept_by(after))
             }
             Check::Json(keys) => json_keys(fixed).as_ref() == Some(keys),
+            Check::Unjudged => true,
+            Check::Unverifiable => false,
         }
     }
 }
@@ -332,6 +343,19 @@ mod tests {
         assert_eq!((applied, dropped), (0, 1));
         let (_, applied, dropped) = apply_verified("export (", &[&broken], FileKind::Process);
         assert_eq!((applied, dropped), (1, 0));
+    }
+
+    /// A CommonJS module is a function's body (`let module` redeclares a
+    /// parameter); a regular expression must compile.
+    #[test]
+    fn commonjs_wrapper_names_and_regular_expressions_are_checked() {
+        let text = "const a = 1;\nmodule.exports = { a };\n";
+        let redeclare = [edit(0, 0, "let module;\n")];
+        let (_, applied, dropped) = apply_verified(text, &[&redeclare], FileKind::Process);
+        assert_eq!((applied, dropped), (0, 1));
+        let regex = [edit(10, 11, "/(/")];
+        let (fixed, applied, dropped) = apply_verified(text, &[&regex], FileKind::Process);
+        assert_eq!((applied, dropped), (0, 1), "{fixed}");
     }
 
     #[test]

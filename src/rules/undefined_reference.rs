@@ -117,7 +117,7 @@ impl Rule for UndefinedReference {
                         "escape it so the shell sees it: `\\${{{name}}}`{}",
                         if in_command(m, t) { "" } else { " (or pass the value in as an argument)" }
                     ));
-                let fix = escape_fix(&nodes, t);
+                let fix = escape_fix(m.src(), &nodes, t);
                 sink.push(match fix {
                     Some(f) => d.with_fix(f),
                     None => d,
@@ -329,7 +329,7 @@ fn in_command(m: &JsModel, template: Node) -> bool {
 /// Escaping every use of the name in the template (`${f}` → `\${f}`) is
 /// what the shell author meant; safe because the string could not be built
 /// before.
-fn escape_fix(nodes: &[Node], template: Node) -> Option<Fix> {
+fn escape_fix(src: &str, nodes: &[Node], template: Node) -> Option<Fix> {
     let mut edits = Vec::new();
     for n in nodes {
         let subst = n.parent()?;
@@ -337,6 +337,26 @@ fn escape_fix(nodes: &[Node], template: Node) -> Option<Fix> {
             continue;
         }
         let s = span(subst);
+        // Escaping makes everything up to the `}` template text: offered
+        // only for a plain name or dotted path (`${HOME}`, `${env.USER}`).
+        // Text inside that is code — a comment holding a backtick, a string
+        // — would end the template there and turn what follows into code.
+        let inner = src
+            .get(s.start + 2..s.end.saturating_sub(1))
+            .map(str::trim)
+            .unwrap_or("");
+        let plain = !inner.is_empty()
+            && inner.split('.').all(|part| {
+                part.chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+                    && part
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            });
+        if !plain {
+            return None;
+        }
         edits.push(Edit {
             span: Span::new(s.start, s.start),
             replacement: "\\".to_string(),

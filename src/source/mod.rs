@@ -469,10 +469,36 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// The repository a path is in: the nearest folder at or above its folder
+/// that holds a `.git`, else its folder (both resolved).
+pub fn repository_of(path: &Path) -> Option<std::path::PathBuf> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let folder = std::fs::canonicalize(folder).ok()?;
+    let repo = folder
+        .ancestors()
+        .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
+        .map(Path::to_path_buf);
+    Some(repo.unwrap_or(folder))
+}
+
 /// [`read_regular`] of a small UTF-8 file proclint takes data from (a
 /// configuration, a baseline), with the message to show when it cannot.
+///
+/// A file that is a symbolic link must lead inside the repository holding
+/// the link (the nearest folder above it with a `.git`, else its folder): a
+/// committed `proclint.toml` → `/proc/self/environ` or `~/.ssh/…` would
+/// otherwise be read and quoted in the error it gives.
 pub fn read_small_file(path: &Path, limit: u64) -> Result<String, String> {
-    let bytes = read_regular(path, limit, None).map_err(|e| format!("cannot read: {e}"))?;
+    let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let repository = linked.then(|| repository_of(path)).flatten();
+    if linked && repository.is_none() {
+        return Err("cannot read: a symbolic link whose folder cannot be resolved".into());
+    }
+    let within = repository.as_deref().map(|r| (r, "the repository"));
+    let bytes = read_regular(path, limit, within).map_err(|e| format!("cannot read: {e}"))?;
     String::from_utf8(bytes).map_err(|_| "cannot read: not UTF-8".to_string())
 }
 

@@ -73,21 +73,30 @@ pub fn write_file_with(
     replace: Replace,
     emit: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let existing = std::fs::metadata(path).ok();
-    let special = existing
-        .as_ref()
-        .is_some_and(|m| !m.is_file() && !m.is_dir());
-    let named_device = path.is_absolute() && path.starts_with("/dev");
-    if !(special && named_device) {
-        refuse_links(path)?;
+    // A device path the user typed (`--output /dev/stdout`, `/dev/null`,
+    // `/dev/stderr`) is written into as it is, whatever it leads to (a
+    // terminal, a pipe, the file the shell redirected to).
+    if path.is_absolute() && path.starts_with("/dev") {
+        let mut out = std::io::BufWriter::new(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(path)?,
+        );
+        emit(&mut out)?;
+        return out.flush();
     }
+    refuse_links(path)?;
+    let existing = std::fs::metadata(path).ok();
     let target = path.to_path_buf();
-    // A device or FIFO (`--output /dev/null`, `/dev/stdout`, a named pipe)
-    // is written into: renaming a temporary file over it would replace it
-    // with a regular file (as root, `/dev/null` itself).
-    if special {
-        let mut out =
-            std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&target)?);
+    // A device or FIFO is written into: renaming a temporary file over it
+    // would replace it with a regular file. A FIFO is opened without
+    // waiting for a reader (none is an error, not a hang).
+    if existing
+        .as_ref()
+        .is_some_and(|m| !m.is_file() && !m.is_dir())
+    {
+        let mut out = std::io::BufWriter::new(open_special(&target)?);
         emit(&mut out)?;
         return out.flush();
     }
@@ -164,42 +173,83 @@ pub fn write_file_with(
     Ok(())
 }
 
-/// Fails when `path`, or a folder on the way to it below the working
-/// directory, is a symbolic link.
-fn refuse_links(path: &Path) -> std::io::Result<()> {
-    let cwd = std::env::current_dir().ok();
-    let below = match (path.is_absolute(), &cwd) {
-        (false, _) => Some(path),
-        (true, Some(cwd)) => path.strip_prefix(cwd).ok(),
-        (true, None) => None,
-    };
-    let mut at = match (path.is_absolute(), &cwd) {
-        (true, Some(cwd)) if below.is_some() => cwd.clone(),
-        _ => std::path::PathBuf::new(),
-    };
-    // An absolute path outside the working directory was named by the user
-    // (not found in the tree): only its last component is checked.
-    let parts: Vec<_> = match below {
-        Some(rel) => rel.components().collect(),
-        None => {
-            at = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            path.file_name()
-                .map(|n| vec![std::path::Component::Normal(n)])
-                .unwrap_or_default()
+/// Opens a FIFO or device for writing without blocking on the open, then
+/// writes block as usual.
+fn open_special(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::io::AsRawFd;
+        options.custom_flags(libc::O_NONBLOCK);
+        let file = options.open(path).map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENXIO) {
+                std::io::Error::other(format!(
+                    "{}: a FIFO with no reader",
+                    super::printable(&path.display().to_string())
+                ))
+            } else {
+                e
+            }
+        })?;
+        // SAFETY: fcntl on a descriptor this function owns; only the
+        // O_NONBLOCK status flag is cleared.
+        let fd = file.as_raw_fd();
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags >= 0 {
+            unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) };
         }
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    options.open(path)
+}
+
+/// Fails when `path`, or a folder on the way to it, is a symbolic link.
+fn refuse_links(path: &Path) -> std::io::Result<()> {
+    match link_on_the_way(path) {
+        Some(at) => Err(std::io::Error::other(format!(
+            "{} is a symbolic link; proclint does not write through links it did not \
+             create (not written: {})",
+            super::printable(&at.display().to_string()),
+            super::printable(&path.display().to_string())
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The first symbolic link among `path` and the folders on the way to it
+/// that a checked-out tree could hold: those below the working directory
+/// when `path` is inside it, else those below the nearest folder holding a
+/// `.git` (a repository: `-o $GITHUB_WORKSPACE/reports/x.sarif` run from
+/// elsewhere), else `path` itself. The folders above are the machine's,
+/// not the pull request's (`/tmp` may well be a link).
+pub fn link_on_the_way(path: &Path) -> Option<std::path::PathBuf> {
+    let cwd = std::env::current_dir().ok();
+    let absolute = match (&cwd, path.is_absolute()) {
+        (Some(cwd), false) => cwd.join(path),
+        _ => path.to_path_buf(),
     };
-    for part in parts {
+    let base = cwd
+        .filter(|c| absolute.starts_with(c))
+        .or_else(|| {
+            absolute
+                .ancestors()
+                .skip(1)
+                .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
+                .map(Path::to_path_buf)
+        })
+        .or_else(|| absolute.parent().map(Path::to_path_buf))?;
+    let rel = absolute.strip_prefix(&base).ok()?;
+    let mut at = base.clone();
+    for part in rel.components() {
         at.push(part);
         if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(std::io::Error::other(format!(
-                "{} is a symbolic link; proclint does not write through links it did not \
-                 create (not written: {})",
-                super::printable(&at.display().to_string()),
-                super::printable(&path.display().to_string())
-            )));
+            return Some(at);
         }
     }
-    Ok(())
+    None
 }
 
 #[cfg(unix)]

@@ -101,14 +101,42 @@ pub struct Loads {
 }
 
 pub fn loads(text: &str) -> Option<Loads> {
-    if text.len() >= (u32::MAX / 2) as usize || nesting_bound(text.as_bytes()) > MAX_NESTING {
+    // Each level of nesting is at least a byte, so a text this short cannot
+    // recurse deeper than a large stack holds, even where the pre-scan
+    // gives up; longer texts the pre-scan cannot bound are not judged.
+    const CHECKABLE: usize = 512 << 10;
+    if text.len() >= (u32::MAX / 2) as usize {
         return None;
     }
-    // The parser's errors, then ECMAScript's early errors (a name
-    // declared twice, `await` outside async code…), which only the semantic
-    // pass reports: Node refuses to load a module with either.
-    let accepts = |source_type: SourceType, options: oxc_parser::ParseOptions| {
+    if nesting_bound(text.as_bytes()) <= MAX_NESTING {
+        return Some(loads_unbounded(text));
+    }
+    if text.len() > CHECKABLE {
+        return None;
+    }
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn({
+            let text = text.to_string();
+            move || loads_unbounded(&text)
+        })
+        .ok()?
+        .join()
+        .ok()
+}
+
+/// [`loads`] without the guard against deep nesting.
+fn loads_unbounded(text: &str) -> Loads {
+    // The parser's errors (regular expressions validated too), then
+    // ECMAScript's early errors (a name declared twice, `await` outside
+    // async code…), which only the semantic pass reports: Node refuses to
+    // load a module with either.
+    let accepts = |source_type: SourceType, text: &str| {
         let arena = Allocator::default();
+        let options = oxc_parser::ParseOptions {
+            parse_regular_expression: true,
+            ..oxc_parser::ParseOptions::default()
+        };
         let ret = oxc_parser::Parser::new(&arena, text, source_type)
             .with_options(options)
             .parse();
@@ -120,14 +148,19 @@ pub fn loads(text: &str) -> Option<Loads> {
             .build(&ret.program);
         !semantic.diagnostics.has_errors()
     };
-    let commonjs = oxc_parser::ParseOptions {
-        allow_return_outside_function: true,
-        ..oxc_parser::ParseOptions::default()
+    // CommonJS compiles the module as the body of a function of these
+    // parameters: `return` is allowed at the top, and `let module` is a
+    // redeclaration. A `#!` line is dropped first, as Node does.
+    let body = match text.strip_prefix("#!") {
+        Some(rest) => rest.find(['\n', '\r']).map_or("", |i| &rest[i..]),
+        None => text,
     };
-    Some(Loads {
-        module: accepts(SourceType::mjs(), oxc_parser::ParseOptions::default()),
-        commonjs: accepts(SourceType::script(), commonjs),
-    })
+    let wrapped =
+        format!("(function (exports, require, module, __filename, __dirname) {{\n{body}\n}});");
+    Loads {
+        module: accepts(SourceType::mjs(), text),
+        commonjs: accepts(SourceType::script(), &wrapped),
+    }
 }
 
 impl Loads {
