@@ -5,7 +5,8 @@ use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::analysis::effects::method_path;
 use crate::js::model::context_api::{
-    closest_method, CONTEXT_METHODS, CONTEXT_PROPERTIES, EFFECT_METHODS_NOT_ON_TASK_CONTEXT,
+    closest_method, member_shape, shape_has, MemberShape, CONTEXT_METHODS, CONTEXT_PROPERTIES,
+    EFFECT_METHODS_NOT_ON_TASK_CONTEXT, OBJECT_MEMBERS,
 };
 use crate::js::syntax::span;
 use crate::js::EffectKind;
@@ -70,13 +71,17 @@ impl Rule for UnknownContextMethod {
                 Some((h, r)) => (h, Some(r)),
                 None => (method, None),
             };
-            // `ctx.runId.toString()`, `ctx.task.bind(ctx)`: a method of a
-            // known member, not of the context. `parallel` is the one
-            // namespace whose members are context methods.
-            if rest.is_some()
-                && head != "parallel"
-                && (CONTEXT_PROPERTIES.contains(&head) || known_refs.contains(&head))
-            {
+            // `ctx.log.info(…)`, `ctx.parallel.race(…)`: a member of a value
+            // the SDK puts on the context, which that value must have.
+            if let (Some(member), Some(shape)) = (rest, member_shape(head)) {
+                if !has_member(shape, head, member, &known_refs) && !optional_call(call.node) {
+                    report_member(cx, sink, call.callee, shape, head, member, &known_refs);
+                }
+                continue;
+            }
+            // `ctx.logger.info(…)` where a fork adds `logger`: its shape is
+            // not known.
+            if rest.is_some() && known_refs.contains(&head) {
                 continue;
             }
             if rest.is_none() && CONTEXT_PROPERTIES.contains(&head) {
@@ -162,8 +167,96 @@ impl Rule for UnknownContextMethod {
     }
 }
 
-/// Members every object has; reading them from the context is deliberate.
-const OBJECT_MEMBERS: &[&str] = &["constructor", "toString", "hasOwnProperty", "valueOf"];
+/// Whether the context's `head` (of `shape`) has `member`: by its nature
+/// (`ctx.log.bind`, `ctx.runId.slice`) or, for a namespace, as a known
+/// method (`parallel.all`, or a fork's `parallel.race` from `extra-methods`).
+fn has_member(shape: MemberShape, head: &str, member: &str, known: &[&str]) -> bool {
+    shape_has(shape, member) || namespace_members(head, known).contains(&member)
+}
+
+/// `all`, `map`: the known methods under `head.`.
+fn namespace_members<'k>(head: &str, known: &[&'k str]) -> Vec<&'k str> {
+    known
+        .iter()
+        .filter_map(|k| k.strip_prefix(head)?.strip_prefix('.'))
+        .collect()
+}
+
+/// `f?.(…)`: calling an undefined member this way gives `undefined`
+/// instead of throwing.
+fn optional_call(call: crate::js::syntax::tree::Node) -> bool {
+    call.field("optional_chain").is_some()
+}
+
+/// `ctx.log.info(…)`: a call of a member that a context value does not have.
+fn report_member(
+    cx: &JsContext,
+    sink: &mut Sink,
+    callee: crate::js::syntax::tree::Node,
+    shape: MemberShape,
+    head: &str,
+    member: &str,
+    known: &[&str],
+) {
+    let m = cx.model;
+    let root = method_path(m, callee).map_or("ctx", |(r, _)| m.text(r));
+    let value = format!("{root}.{head}");
+    let what = match shape {
+        MemberShape::Function => format!("`{value}` is a function"),
+        MemberShape::String => format!("`{value}` is a string"),
+        MemberShape::Namespace => {
+            let own = namespace_members(head, known);
+            let names: Vec<String> = own.iter().map(|n| format!("`{n}`")).collect();
+            match names.split_last() {
+                Some((last, [])) => format!("`{value}` has only {last}"),
+                Some((last, rest)) => format!("`{value}` has only {} and {last}", rest.join(", ")),
+                None => format!("`{value}` is an object"),
+            }
+        }
+    };
+    let help = match (shape, head) {
+        (MemberShape::Function, "log") => format!(
+            "call `{value}('…')`: it takes a message, or a label and a message \
+             (`{value}('{member}', '…')`); it has no levels"
+        ),
+        (MemberShape::Function, "now") => {
+            format!("call it first: `{value}()` returns a `Date` (`{value}().{member}(…)`)")
+        }
+        (MemberShape::Function, _) => format!("call `{value}(…)` itself"),
+        (MemberShape::Namespace, _) => {
+            let own = namespace_members(head, known);
+            match closest_method(member, &own) {
+                Some(s) => format!("did you mean `{value}.{s}(…)`?"),
+                None => {
+                    let calls: Vec<String> =
+                        own.iter().map(|n| format!("`{value}.{n}(…)`")).collect();
+                    let mut help = format!("use {}", calls.join(" or "));
+                    if head == "parallel" {
+                        help.push_str(
+                            ": `all` runs every thunk and resolves with all their results, `map` \
+                             does the same over a list; the SDK has no race",
+                        );
+                    }
+                    help
+                }
+            }
+        }
+        (MemberShape::String, "runDir" | "artifactsDir") => {
+            format!("`{value}` is a path: build paths from it with `path.join({value}, …)`")
+        }
+        (MemberShape::String, _) => format!("use `{value}` as the string it is"),
+    };
+    sink.push(
+        sink.diag(
+            span(callee),
+            format!(
+                "{what}: `{value}.{member}` is undefined, so the call throws a TypeError when \
+                 the process reaches it"
+            ),
+        )
+        .with_help(help),
+    );
+}
 
 /// `ctx.workspaceDir`, `ctx.cwd`, …: a read of a member the process context
 /// does not have (calls are reported as unknown methods above).
@@ -276,4 +369,119 @@ fn list(names: &[&str]) -> String {
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::engine::discover::FileKind;
+    use crate::engine::lint_text;
+    use std::path::Path;
+
+    const HEADER: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+        export const t = defineTask('t', () => ({ kind: 'shell', title: 'T', labels: ['t'] }));\n";
+
+    fn check_with(body: &str, config: &Config) -> Vec<String> {
+        let text = format!("{HEADER}{body}");
+        lint_text("process.js", FileKind::Process, text, config)
+            .into_iter()
+            .filter(|d| d.rule == ID)
+            .map(|d| format!("{} | {}", d.message, d.help.unwrap_or_default()))
+            .collect()
+    }
+
+    fn check(body: &str) -> Vec<String> {
+        check_with(body, &Config::default())
+    }
+
+    fn process(lines: &str) -> String {
+        format!(
+            "export async function process(inputs, ctx) {{\n  await ctx.task(t, {{}}, {{ key: 'a' }});\n{lines}\n  return {{}};\n}}\n"
+        )
+    }
+
+    #[test]
+    fn log_is_a_function_without_levels() {
+        let found = check(&process(
+            "  ctx.log.info('start');\n  ctx.log?.warn('careful');",
+        ));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with(
+            "`ctx.log` is a function: `ctx.log.info` is undefined, so the call throws a TypeError"
+        ));
+        assert!(found[0].contains("call `ctx.log('…')`"), "{}", found[0]);
+        assert!(
+            found[1].contains("`ctx.log.warn` is undefined"),
+            "{}",
+            found[1]
+        );
+    }
+
+    #[test]
+    fn parallel_has_only_all_and_map() {
+        let found = check(&process(
+            "  await ctx.parallel.race([() => ctx.task(t, {}, { key: 'r' })]);\n  await ctx.parallel.any([]);",
+        ));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with(
+            "`ctx.parallel` has only `all` and `map`: `ctx.parallel.race` is undefined"
+        ));
+        assert!(
+            found[1].contains("`ctx.parallel.any` is undefined"),
+            "{}",
+            found[1]
+        );
+    }
+
+    #[test]
+    fn strings_and_functions_keep_their_own_members() {
+        let found = check(&process(
+            "  const f = ctx.log.bind(ctx);\n  ctx.task.call(null, t, {});\n  ctx.runId.slice(0, 8);\n  ctx.runDir.split('/');\n  ctx.now().toISOString();\n  ctx.parallel.hasOwnProperty('all');\n  ctx.log.info?.('x');",
+        ));
+        assert!(found.is_empty(), "{found:#?}");
+        let found = check(&process(
+            "  ctx.runDir.join('x');\n  ctx.now.toISOString();",
+        ));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with("`ctx.runDir` is a string"),
+            "{}",
+            found[0]
+        );
+        assert!(
+            found[1].contains("`ctx.now()` returns a `Date`"),
+            "{}",
+            found[1]
+        );
+    }
+
+    #[test]
+    fn extra_methods_are_members_too() {
+        let config = Config::parse(
+            "[rules.unknown-context-method]\nextra-methods = [\"log.info\", \"parallel.race\", \"logger\"]\n",
+            Path::new("proclint.toml"),
+            ".".into(),
+            &crate::rules::Registry,
+        )
+        .unwrap();
+        let body = process(
+            "  ctx.log.info('x');\n  await ctx.parallel.race([]);\n  ctx.logger.info('y');\n  await ctx.parallel.any([]);",
+        );
+        let found = check_with(&body, &config);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].starts_with("`ctx.parallel` has only `all`, `map` and `race`"),
+            "{}",
+            found[0]
+        );
+    }
+
+    #[test]
+    fn a_factory_context_is_not_the_process_context() {
+        let body = "export const u = defineTask('u', (args, ctx) => {\n  ctx.log.info('building');\n  return { kind: 'shell', title: 'U', labels: ['u'] };\n});\n"
+            .to_string()
+            + &process("  ctx.log('ok');");
+        assert!(check(&body).is_empty());
+    }
 }

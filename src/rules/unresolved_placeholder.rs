@@ -152,16 +152,24 @@ impl Rule for UnresolvedPlaceholder {
             ranges.push(fm.yaml_span.clone());
         }
         ranges.extend(cx.skill.doc.blocks.iter().map(|b| b.span.clone()));
+        // Headings are read as the body is (`# Reviewer for {{AGENT_NAME}}`).
+        ranges.extend(cx.skill.doc.headings.iter().map(|h| h.span.clone()));
+        let mut reported: Vec<usize> = Vec::new();
         for r in ranges {
             let Some(slice) = text.get(r.clone()) else {
                 continue;
             };
-            // One finding per block: the first placeholder in it.
+            // One finding per block or heading: the first placeholder in it.
             if let Some((offset, name)) = outside_inline_code(slice)
                 .into_iter()
                 .find(|(o, _)| !talks_about_templates(slice, *o))
             {
                 let start = r.start + offset;
+                // A heading inside a list item is in the item's block too.
+                if reported.contains(&start) {
+                    continue;
+                }
+                reported.push(start);
                 sink.push(
                     sink.diag(
                         Span::new(start, start + name.len()),
@@ -336,4 +344,45 @@ fn talks_about_templates(text: &str, at: usize) -> bool {
     let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
     let line = text[start..end].to_ascii_lowercase();
     META_WORDS.iter().any(|w| line.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::discover::FileKind;
+    use crate::engine::lint_text;
+    use crate::project::config::Config;
+
+    fn check(text: &str) -> Vec<String> {
+        lint_text(
+            "skills/review/SKILL.md",
+            FileKind::Skill,
+            text.to_string(),
+            &Config::default(),
+        )
+        .into_iter()
+        .filter(|d| d.rule == super::META.id)
+        .map(|d| d.message)
+        .collect()
+    }
+
+    const FRONT: &str = "---\nname: review\ndescription: Reviews a change.\n---\n";
+
+    #[test]
+    fn headings_are_read_like_the_body() {
+        let found = check(&format!(
+            "{FRONT}# Reviewer for {{{{AGENT_NAME}}}}\n\nReview it.\n\nOwner {{{{owner}}}}\n---------\n"
+        ));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0]
+            .starts_with("`{{AGENT_NAME}}` is never filled in: a SKILL.md is read as written"));
+        assert!(found[1].starts_with("`{{owner}}` is never filled in"));
+    }
+
+    #[test]
+    fn headings_quoting_or_naming_templates_are_left_alone() {
+        let found = check(&format!(
+            "{FRONT}# The `{{{{version}}}}` title\n\n## Keep the {{{{date}}}} placeholder\n\nText.\n"
+        ));
+        assert!(found.is_empty(), "{found:#?}");
+    }
 }

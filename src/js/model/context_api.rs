@@ -23,6 +23,123 @@ pub const CONTEXT_METHODS: &[&str] = &[
 /// Plain (non-callable) properties of the process context.
 pub const CONTEXT_PROPERTIES: &[&str] = &["runId", "runDir", "artifactsDir"];
 
+/// What a member of the process context holds, as the SDK's
+/// `createProcessContext` (`runtime/processContext.ts`) builds it: the
+/// methods are arrow functions, `parallel` is a plain object of `all` and
+/// `map`, and the properties are strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberShape {
+    /// A function (`ctx.log`, `ctx.task`, `ctx.now`, …): only what every
+    /// function has (`call`, `apply`, `bind`, …).
+    Function,
+    /// A plain object whose own members are the dotted entries of the
+    /// method list (`parallel.all`, `parallel.map`), plus what every
+    /// object has.
+    Namespace,
+    /// A string (`ctx.runId`, `ctx.runDir`, `ctx.artifactsDir`).
+    String,
+}
+
+/// The shape of the process context's member `name`, if the SDK defines it.
+pub fn member_shape(name: &str) -> Option<MemberShape> {
+    if CONTEXT_PROPERTIES.contains(&name) {
+        return Some(MemberShape::String);
+    }
+    let prefix = |m: &&str| m.strip_prefix(name).is_some_and(|r| r.starts_with('.'));
+    if CONTEXT_METHODS.iter().any(prefix) {
+        return Some(MemberShape::Namespace);
+    }
+    CONTEXT_METHODS
+        .contains(&name)
+        .then_some(MemberShape::Function)
+}
+
+/// `Object.prototype`'s members: every context value has them.
+pub const OBJECT_MEMBERS: &[&str] = &[
+    "constructor",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toLocaleString",
+    "toString",
+    "valueOf",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "__proto__",
+];
+
+/// `Function.prototype`'s members and an arrow function's own (`length`,
+/// `name`), besides [`OBJECT_MEMBERS`].
+pub const FUNCTION_MEMBERS: &[&str] = &["apply", "bind", "call", "length", "name"];
+
+/// `String.prototype`'s members (ECMAScript 2024, Annex B included),
+/// besides [`OBJECT_MEMBERS`].
+pub const STRING_MEMBERS: &[&str] = &[
+    "length",
+    "at",
+    "charAt",
+    "charCodeAt",
+    "codePointAt",
+    "concat",
+    "endsWith",
+    "includes",
+    "indexOf",
+    "isWellFormed",
+    "lastIndexOf",
+    "localeCompare",
+    "match",
+    "matchAll",
+    "normalize",
+    "padEnd",
+    "padStart",
+    "repeat",
+    "replace",
+    "replaceAll",
+    "search",
+    "slice",
+    "split",
+    "startsWith",
+    "substr",
+    "substring",
+    "toLocaleLowerCase",
+    "toLocaleUpperCase",
+    "toLowerCase",
+    "toUpperCase",
+    "toWellFormed",
+    "trim",
+    "trimEnd",
+    "trimLeft",
+    "trimRight",
+    "trimStart",
+    "anchor",
+    "big",
+    "blink",
+    "bold",
+    "fixed",
+    "fontcolor",
+    "fontsize",
+    "italics",
+    "link",
+    "small",
+    "strike",
+    "sub",
+    "sup",
+];
+
+/// Whether a value of `shape` has `member` by nature (what its prototype
+/// gives it). A namespace's own members are the method list's dotted
+/// entries, which the caller checks with the configured extras.
+pub fn shape_has(shape: MemberShape, member: &str) -> bool {
+    OBJECT_MEMBERS.contains(&member)
+        || match shape {
+            MemberShape::Function => FUNCTION_MEMBERS.contains(&member),
+            MemberShape::Namespace => false,
+            MemberShape::String => STRING_MEMBERS.contains(&member),
+        }
+}
+
 /// Methods that request an effect from the orchestrator. Until the effect is
 /// resolved the SDK signals "pending" by throwing from these calls; `halt`
 /// throws its own halted signal.
@@ -160,6 +277,22 @@ mod tests {
         assert_eq!(closest_method("frobnicate", CONTEXT_METHODS), None);
         // An alias whose target a fork removed falls back to distance.
         assert_eq!(closest_method("agent", &["agents"]), Some("agents"));
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(member_shape("log"), Some(MemberShape::Function));
+        assert_eq!(member_shape("now"), Some(MemberShape::Function));
+        assert_eq!(member_shape("parallel"), Some(MemberShape::Namespace));
+        assert_eq!(member_shape("runDir"), Some(MemberShape::String));
+        assert_eq!(member_shape("par"), None);
+        assert_eq!(member_shape("logger"), None);
+        assert!(shape_has(MemberShape::Function, "bind"));
+        assert!(!shape_has(MemberShape::Function, "info"));
+        assert!(shape_has(MemberShape::Namespace, "hasOwnProperty"));
+        assert!(!shape_has(MemberShape::Namespace, "race"));
+        assert!(shape_has(MemberShape::String, "slice"));
+        assert!(!shape_has(MemberShape::String, "join"));
     }
 
     #[test]
