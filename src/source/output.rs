@@ -59,8 +59,8 @@ pub fn write_atomic_with(
 /// create: proclint runs on pull requests, and a committed link (a report
 /// path, a linked process module, a linked folder on the way) would send
 /// the write anywhere the user can write. A link at `path` or on the way
-/// to it (below the working directory) is refused, except a device or FIFO
-/// named by an absolute `/dev/` path (`--output /dev/stdout`). The
+/// to it ([`link_on_the_way`]) is refused; an absolute `/dev/…` path the
+/// user typed (`--output /dev/stdout`) is written into as it is. The
 /// replaced file's mode, owner and group are kept where
 /// permitted (a rename would leave the temporary file's, e.g. a 0640
 /// group file turned 0644 and world-readable); a read-only file, or one
