@@ -1348,3 +1348,39 @@ fn release_workflow_builds_every_target_and_publishes_in_order() {
     // The sums file the action reads.
     assert!(text.contains("proclint-v$VERSION-sha256sums.txt"));
 }
+
+/// What the npm launcher and its README tell a user who has to build from
+/// source names the Rust version Cargo.toml requires (it said 1.89 while
+/// the crate needed 1.95).
+#[test]
+fn install_hints_name_the_rust_version_cargo_requires() {
+    let cargo = read("Cargo.toml");
+    let version = cargo
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = \""))
+        .and_then(|v| v.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("no rust-version in Cargo.toml"));
+    for file in [
+        "npm/proclint/bin/proclint",
+        "npm/proclint/README.md",
+        "README.md",
+    ] {
+        let text = read(file);
+        let named: Vec<&str> = text
+            .match_indices("Rust ")
+            .filter_map(|(i, _)| {
+                let rest = &text[i + 5..];
+                let end = rest
+                    .find(|c: char| !c.is_ascii_digit() && c != '.')
+                    .unwrap_or(rest.len());
+                let v = rest[..end].trim_end_matches('.');
+                v.contains('.').then_some(v)
+            })
+            .collect();
+        assert!(!named.is_empty(), "{file} names no Rust version");
+        assert!(
+            named.iter().all(|v| *v == version),
+            "{file} names Rust {named:?}, Cargo.toml requires {version}"
+        );
+    }
+}
