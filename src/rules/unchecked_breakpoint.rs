@@ -49,6 +49,9 @@ impl Rule for UncheckedBreakpoint {
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
+        // Names the fixes of this module declare, per scope: two unbound
+        // breakpoints in one function must not both become `decision`.
+        let mut handed_out: std::collections::HashSet<(usize, String)> = Default::default();
         let m = cx.model;
         for effect in m.effects_of(EffectKind::Breakpoint) {
             let call = &m.calls[effect.call];
@@ -93,7 +96,8 @@ impl Rule for UncheckedBreakpoint {
                     stmt.parent()
                         .filter(|p| p.kind_str() == "expression_statement")
                 };
-                if let Some(fix) = stmt.and_then(|st| guard_fix(m, call, st, None)) {
+                if let Some(fix) = stmt.and_then(|st| guard_fix(m, call, st, None, &mut handed_out))
+                {
                     d = d.with_fix(fix);
                 }
                 sink.push(d);
@@ -116,7 +120,7 @@ impl Rule for UncheckedBreakpoint {
                     .with_related(sink.location(span(binding.node)), "assigned here")
                     .with_help(help(callee, &binding.name));
                 if let Some(fix) = declaration_statement(binding.node)
-                    .and_then(|st| guard_fix(m, call, st, Some(&binding.name)))
+                    .and_then(|st| guard_fix(m, call, st, Some(&binding.name), &mut handed_out))
                 {
                     d = d.with_fix(fix);
                 }
@@ -159,6 +163,7 @@ fn guard_fix(
     call: &crate::js::model::Call,
     stmt: Node,
     bind: Option<&str>,
+    handed_out: &mut std::collections::HashSet<(usize, String)>,
 ) -> Option<Fix> {
     let src = m.src();
     let line_start = src[..stmt.start_byte()].rfind('\n').map_or(0, |i| i + 1);
@@ -186,7 +191,7 @@ fn guard_fix(
             if !in_async {
                 return None;
             }
-            let var = fresh_name(m, call.scope, "decision");
+            let var = fresh_name(m, call.scope, "decision", handed_out);
             Edit {
                 span: span(stmt),
                 replacement: format!("const {var} = await {};{}", m.text(call.node), guard(&var)),
@@ -200,14 +205,21 @@ fn guard_fix(
     })
 }
 
-/// `decision`, or `decision2`, … when the name is taken in scope.
-fn fresh_name(m: &JsModel, scope: usize, base: &str) -> String {
+/// `decision`, or `decision2`, … when the name is taken in scope or
+/// handed to another fix in the same scope.
+fn fresh_name(
+    m: &JsModel,
+    scope: usize,
+    base: &str,
+    handed_out: &mut std::collections::HashSet<(usize, String)>,
+) -> String {
     let mut name = base.to_string();
     let mut n = 2;
-    while m.scopes.lookup(scope, &name).is_some() {
+    while m.scopes.lookup(scope, &name).is_some() || handed_out.contains(&(scope, name.clone())) {
         name = format!("{base}{n}");
         n += 1;
     }
+    handed_out.insert((scope, name.clone()));
     name
 }
 
@@ -288,4 +300,36 @@ fn success_overwrite<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<(Node<'t>, S
     }
     let target = m.text(assign.field("left")?).to_string();
     Some((next, format!("{target} = {}", m.text(right))))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Edit;
+    use crate::engine::discover::FileKind;
+    use crate::engine::fix;
+    use crate::engine::lint_text;
+    use crate::project::config::Config;
+
+    /// Two unbound breakpoints in one function both became `const decision`:
+    /// applied together, the module no longer loaded.
+    #[test]
+    fn fixes_in_one_scope_declare_distinct_names() {
+        let src = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'A?', title: 'a' });\n  await ctx.breakpoint({ question: 'B?', title: 'b' });\n}\n";
+        let mut config = Config::default();
+        config.select = Some(vec!["unchecked-breakpoint".into()]);
+        let found = lint_text("p.js", FileKind::Process, src.to_string(), &config);
+        let edits: Vec<&[Edit]> = found
+            .iter()
+            .filter_map(|d| d.fix.as_ref().map(|f| f.edits.as_slice()))
+            .collect();
+        assert_eq!(edits.len(), 2, "{found:?}");
+        let (fixed, applied) = fix::apply(src, &edits);
+        assert_eq!(applied, 2);
+        assert!(
+            fixed.contains("const decision = ") && fixed.contains("const decision2 = "),
+            "{fixed}"
+        );
+        let loads = crate::js::syntax::oxc::loads(&fixed).unwrap_or_else(|| panic!("unjudged"));
+        assert!(loads.module, "{fixed}");
+    }
 }
