@@ -139,22 +139,13 @@ pub(super) fn note(
     msg: String,
 ) -> FileOutcome {
     FileOutcome {
-        display: c.display.clone(),
-        path: c.path.clone(),
-        kind: c.kind,
-        lines: 0,
-        report,
         diagnostics: vec![Diagnostic::new(
             rule,
             config.severity_of(rule).unwrap_or(Severity::Info),
             whole_file(c.display.clone()),
             msg,
         )],
-        directives: Vec::new(),
-        summary: None,
-        facts: None,
-        hash: None,
-        cache_key: None,
+        ..FileOutcome::empty(c, report)
     }
 }
 

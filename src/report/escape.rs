@@ -16,36 +16,10 @@
 //! JSON and SARIF need none of this: their strings are JSON-escaped.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
-/// Characters no text output writes as they are: control characters (C0,
-/// DEL, C1), the line and paragraph separators, and the bidirectional
-/// controls (which reorder what a terminal or browser shows).
-pub fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{2028}'
-                | '\u{2029}'
-                | '\u{061c}'
-                | '\u{200e}'
-                | '\u{200f}'
-                | '\u{202a}'..='\u{202e}'
-                | '\u{2066}'..='\u{2069}'
-        )
-}
-
-/// `c` as a visible escape: `\n`, `\r`, `\t`, else `\u{1b}`.
-pub fn push_visible(out: &mut String, c: char) {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c => {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        }
-    }
-}
+// The characters no text output writes as they are, and how they are
+// shown: shared with the messages proclint itself prints.
+pub use crate::source::{is_unsafe, push_visible};
 
 /// Plain text on one line, as `pretty`, `concise` and `proclint runs`
 /// write input: unsafe characters as visible escapes ([`push_visible`]), a

@@ -449,19 +449,47 @@ pub fn file_type_name(t: &std::fs::FileType) -> &'static str {
     }
 }
 
-/// `text` with control characters (C0, DEL, C1; line and paragraph
-/// separators) written as `\u{…}` escapes, for a message on a terminal or
-/// in a CI log: a file name or a value from a pull request must not move
-/// the cursor, ring, or start a line of its own.
+/// Characters no text output writes as they are: control characters (C0,
+/// DEL, C1), the line and paragraph separators, and the bidirectional
+/// controls (which reorder what a terminal or browser shows).
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `c` as a visible escape: `\n`, `\r`, `\t`, else `\u{1b}`.
+pub fn push_visible(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c => {
+            let _ = std::fmt::Write::write_fmt(out, format_args!("\\u{{{:x}}}", u32::from(c)));
+        }
+    }
+}
+
+/// `text` with the characters of [`is_unsafe`] as visible escapes
+/// ([`push_visible`]), for a message on a terminal or in a CI log: a file
+/// name or a value from a pull request must not move the cursor, ring, or
+/// start a line of its own.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let bad = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
-    if !text.chars().any(bad) {
+    if !text.chars().any(is_unsafe) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if bad(c) {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        if is_unsafe(c) {
+            push_visible(&mut out, c);
         } else {
             out.push(c);
         }
