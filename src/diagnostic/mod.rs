@@ -93,6 +93,16 @@ pub struct Diagnostic {
     /// Identity that survives unrelated edits, for baselines; set by the
     /// engine where the file's text is at hand (see `crate::engine::fingerprint`).
     pub fingerprint: Option<String>,
+    /// How many sites the finding stands for: hygiene rules report a
+    /// module's sites in one finding, the others as its first
+    /// `occurrences - 1` related locations, and the retrospective's grades
+    /// weigh it by them.
+    #[serde(default = "one")]
+    pub occurrences: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Diagnostic {
@@ -111,6 +121,7 @@ impl Diagnostic {
             related: Vec::new(),
             fix: None,
             fingerprint: None,
+            occurrences: 1,
         }
     }
 

@@ -11,6 +11,7 @@ use crate::js::syntax::tree::Node;
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::model::objects;
+use crate::js::model::TaskDef;
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::source::Span;
@@ -55,6 +56,10 @@ impl Rule for MissingLabels {
         // Found once: a fix looks for the line start before each task, and
         // searching backwards on a minified one-line file is linear per task.
         let first_newline = m.src().find(['\n', '\r']);
+        // Tasks with no labels, reported together: one finding per module
+        // naming them all, since the remedy (a taxonomy) is one decision.
+        let mut unlabelled: Vec<(&TaskDef, bool)> = Vec::new();
+        let mut with_definition = 0usize;
         for t in &m.task_defs {
             let call = &m.calls[t.call];
             let Some(shape) = definition_shape(m, call.args.as_slice(), &t.objects) else {
@@ -81,6 +86,13 @@ impl Rule for MissingLabels {
             {
                 continue;
             }
+            // A task nothing can dispatch (bound to a name never read nor
+            // exported; a string id passed to `ctx.task` is not the task)
+            // never requests an effect for labels to reach.
+            if never_dispatched(m, t) {
+                continue;
+            }
+            with_definition += 1;
             let problems: Vec<(Node, Option<Node>)> = shape
                 .returned
                 .iter()
@@ -89,47 +101,102 @@ impl Rule for MissingLabels {
             let Some(&(_, empty)) = problems.first() else {
                 continue;
             };
+            let Some((place, value)) = shape.misplaced else {
+                unlabelled.push((t, empty.is_some()));
+                continue;
+            };
+            // Misplaced labels are reported per task: each is its own slip,
+            // with its own fix.
             let id = t.id.clone().unwrap_or_else(|| "task".into());
-            let d = match shape.misplaced {
-                Some((place, value)) => {
-                    let (message, help) = match place {
-                        Misplaced::Options => (
-                            format!("task `{id}` sets `labels` only in `defineTask`'s options, which reach the task registry, not its effects"),
-                            "move `labels` into the definition the factory returns: only those are journaled with each effect and passed to the `task.created` hook and to dispatch policies",
-                        ),
-                        Misplaced::BesideRun => (
-                            format!("task `{id}` sets `labels` beside `run`, which reach the task registry, not its effects"),
-                            "move `labels` into the definition `run` returns: only those are journaled with each effect and passed to the `task.created` hook and to dispatch policies",
-                        ),
-                    };
-                    let d = sink.diag(span(t.id_node), message).with_help(help);
-                    // Every returned object must lack labels, or moving
-                    // would change only some of the task's definitions.
-                    match (problems.len() == shape.returned.len())
-                        .then(|| move_fix(m, first_newline, &problems, value, shape.inline_factory))
-                        .flatten()
-                    {
-                        Some(fix) => d.with_fix(fix),
-                        None => d,
-                    }
-                }
-                None => {
-                    let message = if empty.is_some() {
-                        format!("task `{id}` has an empty `labels` array")
-                    } else {
-                        format!("task `{id}` has no `labels`")
-                    };
-                    // No fix: labels are the author's taxonomy, and words
-                    // taken from the id add nothing the effect's `taskId`
-                    // does not already carry.
-                    sink.diag(span(t.id_node), message).with_help(
-                        "return `labels` in the task definition (e.g. `labels: ['review']`): they are journaled with each effect and passed to the `task.created` hook and to dispatch policies, which can match on them",
-                    )
-                }
+            let (message, help) = match place {
+                Misplaced::Options => (
+                    format!("task `{id}` sets `labels` only in `defineTask`'s options, which reach the task registry, not its effects"),
+                    "move `labels` into the definition the factory returns: only those are journaled with each effect and passed to the `task.created` hook and to dispatch policies",
+                ),
+                Misplaced::BesideRun => (
+                    format!("task `{id}` sets `labels` beside `run`, which reach the task registry, not its effects"),
+                    "move `labels` into the definition `run` returns: only those are journaled with each effect and passed to the `task.created` hook and to dispatch policies",
+                ),
+            };
+            let d = sink.diag(span(t.id_node), message).with_help(help);
+            // Every returned object must lack labels, or moving would change
+            // only some of the task's definitions.
+            let d = match (problems.len() == shape.returned.len())
+                .then(|| move_fix(m, first_newline, &problems, value, shape.inline_factory))
+                .flatten()
+            {
+                Some(fix) => d.with_fix(fix),
+                None => d,
             };
             sink.push(d);
         }
+        if let Some(d) = unlabelled_finding(sink, &unlabelled, with_definition) {
+            sink.push(d);
+        }
     }
+}
+
+/// One finding for the module's tasks without labels, at the first, with
+/// the others as related locations. No fix: labels are the author's
+/// taxonomy, and words taken from the id add nothing the effect's `taskId`
+/// does not already carry.
+fn unlabelled_finding(
+    sink: &Sink,
+    unlabelled: &[(&TaskDef, bool)],
+    of: usize,
+) -> Option<crate::diagnostic::Diagnostic> {
+    let (first, first_empty) = *unlabelled.first()?;
+    let name = |t: &TaskDef| format!("`{}`", t.id.as_deref().unwrap_or("task"));
+    let message = if unlabelled.len() == 1 {
+        if first_empty {
+            format!("task {} has an empty `labels` array", name(first))
+        } else {
+            format!("task {} has no `labels`", name(first))
+        }
+    } else {
+        let names: Vec<String> = unlabelled.iter().map(|(t, _)| name(t)).collect();
+        if unlabelled.len() == of {
+            format!(
+                "none of this module's {of} tasks has `labels`: {}",
+                super::prose_list(&names, 8)
+            )
+        } else {
+            format!(
+                "{} of this module's {of} tasks have no `labels`: {}",
+                unlabelled.len(),
+                super::prose_list(&names, 8)
+            )
+        }
+    };
+    let mut d = sink.diag(span(first.id_node), message).with_help(
+        "return `labels` in each task definition (e.g. `labels: ['review']`): they are journaled with each effect and passed to the `task.created` hook and to dispatch policies, which can match on them",
+    );
+    d.occurrences = unlabelled.len();
+    for (t, empty) in &unlabelled[1..] {
+        let what = if *empty {
+            "an empty `labels` array"
+        } else {
+            "no `labels`"
+        };
+        d = d.with_related(
+            sink.location(span(t.id_node)),
+            format!("task {} has {what}", name(t)),
+        );
+    }
+    Some(d)
+}
+
+/// Bound to a name that is never read and not exported: nothing can pass
+/// the definition to `ctx.task`.
+fn never_dispatched(m: &JsModel, t: &TaskDef) -> bool {
+    let Some(b) = t.binding else {
+        return false;
+    };
+    let binding = m.scopes.get(b);
+    binding.reads.is_empty()
+        && !std::iter::successors(Some(binding.node), |n| n.parent())
+            .any(|n| n.kind_str() == "export_statement")
+        && !crate::js::analysis::exports::opaque_exports(m)
 }
 
 struct Shape<'t> {
@@ -468,5 +535,51 @@ mod tests {
         assert!(ds[0].fix.as_ref().is_some_and(|f| !f.safe));
         assert!(ds[1].fix.is_none());
         assert!(!ds[1].help.as_deref().unwrap_or("").contains("'u'"));
+    }
+
+    #[test]
+    fn a_module_s_unlabelled_tasks_are_one_finding() {
+        let src = format!("{HEAD}export const a = defineTask('a', () => ({{ kind: 'agent' }}));\nexport const b = defineTask('b', () => ({{ kind: 'agent', labels: [] }}));\nexport const c = defineTask('c', () => ({{ kind: 'agent', labels: ['c'] }}));\nexport const d = defineTask('d', () => ({{ kind: 'agent' }}));\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert_eq!(
+            ds[0].message,
+            "3 of this module's 4 tasks have no `labels`: `a`, `b` and `d`"
+        );
+        assert_eq!(ds[0].occurrences, 3);
+        let related: Vec<(u32, &str)> = ds[0]
+            .related
+            .iter()
+            .map(|r| (r.location.start.line, r.message.as_str()))
+            .collect();
+        assert_eq!(
+            related,
+            [
+                (3, "task `b` has an empty `labels` array"),
+                (5, "task `d` has no `labels`")
+            ]
+        );
+        let all = format!("{HEAD}export const a = defineTask('a', () => ({{ kind: 'agent' }}));\nexport const d = defineTask('d', () => ({{ kind: 'agent' }}));\n");
+        assert_eq!(
+            lint(&all)[0].message,
+            "none of this module's 2 tasks has `labels`: `a` and `d`"
+        );
+    }
+
+    /// Bound to a name nothing reads and not exported (called only by its
+    /// string id, which `ctx.task` rejects): the task never runs.
+    #[test]
+    fn a_task_nothing_can_dispatch_is_not_reported() {
+        let src = format!("{HEAD}const t = defineTask('t', () => ({{ kind: 'agent' }}));\nexport async function process(inputs, ctx) {{ return ctx.task('t', {{}}); }}\n");
+        assert!(lint(&src).is_empty());
+        for used in [
+            "export async function process(inputs, ctx) { return ctx.task(t, {}); }",
+            "export { t };",
+            "module.exports = { t };",
+        ] {
+            let src =
+                format!("{HEAD}const t = defineTask('t', () => ({{ kind: 'agent' }}));\n{used}\n");
+            assert_eq!(lint(&src).len(), 1, "{used}");
+        }
     }
 }

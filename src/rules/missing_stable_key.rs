@@ -6,6 +6,7 @@ use crate::diagnostic::Fix;
 use crate::diagnostic::Severity;
 use crate::js::analysis::repeat::{repetition, Repeat};
 use crate::js::summary::build::{describe_repeat, invocation_key, key_example};
+use crate::js::summary::{InvocationSummary, RepeatInfo};
 use crate::js::syntax::span;
 use crate::js::EffectKind;
 use crate::project::config::Config;
@@ -80,13 +81,16 @@ impl Rule for MissingStableKey {
         }
     }
 
-    /// Unkeyed repeated calls. A `stableKey` in the task definition is not a
-    /// key: the SDK reads `key`/`stableKey` only from the invocation options.
+    /// Unkeyed repeated calls, one finding per loop or batch naming its
+    /// calls. A `stableKey` in the task definition is not a key: the SDK
+    /// reads `key`/`stableKey` only from the invocation options.
     fn check_project(&self, p: &Project, _config: &Config, sink: &mut ProjectSink) {
         for (module_index, module) in p.modules.iter().enumerate() {
             if !module.report {
                 continue;
             }
+            // (what repeats, its unkeyed calls), in the order first met.
+            let mut groups: Vec<(&RepeatInfo, Vec<&InvocationSummary>)> = Vec::new();
             for inv in &module.invocations {
                 let Some(info) = inv.unkeyed_repeat() else {
                     continue;
@@ -99,39 +103,117 @@ impl Rule for MissingStableKey {
                 {
                     continue;
                 }
-                let task = inv
-                    .call_text
-                    .split_once('(')
-                    .map(|(_, rest)| rest.trim_end_matches(", …)"))
-                    .unwrap_or("task");
-                let mut d = sink
-                    .diag(
-                        inv.location.clone(),
-                        format!(
-                            "`{}` is dispatched repeatedly (in {}) without a key: replay tells these calls apart by their order alone, so a changed order or shape returns the wrong recorded result or re-dispatches the effect",
-                            inv.call_text, info.what
-                        ),
-                    )
-                    .with_related(info.location.clone(), "repeats here")
-                    .with_help(format!(
-                        "pass an explicit key in the invocation options, built from what differs per repetition (a string or number): `` {}(…, {}) ``{}",
-                        inv.call_text.split('(').next().unwrap_or("ctx.task"),
-                        key_example(task, info.variable.as_deref()),
-                        placeholder_note(info.variable.as_deref()),
-                    ));
-                // Not safe to apply blindly: a new key changes the identity
-                // of effects already recorded by in-flight runs.
-                if let Some(edit) = &inv.key_edit {
-                    d = d.with_fix(Fix {
-                        description: "add an invocation key".into(),
-                        edits: vec![(**edit).clone()],
-                        safe: false,
-                    });
+                match groups
+                    .iter_mut()
+                    .find(|(g, _)| g.location == info.location && g.what == info.what)
+                {
+                    Some((_, calls)) => calls.push(inv),
+                    None => groups.push((info, vec![inv])),
                 }
-                sink.push(d);
+            }
+            for (info, calls) in groups {
+                sink.push(unkeyed_finding(sink, info, &calls));
             }
         }
     }
+}
+
+/// The SDK's identity for an unkeyed call, and when it goes wrong: each
+/// iteration replays the process from the start, so while the code is
+/// unchanged the calls come in the same order and match their records.
+const WHEN: &str = "to their records by task id, label, argument shape and call order, which holds while the process is unchanged; if it is edited during a run (a fix, then resume) or the number of calls depends on data read outside a task, a call can get another call's recorded result or re-dispatch its effect";
+
+fn unkeyed_finding(
+    sink: &ProjectSink,
+    info: &RepeatInfo,
+    calls: &[&InvocationSummary],
+) -> crate::diagnostic::Diagnostic {
+    let first = calls[0];
+    let mut distinct: Vec<String> = Vec::new();
+    for c in calls {
+        let text = format!("`{}`", c.call_text);
+        if !distinct.contains(&text) {
+            distinct.push(text);
+        }
+    }
+    let message = if calls.len() == 1 {
+        format!(
+            "`{}` is dispatched repeatedly (in {}) without a key: replay matches its calls {WHEN}",
+            first.call_text, info.what
+        )
+    } else {
+        format!(
+            "{} calls are dispatched repeatedly (in {}) without a key, {}: replay matches them {WHEN}",
+            calls.len(),
+            info.what,
+            super::prose_list(&distinct, 4)
+        )
+    };
+    let task = first
+        .call_text
+        .split_once('(')
+        .map(|(_, rest)| rest.trim_end_matches(", …)"))
+        .unwrap_or("task");
+    let callee = first.call_text.split('(').next().unwrap_or("ctx.task");
+    let each = if calls.len() == 1 {
+        ""
+    } else {
+        " of each call"
+    };
+    let mut d = sink
+        .diag(first.location.clone(), message)
+        .with_help(format!(
+            "pass an explicit key in the invocation options{each}, built from what differs per repetition (a string or number): `` {callee}(…, {}) ``{}",
+            key_example(task, info.variable.as_deref()),
+            placeholder_note(info.variable.as_deref()),
+        ));
+    d.occurrences = calls.len();
+    // The other calls first: the retrospective counts them as sites.
+    for c in &calls[1..] {
+        d = d.with_related(
+            c.location.clone(),
+            format!("`{}` has no key either", c.call_text),
+        );
+    }
+    d = d.with_related(info.location.clone(), "repeats here");
+    // Not safe to apply blindly: a new key changes the identity of effects
+    // already recorded by in-flight runs. Offered when every call can get
+    // one, so the fix leaves no call of the group behind.
+    let edits: Option<Vec<_>> = calls
+        .iter()
+        .map(|c| c.key_edit.as_deref().cloned())
+        .collect();
+    // Two calls of one task would get the same key, and a key shared by two
+    // calls returns the first one's result to both: no fix then.
+    let edits = edits.filter(|edits| {
+        let mut keys: Vec<&str> = edits
+            .iter()
+            .filter_map(|e| key_text(&e.replacement))
+            .collect();
+        let n = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len() == n
+    });
+    if let Some(edits) = edits {
+        d = d.with_fix(Fix {
+            description: if calls.len() == 1 {
+                "add an invocation key".into()
+            } else {
+                format!("add an invocation key to each of the {} calls", calls.len())
+            },
+            edits,
+            safe: false,
+        });
+    }
+    d
+}
+
+/// The key template in a key edit's text: `` key: `review-${f}` ``.
+fn key_text(replacement: &str) -> Option<&str> {
+    let start = replacement.find("key: `")?;
+    let rest = &replacement[start + "key: `".len()..];
+    Some(&rest[..rest.find('`')?])
 }
 
 /// Says what the `…` of a key example stands for, when no variable of the
@@ -158,4 +240,87 @@ fn in_literal_list(
         .is_some_and(|list| {
             list.start_byte() <= node.start_byte() && node.end_byte() <= list.end_byte()
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Diagnostic;
+    use crate::engine::discover::FileKind;
+    use crate::engine::lint_text;
+    use crate::project::config::Config;
+
+    fn lint(body: &str) -> Vec<Diagnostic> {
+        let src = format!(
+            "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
+             const reviewTask = defineTask('review', () => ({{ kind: 'agent', labels: ['r'] }}));\n\
+             const fixTask = defineTask('fix', () => ({{ kind: 'agent', labels: ['f'] }}));\n\
+             export async function process(inputs, ctx) {{\n{body}\n}}\n"
+        );
+        let mut config = Config::default();
+        config.select = Some(vec!["missing-stable-key".into()]);
+        lint_text("p.js", FileKind::Process, src, &config)
+            .into_iter()
+            .filter(|d| d.rule == "missing-stable-key")
+            .collect()
+    }
+
+    #[test]
+    fn the_unkeyed_calls_of_one_loop_are_one_finding() {
+        let ds = lint(
+            "for (const f of inputs.files) {\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n  await ctx.task(reviewTask, { f, again: true });\n}",
+        );
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let d = &ds[0];
+        assert!(
+            d.message.starts_with("3 calls are dispatched repeatedly (in the `for (const f of inputs.files)` loop) without a key, `ctx.task(reviewTask, …)` and `ctx.task(fixTask, …)`"),
+            "{}",
+            d.message
+        );
+        assert_eq!(d.occurrences, 3);
+        // The other two calls, then the loop.
+        let lines: Vec<u32> = d.related.iter().map(|r| r.location.start.line).collect();
+        assert_eq!(lines, [7, 8, 5]);
+        // Keys from one template would collide on the two review calls.
+        assert!(d.fix.is_none());
+        let ds = lint("for (const f of inputs.files) {\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
+        // One fix keys every call of the loop, each with its own key.
+        let fix = ds[0].fix.as_ref().expect("a fix");
+        let keys: Vec<&str> = fix.edits.iter().map(|e| e.replacement.as_str()).collect();
+        assert_eq!(keys, [", { key: `review-${f}` }", ", { key: `fix-${f}` }"]);
+        assert!(!fix.safe);
+    }
+
+    #[test]
+    fn two_loops_are_two_findings() {
+        let ds = lint(
+            "for (const f of inputs.files) await ctx.task(reviewTask, { f });\nfor (const g of inputs.gs) await ctx.task(reviewTask, { g });",
+        );
+        assert_eq!(ds.len(), 2, "{ds:#?}");
+        assert!(ds.iter().all(|d| d.occurrences == 1));
+    }
+
+    #[test]
+    fn the_message_says_when_order_alone_goes_wrong() {
+        let ds = lint("for (const f of inputs.files) await ctx.task(reviewTask, { f });");
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(ds[0].message.contains("while the process is unchanged"));
+        assert!(ds[0].message.contains("edited during a run"));
+    }
+
+    #[test]
+    fn a_label_that_differs_per_repetition_identifies_the_call() {
+        for keyed in [
+            "for (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: `review:${f.id}` });",
+            "await ctx.parallel.map(inputs.files, (f) => ctx.task(reviewTask, { f }, { label: f.name }));",
+            "for (let i = 0; i < 3; i++) await step(ctx, i);\nasync function step(ctx, i) { return ctx.task(reviewTask, {}, { label: `r${i}` }); }",
+        ] {
+            assert!(lint(keyed).is_empty(), "{keyed}");
+        }
+        for unkeyed in [
+            "for (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'review' });",
+            "const stage = inputs.stage;\nfor (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: `review:${stage}` });",
+        ] {
+            assert_eq!(lint(unkeyed).len(), 1, "{unkeyed}");
+        }
+    }
 }

@@ -471,6 +471,22 @@ impl ProjectSink {
 
 /// Checks a rule option that must be a list of strings (`extra-methods`,
 /// `globals`); `example` completes "e.g. …" in the error.
+/// "a, b and c" for a message, at most `shown` items then "and N more".
+pub fn prose_list(items: &[String], shown: usize) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        _ if items.len() > shown => {
+            format!(
+                "{} and {} more",
+                items[..shown].join(", "),
+                items.len() - shown
+            )
+        }
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 pub fn validate_string_list(options: &toml::Table, key: &str, example: &str) -> Result<(), String> {
     match options.get(key) {
         None => Ok(()),

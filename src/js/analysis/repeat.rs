@@ -309,6 +309,47 @@ fn has_continue(body: Node) -> bool {
     false
 }
 
+/// Whether the invocation's `label` option differs per repetition. The SDK
+/// derives an unkeyed call's identity from the task id, this label, the
+/// argument shape and an occurrence count (`deriveStableTaskKey`), so a label
+/// built from what changes per repetition (`` label: `judge:${task.id}` ``)
+/// names each call as a key would. What changes: a variable declared inside
+/// the repeating loop or callback, or a parameter of a function around the
+/// call (called again, it may get other arguments).
+pub fn label_varies(m: &JsModel, call: CallId, r: &Repeat) -> bool {
+    let c = &m.calls[call];
+    let Some(label) = c
+        .args
+        .get(2)
+        .and_then(|o| m.object_of_expr(*o))
+        .and_then(|o| crate::js::model::objects::property(m, o, "label"))
+    else {
+        return false;
+    };
+    let region = match r.root() {
+        Repeat::Loop(l) => Some(m.loops[*l].node),
+        Repeat::Callback(batch) => Some(*batch),
+        Repeat::Recursive(_) | Repeat::Via { .. } => None,
+    };
+    let mut stack = vec![label];
+    while let Some(n) = stack.pop() {
+        if n.kind_str() == "identifier" {
+            if let Some(b) = m.scopes.binding_of(n) {
+                let binding = m.scopes.get(b);
+                let inside = region.is_some_and(|r| crate::js::syntax::contains(r, binding.node));
+                let enclosing_param = binding
+                    .param
+                    .is_some_and(|(f, _)| crate::js::syntax::contains(m.functions[f].node, c.node));
+                if inside || enclosing_param {
+                    return true;
+                }
+            }
+        }
+        stack.extend(n.named());
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

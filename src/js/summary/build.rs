@@ -316,8 +316,12 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
                 .collect()
         })
         .unwrap_or_default();
-    let repeat = repetition(m, call).map(|r| Box::new(describe_repeat(m, &r)));
-    let keyed = invocation_key(m, call).is_some();
+    let repetition = repetition(m, call);
+    let repeat = repetition.as_ref().map(|r| Box::new(describe_repeat(m, r)));
+    let keyed = invocation_key(m, call).is_some()
+        || repetition
+            .as_ref()
+            .is_some_and(|r| crate::js::analysis::repeat::label_varies(m, call, r));
     let key_edit = repeat
         .as_ref()
         .filter(|_| !keyed)
@@ -436,7 +440,7 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
         }
         Repeat::Callback(call) if is_literal_list(m, *call) => (
             format!(
-                "the `{}` list, which holds it more than once",
+                "the `{}` list, which holds the same task more than once",
                 callee_of(call, "batch")
             ),
             loc(m, *call),

@@ -525,7 +525,15 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
         .map(|s| (s, sites.count(s)))
         .max_by_key(|(_, n)| *n)
         .unwrap_or((Sites::None, 0));
-    let count = |s: Severity| found.iter().filter(|d| d.severity == s).count();
+    // A finding that stands for several sites (one per module for the
+    // hygiene rules) weighs as many.
+    let count = |s: Severity| {
+        found
+            .iter()
+            .filter(|d| d.severity == s)
+            .map(|d| d.occurrences)
+            .sum::<usize>()
+    };
     let (e, w, i) = (
         count(Severity::Error),
         count(Severity::Warning),
@@ -538,9 +546,8 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
         .iter()
         .filter(|d| d.severity == Severity::Error && RUN_FAILURES.contains(&d.rule))
         .collect();
-    // `missing-labels` reports each task definition without labels: when
-    // every one is reported, no task has any, and one light warning each
-    // must not add up to "Partial".
+    // When every task definition lacks labels, no task has any, and one
+    // light warning each must not add up to "Partial".
     let g = if !fails.is_empty() {
         Grade::Fails
     } else if area == Area::Labels && n > 0 && e + w >= n {
@@ -548,9 +555,14 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
     } else {
         grade(e, w, i, n)
     };
+    // A grouped finding's other sites are its first related locations.
     let mut where_: Vec<String> = found
         .iter()
-        .map(|d| code(&format!("{}:{}", d.location.path, d.location.start.line)))
+        .flat_map(|d| {
+            let others = d.related.iter().take(d.occurrences.saturating_sub(1));
+            std::iter::once(&d.location).chain(others.map(|r| &r.location))
+        })
+        .map(|l| code(&format!("{}:{}", l.path, l.start.line)))
         .collect();
     where_.dedup();
     let shown: Vec<String> = where_.iter().take(4).cloned().collect();
@@ -560,8 +572,8 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
     } else {
         format!(
             "{} finding{} ({e} error{}, {w} warning{}, {i} note{}) over {}: {}{}",
-            found.len(),
-            if found.len() == 1 { "" } else { "s" },
+            e + w + i,
+            if e + w + i == 1 { "" } else { "s" },
             if e == 1 { "" } else { "s" },
             if w == 1 { "" } else { "s" },
             if i == 1 { "" } else { "s" },
