@@ -1,14 +1,11 @@
-//! `missing-stable-key`: a repeated `ctx.task` call without an explicit key
-//! (or with a constant one).
+//! `missing-stable-key`: a repeated `ctx.task` call without an explicit key.
+//! (A constant key in a repeated call is `colliding-effect-key`'s.)
 
-use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::diagnostic::Fix;
 use crate::diagnostic::Severity;
-use crate::js::analysis::repeat::{repetition, Repeat};
-use crate::js::summary::build::{describe_repeat, invocation_key, key_example};
+use crate::js::summary::build::key_example;
 use crate::js::summary::{InvocationSummary, RepeatInfo};
-use crate::js::syntax::span;
-use crate::js::EffectKind;
 use crate::project::config::Config;
 use crate::project::Project;
 
@@ -36,48 +33,6 @@ impl Rule for MissingStableKey {
             sites: Sites::RepeatedInvocations,
             praise: "Every repeated dispatch has an explicit key",
             sdk_hint: "Unkeyed repeated dispatches recur across modules: the SDK could warn at run time when the same task id is requested twice in one iteration without a key, or derive the key from a loop counter it is given.",
-        }
-    }
-
-    /// Constant keys: every repetition gets the same identity.
-    fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
-        let m = cx.model;
-        for e in m.effects_of(EffectKind::Task) {
-            let Some(Some(key)) = invocation_key(m, e.call) else {
-                continue;
-            };
-            let Some(r) = repetition(m, e.call) else {
-                continue;
-            };
-            // An element written out in a `ctx.parallel.all([...])` list
-            // runs once per run of the list: its constant key names one
-            // effect, not many (two elements that share a key are another
-            // matter, not told here).
-            if let Repeat::Callback(batch) = r.root() {
-                if in_literal_list(m, e.call, *batch) {
-                    continue;
-                }
-            }
-            let info = describe_repeat(m, &r);
-            let call = &m.calls[e.call];
-            let task = call.args.first().map(|a| m.text(*a)).unwrap_or("task");
-            let key_node = call.args.get(2).copied().unwrap_or(call.node);
-            let d = sink
-                .diag(
-                    span(key_node),
-                    format!(
-                        "`{}({task}, …)` uses the constant key `'{key}'` in {}: every repetition gets the same identity, so replay returns the first result each time",
-                        m.text(call.callee),
-                        info.what
-                    ),
-                )
-                .with_related(info.location, "repeats here")
-                .with_help(format!(
-                    "build the key from what differs per repetition, e.g. `` {} ``{}",
-                    key_example(task, info.variable.as_deref()),
-                    placeholder_note(info.variable.as_deref()),
-                ));
-            sink.push(d);
         }
     }
 
@@ -111,8 +66,23 @@ impl Rule for MissingStableKey {
                     None => groups.push((info, vec![inv])),
                 }
             }
-            for (info, calls) in groups {
-                sink.push(unkeyed_finding(sink, info, &calls));
+            // A key template two groups would both get (`review-${i}` in
+            // two loops over one task) collides across them: no fix there.
+            let mut templates: Vec<&str> = groups
+                .iter()
+                .flat_map(|(_, calls)| calls.iter())
+                .filter_map(|c| c.key_edit.as_deref().and_then(|e| key_text(&e.replacement)))
+                .collect();
+            templates.sort_unstable();
+            let shared = |t: &str| templates.iter().filter(|x| **x == t).count() > 1;
+            for (info, calls) in &groups {
+                let unique = calls.iter().all(|c| {
+                    c.key_edit
+                        .as_deref()
+                        .and_then(|e| key_text(&e.replacement))
+                        .is_none_or(|t| !shared(t))
+                });
+                sink.push(unkeyed_finding(sink, info, calls, unique));
             }
         }
     }
@@ -123,10 +93,13 @@ impl Rule for MissingStableKey {
 /// unchanged the calls come in the same order and match their records.
 const WHEN: &str = "to their records by task id, label, argument shape and call order, which holds while the process is unchanged; if it is edited during a run (a fix, then resume) or the number of calls depends on data read outside a task, a call can get another call's recorded result or re-dispatch its effect";
 
+/// `unique_keys`: no key the fix would write is written for another call of
+/// the module too.
 fn unkeyed_finding(
     sink: &ProjectSink,
     info: &RepeatInfo,
     calls: &[&InvocationSummary],
+    unique_keys: bool,
 ) -> crate::diagnostic::Diagnostic {
     let first = calls[0];
     let mut distinct: Vec<String> = Vec::new();
@@ -163,7 +136,7 @@ fn unkeyed_finding(
     let mut d = sink
         .diag(first.location.clone(), message)
         .with_help(format!(
-            "pass an explicit key in the invocation options{each}, built from what differs per repetition (a string or number): `` {callee}(…, {}) ``{}",
+            "pass an explicit key in the invocation options{each}, built from what differs per repetition (a string or number) and unlike the keys of the task's other calls: `` {callee}(…, {}) ``{}",
             key_example(task, info.variable.as_deref()),
             placeholder_note(info.variable.as_deref()),
         ));
@@ -185,16 +158,7 @@ fn unkeyed_finding(
         .collect();
     // Two calls of one task would get the same key, and a key shared by two
     // calls returns the first one's result to both: no fix then.
-    let edits = edits.filter(|edits| {
-        let mut keys: Vec<&str> = edits
-            .iter()
-            .filter_map(|e| key_text(&e.replacement))
-            .collect();
-        let n = keys.len();
-        keys.sort_unstable();
-        keys.dedup();
-        keys.len() == n
-    });
+    let edits = edits.filter(|_| unique_keys);
     if let Some(edits) = edits {
         d = d.with_fix(Fix {
             description: if calls.len() == 1 {
@@ -224,22 +188,6 @@ fn placeholder_note(variable: Option<&str>) -> &'static str {
     } else {
         ", with `…` replaced by what tells the repetitions apart"
     }
-}
-
-/// Whether the call sits in the array literal passed to `batch`.
-fn in_literal_list(
-    m: &crate::js::JsModel,
-    call: usize,
-    batch: crate::js::syntax::tree::Node,
-) -> bool {
-    let node = m.calls[call].node;
-    batch
-        .field("arguments")
-        .and_then(|a| a.named().find(|n| n.kind_str() != "comment"))
-        .filter(|list| list.kind_str() == "array")
-        .is_some_and(|list| {
-            list.start_byte() <= node.start_byte() && node.end_byte() <= list.end_byte()
-        })
 }
 
 #[cfg(test)]
@@ -282,9 +230,13 @@ mod tests {
         assert_eq!(lines, [7, 8, 5]);
         // Keys from one template would collide on the two review calls.
         assert!(d.fix.is_none());
+        // So would the same task's keys in two loops.
+        let ds = lint("for (const f of inputs.a) await ctx.task(reviewTask, { f });\nfor (const f of inputs.b) await ctx.task(reviewTask, { f });");
+        assert_eq!(ds.len(), 2);
+        assert!(ds.iter().all(|d| d.fix.is_none()), "{ds:#?}");
         let ds = lint("for (const f of inputs.files) {\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
         // One fix keys every call of the loop, each with its own key.
-        let fix = ds[0].fix.as_ref().expect("a fix");
+        let fix = ds[0].fix.as_ref().unwrap_or_else(|| panic!("no fix: {:?}", ds[0]));
         let keys: Vec<&str> = fix.edits.iter().map(|e| e.replacement.as_str()).collect();
         assert_eq!(keys, [", { key: `review-${f}` }", ", { key: `fix-${f}` }"]);
         assert!(!fix.safe);
@@ -308,11 +260,13 @@ mod tests {
     }
 
     #[test]
-    fn a_label_that_differs_per_repetition_identifies_the_call() {
+    fn a_label_or_task_id_that_differs_per_repetition_identifies_the_call() {
         for keyed in [
             "for (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: `review:${f.id}` });",
             "await ctx.parallel.map(inputs.files, (f) => ctx.task(reviewTask, { f }, { label: f.name }));",
             "for (let i = 0; i < 3; i++) await step(ctx, i);\nasync function step(ctx, i) { return ctx.task(reviewTask, {}, { label: `r${i}` }); }",
+            // A task defined per repetition under its own id.
+            "for (let i = 1; i <= 3; i++) {\n  const t = defineTask(`write-tests-${i}`, () => ({ kind: 'agent', labels: ['w'] }));\n  await ctx.task(t, { i });\n}",
         ] {
             assert!(lint(keyed).is_empty(), "{keyed}");
         }
@@ -322,5 +276,24 @@ mod tests {
         ] {
             assert_eq!(lint(unkeyed).len(), 1, "{unkeyed}");
         }
+    }
+
+    /// A key from the inner loop's variable alone repeats on every outer
+    /// pass: no fix, and the help does not suggest it.
+    #[test]
+    fn nested_repetition_gets_no_key_from_one_variable() {
+        for nested in [
+            "while (inputs.more) {\n  for (let attempt = 0; attempt < 3; attempt++) await ctx.task(reviewTask, { attempt });\n}",
+            "for (const g of inputs.groups) {\n  await ctx.parallel.map(g.files, (f) => ctx.task(reviewTask, { f }));\n}",
+            "for (let round = 0; round < 3; round++) await step(ctx, round);\nasync function step(ctx, n) { return ctx.task(reviewTask, { n }); }",
+        ] {
+            let ds = lint(nested);
+            assert_eq!(ds.len(), 1, "{nested}: {ds:#?}");
+            assert!(ds[0].fix.is_none(), "{nested}: {:?}", ds[0].fix);
+            let help = ds[0].help.as_deref().unwrap_or("");
+            assert!(help.contains("`review-${…}`"), "{nested}: {help}");
+        }
+        let ds = lint("for (let attempt = 0; attempt < 3; attempt++) await ctx.task(reviewTask, { attempt });");
+        assert!(ds[0].fix.is_some());
     }
 }

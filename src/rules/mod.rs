@@ -15,6 +15,7 @@ use crate::source::{SourceFile, Span};
 pub mod agent_verification;
 pub mod anonymous_breakpoint;
 pub mod builtin;
+pub mod colliding_effect_key;
 pub mod convergence;
 pub mod exhausted_retry_unhandled;
 pub mod git_in_agent_task;
@@ -518,6 +519,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &agent_verification::AgentVerification,
         &anonymous_breakpoint::AnonymousBreakpoint,
         &builtin::BaselineStale,
+        &colliding_effect_key::CollidingEffectKey,
         &builtin::DepthLimit,
         &exhausted_retry_unhandled::ExhaustedRetryUnhandled,
         &git_in_agent_task::GitInAgentTask,

@@ -309,29 +309,66 @@ fn has_continue(body: Node) -> bool {
     false
 }
 
-/// Whether the invocation's `label` option differs per repetition. The SDK
-/// derives an unkeyed call's identity from the task id, this label, the
-/// argument shape and an occurrence count (`deriveStableTaskKey`), so a label
-/// built from what changes per repetition (`` label: `judge:${task.id}` ``)
+/// Whether the call repeats for one reason only, written around it: one
+/// loop (and no function around the call that is itself repeated), or one
+/// callback (and no loop around it). A key from that loop's or callback's
+/// variable then names every repetition. With two layers (a loop in a loop,
+/// a callback in a loop) the inner variable takes the same values on every
+/// outer pass, so a key from it alone would collide; through a helper call
+/// the variable is not in scope at the call.
+pub fn one_layer(m: &JsModel, call: CallId) -> bool {
+    let c = &m.calls[call];
+    let mut layers = c.loops.len();
+    let mut f = c.func;
+    while let Some(fid) = f {
+        match repeat_of_function(m, fid, call, 0) {
+            Some(Repeat::Callback(_)) => layers += 1,
+            Some(_) => return false,
+            None => {}
+        }
+        f = m.functions[fid].parent;
+    }
+    layers == 1
+}
+
+/// Whether the SDK's identity of an unkeyed call differs per repetition. It
+/// derives the identity from the task id, the invocation's `label`, the
+/// argument shape and an occurrence count (`deriveStableTaskKey`), so a
+/// label built from what changes per repetition
+/// (`` label: `judge:${task.id}` ``), or a task defined per repetition with
+/// an id that does (`` defineTask(`write-tests-${i}`, …) `` in the loop),
 /// names each call as a key would. What changes: a variable declared inside
 /// the repeating loop or callback, or a parameter of a function around the
 /// call (called again, it may get other arguments).
-pub fn label_varies(m: &JsModel, call: CallId, r: &Repeat) -> bool {
+pub fn identity_varies(m: &JsModel, call: CallId, r: &Repeat) -> bool {
     let c = &m.calls[call];
-    let Some(label) = c
-        .args
-        .get(2)
-        .and_then(|o| m.object_of_expr(*o))
-        .and_then(|o| crate::js::model::objects::property(m, o, "label"))
-    else {
-        return false;
-    };
     let region = match r.root() {
         Repeat::Loop(l) => Some(m.loops[*l].node),
         Repeat::Callback(batch) => Some(*batch),
         Repeat::Recursive(_) | Repeat::Via { .. } => None,
     };
-    let mut stack = vec![label];
+    let label = c
+        .args
+        .get(2)
+        .and_then(|o| m.object_of_expr(*o))
+        .and_then(|o| crate::js::model::objects::property(m, o, "label"));
+    let task_id = match c.args.first().map(|a| m.task_target(*a)) {
+        Some(crate::js::model::TaskTarget::Local(i)) => {
+            let t = &m.task_defs[i];
+            t.id.is_none().then_some(t.id_node)
+        }
+        _ => None,
+    };
+    [label, task_id]
+        .into_iter()
+        .flatten()
+        .any(|expr| reads_per_repetition(m, expr, region, c.node))
+}
+
+/// Whether `expr` reads a variable declared inside `region` or a parameter
+/// of a function around `call`.
+fn reads_per_repetition(m: &JsModel, expr: Node, region: Option<Node>, call: Node) -> bool {
+    let mut stack = vec![expr];
     while let Some(n) = stack.pop() {
         if n.kind_str() == "identifier" {
             if let Some(b) = m.scopes.binding_of(n) {
@@ -339,7 +376,7 @@ pub fn label_varies(m: &JsModel, call: CallId, r: &Repeat) -> bool {
                 let inside = region.is_some_and(|r| crate::js::syntax::contains(r, binding.node));
                 let enclosing_param = binding
                     .param
-                    .is_some_and(|(f, _)| crate::js::syntax::contains(m.functions[f].node, c.node));
+                    .is_some_and(|(f, _)| crate::js::syntax::contains(m.functions[f].node, call));
                 if inside || enclosing_param {
                     return true;
                 }

@@ -317,11 +317,19 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         })
         .unwrap_or_default();
     let repetition = repetition(m, call);
-    let repeat = repetition.as_ref().map(|r| Box::new(describe_repeat(m, r)));
+    let repeat = repetition.as_ref().map(|r| {
+        let mut info = describe_repeat(m, r);
+        // A key from one variable names the repetitions only when nothing
+        // else repeats the call.
+        if !crate::js::analysis::repeat::one_layer(m, call) {
+            info.variable = None;
+        }
+        Box::new(info)
+    });
     let keyed = invocation_key(m, call).is_some()
         || repetition
             .as_ref()
-            .is_some_and(|r| crate::js::analysis::repeat::label_varies(m, call, r));
+            .is_some_and(|r| crate::js::analysis::repeat::identity_varies(m, call, r));
     let key_edit = repeat
         .as_ref()
         .filter(|_| !keyed)
