@@ -111,8 +111,31 @@ const STORES: &[&str] = &["push", "unshift", "set", "add", "splice", "fill"];
 
 /// The sinks the value of `expr` reaches, sorted by kind then position.
 pub fn sinks_of<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Vec<Sink<'t>> {
+    sinks(m, expr, false)
+}
+
+/// [`sinks_of`] for a clock reading: a type test of it (`Number.isFinite`,
+/// `isNaN`, `typeof`, `instanceof`) gives the same answer whatever the time
+/// is — a reading is always a finite number, a `Date` or a string made from
+/// one — so the value stops there.
+pub fn clock_sinks_of<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Vec<Sink<'t>> {
+    sinks(m, expr, true)
+}
+
+/// Calls whose answer depends on a clock reading's type, not its value.
+const TYPE_TESTS: &[&str] = &[
+    "Number.isFinite",
+    "Number.isNaN",
+    "Number.isInteger",
+    "Number.isSafeInteger",
+    "isFinite",
+    "isNaN",
+];
+
+fn sinks<'t>(m: &JsModel<'t>, expr: Node<'t>, clock: bool) -> Vec<Sink<'t>> {
     let mut t = Walk {
         m,
+        clock,
         out: Vec::new(),
         seen_nodes: HashSet::new(),
         seen_bindings: HashSet::new(),
@@ -202,6 +225,8 @@ const MAX_PATH: usize = 4;
 
 struct Walk<'m, 't> {
     m: &'m JsModel<'t>,
+    /// The value is a clock reading ([`clock_sinks_of`]).
+    clock: bool,
     out: Vec<Sink<'t>>,
     /// A node reached once as a plain value may be reached again as
     /// something that decides a shape, or at another place in an object.
@@ -365,6 +390,15 @@ impl<'t> Walk<'_, 't> {
             | "parenthesized_expression"
             | "await_expression"
             | "as_expression" => self.value(parent, flow),
+            // `typeof now`, `now instanceof Date`: the same on every replay.
+            "unary_expression"
+                if self.clock && parent.field("operator").is_some_and(|o| m.text(o) == "typeof") => {}
+            "binary_expression"
+                if self.clock
+                    && is("left")
+                    && parent
+                        .field("operator")
+                        .is_some_and(|o| m.text(o) == "instanceof") => {}
             // A container's truthiness, type or identity does not depend on
             // what it holds; `a || b` may be the container itself.
             "unary_expression" | "binary_expression" if !flow.path.is_empty() => {
@@ -422,6 +456,13 @@ impl<'t> Walk<'_, 't> {
         };
         let keyed = flow.keyed;
         let mut shape = flow.shape;
+        if self.clock
+            && call
+                .field("function")
+                .is_some_and(|f| TYPE_TESTS.contains(&m.text(unparen(f))))
+        {
+            return;
+        }
         if call.kind_str() == "call_expression" {
             if let Some(ci) = m.call_of_node(call) {
                 if let Some(e) = effect_of_call(m, ci) {
