@@ -136,6 +136,13 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
             _ => None,
         });
     let schema = schema_state(m, t, schema_fields.as_ref());
+    // A schema written inside the prompt: text the agent reads, not a
+    // schema of the task.
+    let prompt_schema_fields = t
+        .objects
+        .iter()
+        .find_map(|o| objects::path(m, *o, &["agent", "prompt", "outputSchema"]))
+        .and_then(|s| schema_properties(m, s));
     let title = prop("title").map(|v| string_set(m, &strings_of(m, v, &args_param)));
     TaskSummary {
         schema,
@@ -155,6 +162,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
         build_throws: crate::js::analysis::tasks::build_throws(m, t),
         output_request: output_request(m, t, &args_param),
+        prompt_schema_fields,
     }
 }
 
