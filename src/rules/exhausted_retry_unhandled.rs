@@ -543,7 +543,18 @@ fn is_bookkeeping(m: &JsModel, ci: usize) -> bool {
     let Some(&target) = c.args.first() else {
         return false;
     };
-    let mut names = vec![m.text(target)];
+    // The variable's name, or an inline definition's `name`/`id`/`labels`
+    // (not its instructions, which may mention anything).
+    let mut names = Vec::new();
+    match m.object_of_expr(target) {
+        Some(obj) => names.extend(
+            ["name", "id", "labels"]
+                .iter()
+                .filter_map(|p| objects::property(m, obj, p))
+                .map(|v| m.text(v)),
+        ),
+        None => names.push(m.text(target)),
+    }
     if let TaskTarget::Local(i) = m.task_target(target) {
         let t = &m.task_defs[i];
         names.extend(t.id.as_deref());
