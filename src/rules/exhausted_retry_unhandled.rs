@@ -761,3 +761,18 @@ fn forced_diag(m: &JsModel, sink: &Sink, f: Forced) -> crate::diagnostic::Diagno
          await ctx.breakpoint(…); if (!decision.approved) throw new Error(…); outcome = 'escalated';`",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::words;
+
+    #[test]
+    fn words_split_names() {
+        let w: Vec<String> = words("logProgressTask").collect();
+        assert_eq!(w, ["log", "progress", "task"]);
+        let w: Vec<String> = words("'sdd-sync-persistence'").collect();
+        assert_eq!(w, ["sdd", "sync", "persistence"]);
+        let w: Vec<String> = words("logisticsPlanningTask").collect();
+        assert_eq!(w, ["logistics", "planning", "task"]);
+    }
+}

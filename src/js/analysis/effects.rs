@@ -235,6 +235,34 @@ function quiet(ctx) { ctx.log('x'); return ctx.now(); }
     }
 
     #[test]
+    fn loops_over_empty_lists_reach_nothing() {
+        let src = r#"
+async function empty(ctx) {
+  for (const x of []) await ctx.task(t, { x });
+  [].forEach((x) => ctx.task(t, { x }));
+  const later = [];
+  for (let i = 0; i < later.length; i++) await helper(ctx, later[i]);
+}
+async function filled(ctx) {
+  const items = [];
+  items.push(1);
+  for (let i = 0; i < items.length; i++) await ctx.task(t, {});
+}
+async function helper(ctx, x) { return ctx.task(t, { x }); }
+"#;
+        with_model(src, |m| {
+            let reach = Reach::new(m);
+            let f = |name: &str| {
+                m.functions
+                    .iter()
+                    .position(|f| f.name.as_deref() == Some(name))
+            };
+            assert!(f("empty").and_then(|f| reach.in_function(f)).is_none());
+            assert!(f("filled").and_then(|f| reach.in_function(f)).is_some());
+        });
+    }
+
+    #[test]
     fn recursion_terminates() {
         let src = "function a(ctx) { return a(ctx); }\nfunction b(ctx) { return c(ctx); }\nfunction c(ctx) { return b(ctx); }\n";
         with_model(src, |m| {

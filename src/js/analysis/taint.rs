@@ -853,6 +853,26 @@ mod tests {
     }
 
     #[test]
+    fn clock_type_tests_stop_the_value() {
+        let src = "export async function process(inputs, ctx) {\n  const now = ctx.now();\n  if (!Number.isFinite(now)) throw new Error('no clock');\n  if (typeof now === 'number') return 1;\n}\n";
+        let file = SourceFile::new("t.js", src.to_string());
+        let Some(tree) = parse::parse_tree(&file.text) else {
+            panic!("parse failed");
+        };
+        let m = JsModel::build(&file, &tree, &ModelOptions::default());
+        let start = src.find("ctx.now()").unwrap_or_default();
+        let Some(node) = tree
+            .root_node()
+            .descendant_for_byte_range(start, start + "ctx.now()".len())
+        else {
+            panic!("no node");
+        };
+        assert!(clock_sinks_of(&m, node).is_empty());
+        // The same tests of another value do steer.
+        assert!(!sinks_of(&m, node).is_empty());
+    }
+
+    #[test]
     fn log_only() {
         let src = "export async function process(inputs, ctx) {\n  const t = Date.now();\n  ctx.log(`started at ${t}`);\n}\n";
         assert_eq!(sinks(src, "Date.now()"), vec![SinkKind::Log]);
