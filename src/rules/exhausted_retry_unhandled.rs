@@ -11,9 +11,9 @@ use crate::diagnostic::Severity;
 use crate::js::analysis::effects::method_path;
 use crate::js::analysis::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::scope::BindingId;
+use crate::js::model::{objects, TaskTarget};
 use crate::js::model::{LoopId, LoopKind};
 use crate::js::syntax::{contains, is_function, span, string_value, unparen};
-use crate::js::model::{objects, TaskTarget};
 use crate::js::{EffectKind, JsModel};
 use crate::rules::convergence::{call_name, excerpt, loop_header};
 
@@ -532,7 +532,10 @@ fn is_bookkeeping(m: &JsModel, ci: usize) -> bool {
     }
     let mut n = c.node;
     while let Some(p) = n.parent() {
-        if !matches!(p.kind_str(), "await_expression" | "parenthesized_expression") {
+        if !matches!(
+            p.kind_str(),
+            "await_expression" | "parenthesized_expression"
+        ) {
             break;
         }
         n = p;

@@ -392,7 +392,10 @@ impl<'t> Walk<'_, 't> {
             | "as_expression" => self.value(parent, flow),
             // `typeof now`, `now instanceof Date`: the same on every replay.
             "unary_expression"
-                if self.clock && parent.field("operator").is_some_and(|o| m.text(o) == "typeof") => {}
+                if self.clock
+                    && parent
+                        .field("operator")
+                        .is_some_and(|o| m.text(o) == "typeof") => {}
             "binary_expression"
                 if self.clock
                     && is("left")

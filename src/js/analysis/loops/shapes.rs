@@ -11,8 +11,18 @@ use super::{COMPARISONS, MAX_WALK_NODES};
 
 /// Array methods that call their callback once per element.
 const ITERATING_METHODS: &[&str] = &[
-    "forEach", "map", "flatMap", "filter", "some", "every", "find", "findIndex", "findLast",
-    "findLastIndex", "reduce", "reduceRight",
+    "forEach",
+    "map",
+    "flatMap",
+    "filter",
+    "some",
+    "every",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "reduce",
+    "reduceRight",
 ];
 
 /// Whether `node` sits in code that runs once per element of a list that
@@ -115,9 +125,9 @@ fn counts_over_empty(m: &JsModel, for_stmt: Node) -> bool {
         let mut ok = false;
         walk(init, |n| {
             if n.kind_str() == "variable_declarator" {
-                ok = n
-                    .field("value")
-                    .is_some_and(|v| unparen(v).kind_str() == "number" && text(unparen(v), m.src()) == "0");
+                ok = n.field("value").is_some_and(|v| {
+                    unparen(v).kind_str() == "number" && text(unparen(v), m.src()) == "0"
+                });
             }
             !ok
         });
