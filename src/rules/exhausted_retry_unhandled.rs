@@ -11,6 +11,7 @@ use crate::diagnostic::Severity;
 use crate::js::analysis::effects::method_path;
 use crate::js::analysis::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::scope::BindingId;
+use crate::js::model::{objects, TaskTarget};
 use crate::js::model::{LoopId, LoopKind};
 use crate::js::syntax::{contains, is_function, span, string_value, unparen};
 use crate::js::{EffectKind, JsModel};
@@ -32,6 +33,13 @@ static META: RuleMeta = RuleMeta {
 const HELP: &str = "record an explicit outcome (`let outcome = 'failed'`; `outcome = 'passed'` on \
      success; `'escalated'` after a breakpoint that approved) and branch on it after the loop: \
      `if (outcome !== 'passed') { … }` — ask a breakpoint and branch on `.approved`, or fail";
+
+/// For a loop that leaves on a breakpoint's approval: asking again after
+/// the cap only restarts it; what is missing is the rejected ending.
+const APPROVAL_HELP: &str = "keep whether a round was approved (`let approved = false`; \
+     `approved = true` before the `break`) and, when none was, stop with the feedback: \
+     `if (!approved) throw new Error('not approved: ' + feedback)`, or return a \
+     failure that carries it (`return { success: false, feedback }`)";
 
 /// Values that mark success when assigned to a flag.
 const SUCCESS_VALUES: &[&str] = &["approved", "passed", "done", "success", "accepted", "ok"];
@@ -379,7 +387,10 @@ fn check_outcome_read(
         .map(|(i, c)| (from + i, c))
         .take_while(|(_, c)| c.node.start_byte() < scope_end)
         .find(|(ci, c)| {
-            c.func == lp.func && c.node.end_byte() <= scope_end && a.call_dispatches(*ci)
+            c.func == lp.func
+                && c.node.end_byte() <= scope_end
+                && a.call_dispatches(*ci)
+                && !is_bookkeeping(m, *ci)
         });
     let horizon = next_phase
         .map(|(_, c)| c.node.end_byte())
@@ -487,13 +498,149 @@ fn check_outcome_read(
             )
         }
     };
-    d = d.with_help(HELP);
+    d = d.with_help(if approval { APPROVAL_HELP } else { HELP });
     sink.push(d);
+}
+
+/// Words naming a task that records what happened (a log line, progress,
+/// a status) rather than doing the next piece of work.
+const BOOKKEEPING_WORDS: &[&str] = &[
+    "log",
+    "logs",
+    "logging",
+    "record",
+    "recording",
+    "persist",
+    "persistence",
+    "journal",
+    "progress",
+    "status",
+    "bookkeeping",
+];
+
+/// A `ctx.task` whose result is dropped and whose variable, id or labels
+/// say it records what happened (`await ctx.task(logProgressTask, …)`):
+/// bookkeeping between the loop and the read of its outcome, not the next
+/// phase.
+fn is_bookkeeping(m: &JsModel, ci: usize) -> bool {
+    let c = &m.calls[ci];
+    if !m
+        .effect_of_call(ci)
+        .is_some_and(|e| e.kind == EffectKind::Task)
+    {
+        return false;
+    }
+    let mut n = c.node;
+    while let Some(p) = n.parent() {
+        if !matches!(
+            p.kind_str(),
+            "await_expression" | "parenthesized_expression"
+        ) {
+            break;
+        }
+        n = p;
+    }
+    if n.parent().map(|p| p.kind_str()) != Some("expression_statement") {
+        return false;
+    }
+    let Some(&target) = c.args.first() else {
+        return false;
+    };
+    // The variable's name, or an inline definition's `name`/`id`/`labels`
+    // (not its instructions, which may mention anything).
+    let mut names = Vec::new();
+    match m.object_of_expr(target) {
+        Some(obj) => names.extend(
+            ["name", "id", "labels"]
+                .iter()
+                .filter_map(|p| objects::property(m, obj, p))
+                .map(|v| m.text(v)),
+        ),
+        None => names.push(m.text(target)),
+    }
+    if let TaskTarget::Local(i) = m.task_target(target) {
+        let t = &m.task_defs[i];
+        names.extend(t.id.as_deref());
+        names.extend(
+            t.objects
+                .iter()
+                .filter_map(|o| objects::property(m, *o, "labels"))
+                .map(|l| m.text(l)),
+        );
+    }
+    names
+        .iter()
+        .any(|n| words(n).any(|w| BOOKKEEPING_WORDS.contains(&w.as_str())))
+}
+
+/// The lower-case words of a name: `logProgressTask`, `log-progress` and
+/// `['bookkeeping']` all split into theirs.
+fn words(name: &str) -> impl Iterator<Item = String> + '_ {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if !ch.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
+        cur.extend(ch.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out.into_iter()
 }
 
 struct Forced<'t> {
     assignment: Node<'t>,
     guard: Node<'t>,
+    /// A breakpoint asked on the way, whose answer the assignment does not
+    /// read (`await ctx.breakpoint(…); passed = true;`).
+    asked: Option<Node<'t>>,
+}
+
+/// A breakpoint call in the statement `guard` tests, before `assignment`.
+fn breakpoint_before<'t>(
+    m: &JsModel<'t>,
+    guard: Node<'t>,
+    assignment: Node<'t>,
+) -> Option<Node<'t>> {
+    // The test sits in the statement's (parenthesised) condition.
+    let mut branch = guard.parent()?;
+    while !matches!(
+        branch.kind_str(),
+        "if_statement" | "ternary_expression" | "switch_case"
+    ) {
+        if is_function(branch)
+            || (contains(branch, assignment) && branch.kind_str() != "parenthesized_expression")
+        {
+            return None;
+        }
+        branch = branch.parent()?;
+    }
+    let mut found = None;
+    walk(branch, |n| {
+        if found.is_some() || is_function(n) || n.start_byte() >= assignment.start_byte() {
+            return false;
+        }
+        let is_bp = m.call_of_node(n).is_some_and(|c| {
+            m.effect_of_call(c)
+                .is_some_and(|e| e.kind == EffectKind::Breakpoint)
+        });
+        if is_bp && contains(branch, assignment) {
+            found = Some(n);
+        }
+        found.is_none()
+    });
+    found
 }
 
 /// `ok = true` inside the loop under a counter test (the last attempt)
@@ -534,6 +681,7 @@ fn forced_successes<'t>(a: &LoopAnalysis<'_, 't>, l: LoopId) -> Vec<Forced<'t>> 
             out.push(Forced {
                 assignment: n,
                 guard,
+                asked: breakpoint_before(m, guard, n),
             });
         }
         true
@@ -581,14 +729,53 @@ fn reads_breakpoint(m: &JsModel, expr: Node) -> bool {
 }
 
 fn forced_diag(m: &JsModel, sink: &Sink, f: Forced) -> crate::diagnostic::Diagnostic {
+    let Some(bp) = f.asked else {
+        return sink
+            .diag(
+                span(f.assignment),
+                format!(
+                    "on the last attempt (`{}`) `{}` marks success without any decision: running out \
+                     of attempts is reported as a pass",
+                    excerpt(m, f.guard),
+                    excerpt(m, f.assignment)
+                ),
+            )
+            .with_help(HELP);
+    };
+    // The breakpoint resolves with the human's answer (`{ approved: false }`
+    // on a rejection) and does not throw: the assignment runs either way.
     sink.diag(
         span(f.assignment),
         format!(
-            "on the last attempt (`{}`) `{}` marks success without any decision: running out \
-             of attempts is reported as a pass",
+            "on the last attempt (`{}`) `{}` follows a breakpoint without reading its answer: a \
+             rejection marks success too, and the outcome is still not recorded — after the loop \
+             `{}` cannot tell a pass from an exhausted, escalated run",
             excerpt(m, f.guard),
-            excerpt(m, f.assignment)
+            excerpt(m, f.assignment),
+            f.assignment
+                .field("left")
+                .map(|l| excerpt(m, l))
+                .unwrap_or_default(),
         ),
     )
-    .with_help(HELP)
+    .with_related(sink.location(span(bp)), "the breakpoint asked on the last attempt")
+    .with_help(
+        "read the breakpoint's answer and record the outcome apart from a pass: `const decision = \
+         await ctx.breakpoint(…); if (!decision.approved) throw new Error(…); outcome = 'escalated';`",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::words;
+
+    #[test]
+    fn words_split_names() {
+        let w: Vec<String> = words("logProgressTask").collect();
+        assert_eq!(w, ["log", "progress", "task"]);
+        let w: Vec<String> = words("'sdd-sync-persistence'").collect();
+        assert_eq!(w, ["sdd", "sync", "persistence"]);
+        let w: Vec<String> = words("logisticsPlanningTask").collect();
+        assert_eq!(w, ["logistics", "planning", "task"]);
+    }
 }

@@ -5,7 +5,7 @@ use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::diagnostic::Severity;
 use crate::project::config::Config;
 use crate::project::{Project, SchemaState};
-use crate::rules::undeclared_output_field::WRAPPER_FIELDS;
+use crate::rules::undeclared_output_field::{asks_for, WRAPPER_FIELDS};
 
 pub struct MissingOutputSchema;
 
@@ -75,18 +75,32 @@ impl Rule for MissingOutputSchema {
             if p.schema_fields(mi, ti).is_some_and(|f| !f.is_empty()) {
                 continue;
             }
-            let what = match task.schema {
-                SchemaState::Missing => "has no `outputSchema`",
-                SchemaState::NoProperties => "has an `outputSchema` that declares no properties",
-                SchemaState::Declared | SchemaState::Unknown => continue,
+            let prompt_schema = task.prompt_schema_fields.as_deref();
+            let what = match (task.schema, prompt_schema) {
+                (SchemaState::Missing, Some(_)) => {
+                    "has its `outputSchema` inside `agent.prompt` (prompt text for the agent, not the task's schema)"
+                }
+                (SchemaState::Missing, None) => "has no `outputSchema`",
+                (SchemaState::NoProperties, _) => {
+                    "has an `outputSchema` that declares no properties"
+                }
+                (SchemaState::Declared | SchemaState::Unknown, _) => continue,
             };
             // Promise chaining is not a field read, nor is a list's or a
             // string's member: an output read as `items.filter(…).length`
-            // is used as a list, not as an object with fields.
+            // is used as a list, not as an object with fields. A field the
+            // prompt asks for (its `outputFormat`, an instruction, a schema
+            // written inside it) is asked for as much as by
+            // `agent.outputSchema`: the SDK checks an agent's answer against
+            // neither, and both reach the agent with the task.
             let fields: Vec<(&String, _)> = uses
                 .fields
                 .iter()
                 .filter(|(f, _)| !NOT_FIELDS.contains(&f.as_str()))
+                .filter(|(f, _)| {
+                    !prompt_schema.is_some_and(|s| s.iter().any(|(n, _)| n == *f))
+                        && !asks_for(task, f)
+                })
                 .collect();
             if fields.is_empty() {
                 continue;
@@ -99,6 +113,16 @@ impl Rule for MissingOutputSchema {
             let wrapper_only = fields
                 .iter()
                 .all(|(f, _)| WRAPPER_FIELDS.contains(&f.as_str()));
+            let props: Vec<String> = fields
+                .iter()
+                .map(|(f, _)| format!("{f}: {{ type: … }}"))
+                .collect();
+            let quoted: Vec<String> = fields.iter().map(|(f, _)| format!("'{f}'")).collect();
+            let declare = format!(
+                "`agent: {{ …, outputSchema: {{ type: 'object', required: [{}], properties: {{ {} }} }} }}`",
+                quoted.join(", "),
+                props.join(", ")
+            );
             let mut d = if wrapper_only {
                 sink.diag(
                     task.id_location.clone(),
@@ -111,23 +135,19 @@ impl Rule for MissingOutputSchema {
                     "read the output's fields directly (`const out = await ctx.task(…)`, then `out.x`), and declare them in `outputSchema.properties`",
                 )
             } else {
-                let props: Vec<String> = fields
-                    .iter()
-                    .map(|(f, _)| format!("{f}: {{ type: … }}"))
-                    .collect();
-                let quoted: Vec<String> = fields.iter().map(|(f, _)| format!("'{f}'")).collect();
+                let help = if prompt_schema.is_some() {
+                    format!("move the schema out of `prompt` to `agent.outputSchema` and declare what the code reads: {declare}")
+                } else {
+                    format!("declare what the code reads: {declare}")
+                };
                 sink.diag(
                     task.id_location.clone(),
                     format!(
-                        "agent task `{id}` {what}, but its result is read by field ({}): no schema asks the agent for those fields, so a read gets `undefined` when the answer lacks one",
+                        "agent task `{id}` {what}, and no schema, `outputFormat` or output instruction of it names {}, which the code reads: the SDK keeps whatever answer the agent posts (it checks no agent answer against a schema), so a read gets `undefined` when the answer lacks one",
                         names.join(", ")
                     ),
                 )
-                .with_help(format!(
-                    "declare what the code reads: `agent: {{ …, outputSchema: {{ type: 'object', required: [{}], properties: {{ {} }} }} }}`",
-                    quoted.join(", "),
-                    props.join(", ")
-                ))
+                .with_help(help)
             };
             for (f, loc) in fields.iter().take(3) {
                 d = d.with_related((*loc).clone(), format!("`{f}` is read here"));

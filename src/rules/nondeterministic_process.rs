@@ -8,7 +8,7 @@ use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::js::analysis::effects::effect_of_call;
 use crate::js::analysis::replay::{origin, Origin, Replay};
 use crate::js::analysis::results::enclosing_function;
-use crate::js::analysis::taint::{sinks_of, SinkKind};
+use crate::js::analysis::taint::{clock_sinks_of, sinks_of, SinkKind};
 use crate::js::syntax::span;
 use crate::js::{EffectKind, JsModel};
 
@@ -203,7 +203,10 @@ fn classify_one<'t>(
     source: Source,
     shown: &str,
 ) {
-    let sinks = sinks_of(m, node);
+    let sinks = match source {
+        Source::Clock | Source::ContextNow => clock_sinks_of(m, node),
+        _ => sinks_of(m, node),
+    };
     let steering: Vec<_> = sinks.iter().filter(|s| s.kind.steers()).collect();
     let head = format!(
         "`{shown}` {} in process code, which re-runs on every replay",

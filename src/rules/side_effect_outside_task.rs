@@ -7,6 +7,7 @@ use crate::js::syntax::tree::Node;
 
 use crate::js::analysis::loops::walk;
 use crate::js::analysis::replay::{origin, Origin, Replay};
+use crate::js::analysis::strings::returned_exprs;
 use crate::js::syntax::{is_function, span, unparen};
 use crate::js::JsModel;
 
@@ -226,7 +227,11 @@ impl Rule for SideEffectOutsideTask {
                     .with_help(
                         "end the run through the SDK instead: return a result, throw, or call `ctx.halt(reason)`",
                     ),
-                Effect::FileWrite if c.args.first().is_some_and(|a| under_run_dir(m, *a, 0)) => {
+                Effect::FileWrite
+                    if c.args
+                        .first()
+                        .is_some_and(|a| derives_from(m, *a, RUN_DIRS, 0)) =>
+                {
                     sink.diag_at(
                         Severity::Info,
                         span(c.node),
@@ -237,6 +242,26 @@ impl Rule for SideEffectOutsideTask {
                     )
                     .with_help(
                         "keep what it writes a function of recorded results (inputs and effect results), so every iteration writes the same file",
+                    )
+                }
+                // A run directory rebuilt by hand (`.a5c/runs/${ctx.runId}`)
+                // is where the SDK keeps the run only when runs live in the
+                // repository; by default they are under `~/.a5c/runs`.
+                Effect::FileWrite
+                    if c.args.first().is_some_and(|a| {
+                        derives_from(m, *a, &["runId"], 0) && derives_from(m, *a, &[RUNS_SEGMENT], 0)
+                    }) =>
+                {
+                    sink.diag(
+                        span(c.node),
+                        format!(
+                            "{name} writes to a path built by hand from `ctx.runId` in process code, which re-runs on every replay: \
+                             it happens again on each iteration, and the path is the run's directory only when runs are kept \
+                             in the repository (`BABYSITTER_RUNS_SCOPE=repo`); by default the SDK keeps them under `~/.a5c/runs`"
+                        ),
+                    )
+                    .with_help(
+                        "build the path from `ctx.artifactsDir` (or `ctx.runDir`), which the SDK sets to the run's own directory wherever runs are kept",
                     )
                 }
                 _ => {
@@ -296,10 +321,17 @@ fn next_statement_writes(m: &JsModel, call: Node) -> bool {
     found
 }
 
-/// Whether a path expression is built from `ctx.artifactsDir` or
-/// `ctx.runDir`, through the variables and calls (`join`, `dirname`) it is
-/// made of.
-fn under_run_dir(m: &JsModel, expr: Node, depth: usize) -> bool {
+/// Context properties that name the run's own directories.
+const RUN_DIRS: &[&str] = &["artifactsDir", "runDir"];
+
+/// The repository's runs folder, as a string a path is built from; in
+/// [`derives_from`]'s list it matches string literals containing it.
+const RUNS_SEGMENT: &str = ".a5c";
+
+/// Whether a path expression is built from one of the context's `props`
+/// (`ctx.artifactsDir`), through the variables, calls (`join`, `dirname`)
+/// and same-module helpers (`artifact(ctx, 'a.json')`) it is made of.
+fn derives_from(m: &JsModel, expr: Node, props: &[&str], depth: usize) -> bool {
     if depth > 6 {
         return false;
     }
@@ -309,13 +341,26 @@ fn under_run_dir(m: &JsModel, expr: Node, depth: usize) -> bool {
             return false;
         }
         match n.kind_str() {
+            "string" | "template_string" if props.contains(&RUNS_SEGMENT) => {
+                found = m.text(n).contains(RUNS_SEGMENT);
+            }
             "member_expression" => {
                 let prop = n.field("property").map(|p| m.text(p));
-                if matches!(prop, Some("artifactsDir" | "runDir"))
+                if prop.is_some_and(|p| props.contains(&p))
                     && n.field("object")
                         .is_some_and(|o| m.is_context_expr(unparen(o)))
                 {
                     found = true;
+                }
+            }
+            // A helper of the module that returns such a path.
+            "call_expression" => {
+                if let Some(f) = n.field("function").and_then(|c| m.function_of_expr(c)) {
+                    let returns = returned_exprs(m, f);
+                    found = !returns.is_empty()
+                        && returns
+                            .iter()
+                            .all(|r| derives_from(m, *r, props, depth + 1));
                 }
             }
             "identifier" => {
@@ -326,24 +371,24 @@ fn under_run_dir(m: &JsModel, expr: Node, depth: usize) -> bool {
                         w.parent()
                             .filter(|a| a.kind_str() == "assignment_expression")
                             .and_then(|a| a.field("right"))
-                            .is_some_and(|v| under_run_dir(m, v, depth + 1))
+                            .is_some_and(|v| derives_from(m, v, props, depth + 1))
                     });
                     if assigned {
                         found = true;
                     } else if let Some(init) = bind.init {
-                        found = under_run_dir(m, init, depth + 1);
+                        found = derives_from(m, init, props, depth + 1);
                     } else if let Some((f, i)) = param_of(m, b) {
                         // A helper's parameter (`writeIndex(path, …)`): every
-                        // caller passes a path under the run's directory.
+                        // caller passes such a path.
                         let sites = m.call_sites_of(f);
                         found = !sites.is_empty()
                             && sites.iter().all(|&c| {
                                 m.calls[c]
                                     .args
                                     .get(i)
-                                    .is_some_and(|a| under_run_dir(m, *a, depth + 1))
+                                    .is_some_and(|a| derives_from(m, *a, props, depth + 1))
                             });
-                    } else if matches!(m.text(n), "artifactsDir" | "runDir") {
+                    } else if props.contains(&m.text(n)) {
                         // `const { artifactsDir } = ctx`: the declarator's
                         // value is the context.
                         let mut d = Some(bind.node);

@@ -180,7 +180,7 @@ impl Rule for UndeclaredOutputField {
 
 /// Whether the task's `outputFormat` or `instructions` text names `field`
 /// as a word.
-fn asks_for(task: &crate::js::summary::TaskSummary, field: &str) -> bool {
+pub fn asks_for(task: &crate::js::summary::TaskSummary, field: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     task.output_request.as_ref().is_some_and(|f| {
         f.literals.iter().any(|l| {

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::js::syntax::tree::Node;
 
+use crate::js::analysis::loops::never_iterates;
 use crate::js::model::context_api::SIGNALLING_METHODS;
 use crate::js::model::scope::FnId;
 use crate::js::model::{CallId, Effect, JsModel};
@@ -64,6 +65,8 @@ pub struct Reach<'m, 't> {
     order: Vec<CallId>,
     /// The signalling effect of each call, precomputed.
     signalling: Vec<bool>,
+    /// Calls that never run ([`never_iterates`]).
+    dead: Vec<bool>,
     memo: RefCell<HashMap<FnId, Option<Reached>>>,
 }
 
@@ -84,10 +87,17 @@ impl<'m, 't> Reach<'m, 't> {
                 }
             }
         }
+        // A call in a loop over a list that is empty as written never runs:
+        // neither does the effect it is or leads to.
+        let dead: Vec<bool> = m.calls.iter().map(|c| never_iterates(m, c.node)).collect();
+        for (s, d) in signalling.iter_mut().zip(&dead) {
+            *s &= !d;
+        }
         Reach {
             m,
             order,
             signalling,
+            dead,
             memo: RefCell::new(HashMap::new()),
         }
     }
@@ -164,7 +174,7 @@ impl<'m, 't> Reach<'m, 't> {
             return (None, false);
         }
         let mut complete = true;
-        let calls: Vec<CallId> = self.calls_in(node).collect();
+        let calls: Vec<CallId> = self.calls_in(node).filter(|&c| !self.dead[c]).collect();
         for c in calls {
             let call = &m.calls[c];
             // The callee, and functions handed over as callbacks
@@ -221,6 +231,34 @@ function quiet(ctx) { ctx.log('x'); return ctx.now(); }
                 .iter()
                 .position(|f| f.name.as_deref() == Some("quiet"));
             assert!(quiet.and_then(|f| reach.in_function(f)).is_none());
+        });
+    }
+
+    #[test]
+    fn loops_over_empty_lists_reach_nothing() {
+        let src = r#"
+async function empty(ctx) {
+  for (const x of []) await ctx.task(t, { x });
+  [].forEach((x) => ctx.task(t, { x }));
+  const later = [];
+  for (let i = 0; i < later.length; i++) await helper(ctx, later[i]);
+}
+async function filled(ctx) {
+  const items = [];
+  items.push(1);
+  for (let i = 0; i < items.length; i++) await ctx.task(t, {});
+}
+async function helper(ctx, x) { return ctx.task(t, { x }); }
+"#;
+        with_model(src, |m| {
+            let reach = Reach::new(m);
+            let f = |name: &str| {
+                m.functions
+                    .iter()
+                    .position(|f| f.name.as_deref() == Some(name))
+            };
+            assert!(f("empty").and_then(|f| reach.in_function(f)).is_none());
+            assert!(f("filled").and_then(|f| reach.in_function(f)).is_some());
         });
     }
 

@@ -111,8 +111,31 @@ const STORES: &[&str] = &["push", "unshift", "set", "add", "splice", "fill"];
 
 /// The sinks the value of `expr` reaches, sorted by kind then position.
 pub fn sinks_of<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Vec<Sink<'t>> {
+    sinks(m, expr, false)
+}
+
+/// [`sinks_of`] for a clock reading: a type test of it (`Number.isFinite`,
+/// `isNaN`, `typeof`, `instanceof`) gives the same answer whatever the time
+/// is — a reading is always a finite number, a `Date` or a string made from
+/// one — so the value stops there.
+pub fn clock_sinks_of<'t>(m: &JsModel<'t>, expr: Node<'t>) -> Vec<Sink<'t>> {
+    sinks(m, expr, true)
+}
+
+/// Calls whose answer depends on a clock reading's type, not its value.
+const TYPE_TESTS: &[&str] = &[
+    "Number.isFinite",
+    "Number.isNaN",
+    "Number.isInteger",
+    "Number.isSafeInteger",
+    "isFinite",
+    "isNaN",
+];
+
+fn sinks<'t>(m: &JsModel<'t>, expr: Node<'t>, clock: bool) -> Vec<Sink<'t>> {
     let mut t = Walk {
         m,
+        clock,
         out: Vec::new(),
         seen_nodes: HashSet::new(),
         seen_bindings: HashSet::new(),
@@ -202,6 +225,8 @@ const MAX_PATH: usize = 4;
 
 struct Walk<'m, 't> {
     m: &'m JsModel<'t>,
+    /// The value is a clock reading ([`clock_sinks_of`]).
+    clock: bool,
     out: Vec<Sink<'t>>,
     /// A node reached once as a plain value may be reached again as
     /// something that decides a shape, or at another place in an object.
@@ -365,6 +390,18 @@ impl<'t> Walk<'_, 't> {
             | "parenthesized_expression"
             | "await_expression"
             | "as_expression" => self.value(parent, flow),
+            // `typeof now`, `now instanceof Date`: the same on every replay.
+            "unary_expression"
+                if self.clock
+                    && parent
+                        .field("operator")
+                        .is_some_and(|o| m.text(o) == "typeof") => {}
+            "binary_expression"
+                if self.clock
+                    && is("left")
+                    && parent
+                        .field("operator")
+                        .is_some_and(|o| m.text(o) == "instanceof") => {}
             // A container's truthiness, type or identity does not depend on
             // what it holds; `a || b` may be the container itself.
             "unary_expression" | "binary_expression" if !flow.path.is_empty() => {
@@ -422,6 +459,13 @@ impl<'t> Walk<'_, 't> {
         };
         let keyed = flow.keyed;
         let mut shape = flow.shape;
+        if self.clock
+            && call
+                .field("function")
+                .is_some_and(|f| TYPE_TESTS.contains(&m.text(unparen(f))))
+        {
+            return;
+        }
         if call.kind_str() == "call_expression" {
             if let Some(ci) = m.call_of_node(call) {
                 if let Some(e) = effect_of_call(m, ci) {
@@ -809,6 +853,26 @@ mod tests {
             panic!("no node");
         };
         sinks_of(&m, node).into_iter().map(|s| s.kind).collect()
+    }
+
+    #[test]
+    fn clock_type_tests_stop_the_value() {
+        let src = "export async function process(inputs, ctx) {\n  const now = ctx.now();\n  if (!Number.isFinite(now)) throw new Error('no clock');\n  if (typeof now === 'number') return 1;\n}\n";
+        let file = SourceFile::new("t.js", src.to_string());
+        let Some(tree) = parse::parse_tree(&file.text) else {
+            panic!("parse failed");
+        };
+        let m = JsModel::build(&file, &tree, &ModelOptions::default());
+        let start = src.find("ctx.now()").unwrap_or_default();
+        let Some(node) = tree
+            .root_node()
+            .descendant_for_byte_range(start, start + "ctx.now()".len())
+        else {
+            panic!("no node");
+        };
+        assert!(clock_sinks_of(&m, node).is_empty());
+        // The same tests of another value do steer.
+        assert!(!sinks_of(&m, node).is_empty());
     }
 
     #[test]

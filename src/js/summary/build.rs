@@ -122,10 +122,15 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         .objects
         .iter()
         .find_map(|o| objects::path(m, *o, &["agent", "prompt"]));
+    // The task-level `outputSchema` is the one the SDK itself reads (it
+    // validates shell results with it, and parses an external agent's
+    // answer as JSON when it is set); `agent.outputSchema` travels to the
+    // agent with the task.
     let schema = t
         .objects
         .iter()
-        .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]));
+        .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]))
+        .or_else(|| prop("outputSchema"));
     let schema_fields = schema.and_then(|s| schema_properties(m, s));
     // `outputSchema: reviewSchema` imported from a shared module.
     let schema_import = schema
@@ -135,7 +140,14 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
             Imported::Named(n) => Some((i.source.clone(), n.clone())),
             _ => None,
         });
-    let schema = schema_state(m, t, schema_fields.as_ref());
+    let schema = schema_state(m, t, schema, schema_fields.as_ref());
+    // A schema written inside the prompt: text the agent reads, not a
+    // schema of the task.
+    let prompt_schema_fields = t
+        .objects
+        .iter()
+        .find_map(|o| objects::path(m, *o, &["agent", "prompt", "outputSchema"]))
+        .and_then(|s| schema_properties(m, s));
     let title = prop("title").map(|v| string_set(m, &strings_of(m, v, &args_param)));
     TaskSummary {
         schema,
@@ -155,6 +167,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
         build_throws: crate::js::analysis::tasks::build_throws(m, t),
         output_request: output_request(m, t, &args_param),
+        prompt_schema_fields,
     }
 }
 
@@ -210,6 +223,7 @@ fn describes_output(text: &str) -> bool {
 fn schema_state(
     m: &JsModel,
     t: &crate::js::model::TaskDef,
+    schema: Option<Node>,
     fields: Option<&SchemaFields>,
 ) -> SchemaState {
     if fields.is_some_and(|f| !f.is_empty()) {
@@ -218,21 +232,19 @@ fn schema_state(
     if t.objects.is_empty() || t.objects.iter().any(|o| objects::has_opaque_spread(m, *o)) {
         return SchemaState::Unknown;
     }
-    let Some(agent) = t
-        .objects
-        .iter()
-        .find_map(|o| objects::property(m, *o, "agent"))
-    else {
-        return SchemaState::Missing;
-    };
-    let Some(agent) = m.object_of_expr(agent) else {
-        return SchemaState::Unknown;
-    };
-    if objects::has_opaque_spread(m, agent) {
-        return SchemaState::Unknown;
-    }
-    let Some(schema) = objects::property(m, agent, "outputSchema") else {
-        return SchemaState::Missing;
+    let Some(schema) = schema else {
+        // No schema found: sure only when `agent` is an object read in full.
+        let Some(agent) = t
+            .objects
+            .iter()
+            .find_map(|o| objects::property(m, *o, "agent"))
+        else {
+            return SchemaState::Missing;
+        };
+        return match m.object_of_expr(agent) {
+            Some(a) if !objects::has_opaque_spread(m, a) => SchemaState::Missing,
+            _ => SchemaState::Unknown,
+        };
     };
     let Some(schema) = m.object_of_expr(schema) else {
         return SchemaState::Unknown;

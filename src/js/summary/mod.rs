@@ -108,6 +108,9 @@ pub struct TaskSummary {
     /// Strings of `agent.prompt.outputFormat` and `agent.prompt.instructions`:
     /// the output the prompt asks for in words.
     pub output_request: Option<StringSet>,
+    /// The fields an `outputSchema` written inside `agent.prompt` declares:
+    /// part of the prompt the agent reads, not the task's schema.
+    pub prompt_schema_fields: Option<SchemaFields>,
     /// Whether the definition has an output schema at all.
     pub schema: SchemaState,
     /// Strings of `title`.

@@ -9,6 +9,140 @@ use std::collections::HashSet;
 
 use super::{COMPARISONS, MAX_WALK_NODES};
 
+/// Array methods that call their callback once per element.
+const ITERATING_METHODS: &[&str] = &[
+    "forEach",
+    "map",
+    "flatMap",
+    "filter",
+    "some",
+    "every",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "reduce",
+    "reduceRight",
+];
+
+/// Whether `node` sits in code that runs once per element of a list that
+/// is empty as written — the body of `for (const x of [])`, of
+/// `for (let i = 0; i < list.length; i++)` over `const list = []`, or the
+/// callback of `[].forEach(…)` — and so never runs.
+pub fn never_iterates(m: &JsModel, node: Node) -> bool {
+    let mut child = node;
+    while let Some(p) = child.parent() {
+        let in_body = p.field("body") == Some(child);
+        let empty = match p.kind_str() {
+            "for_in_statement" if in_body => p.field("right").is_some_and(|r| is_empty_list(m, r)),
+            "for_statement" if in_body => counts_over_empty(m, p),
+            "arguments" => p
+                .parent()
+                .and_then(|call| call.field("function"))
+                .map(unparen)
+                .filter(|c| c.kind_str() == "member_expression")
+                .filter(|c| {
+                    c.field("property")
+                        .is_some_and(|pr| ITERATING_METHODS.contains(&m.text(pr)))
+                })
+                .and_then(|c| c.field("object"))
+                .is_some_and(|o| is_function(child) && is_empty_list(m, o)),
+            _ => false,
+        };
+        if empty {
+            return true;
+        }
+        child = p;
+    }
+    false
+}
+
+/// `[]`, or a `const` initialised to `[]` that is only iterated or
+/// measured (`for … of`, `.length`, `.forEach(…)`): nothing adds to it.
+fn is_empty_list(m: &JsModel, expr: Node) -> bool {
+    let expr = unparen(expr);
+    match expr.kind_str() {
+        "array" => expr.named().all(|c| c.kind_str() == "comment"),
+        "identifier" => {
+            let Some(b) = m.scopes.binding_of(expr) else {
+                return false;
+            };
+            let bind = m.scopes.get(b);
+            let is_const = bind
+                .node
+                .parent()
+                .and_then(|d| d.parent())
+                .is_some_and(|decl| {
+                    decl.kind_str() == "lexical_declaration"
+                        && decl.child(0).is_some_and(|k| text(k, m.src()) == "const")
+                });
+            is_const
+                && bind.writes.is_empty()
+                && bind.init.is_some_and(|i| {
+                    let i = unparen(i);
+                    i.kind_str() == "array" && i.named().all(|c| c.kind_str() == "comment")
+                })
+                && bind.reads.iter().all(|r| only_iterated(m, *r))
+        }
+        _ => false,
+    }
+}
+
+/// A read of a list that cannot add to it: the iterable of a `for … of`,
+/// `.length`, or the receiver of an iterating method.
+fn only_iterated(m: &JsModel, r: Node) -> bool {
+    let Some(p) = r.parent() else { return false };
+    match p.kind_str() {
+        "for_in_statement" => p.field("right") == Some(r),
+        "member_expression" if p.field("object") == Some(r) => p
+            .field("property")
+            .map(|pr| m.text(pr))
+            .is_some_and(|name| name == "length" || ITERATING_METHODS.contains(&name)),
+        // `list[i]`: an element read.
+        "subscript_expression" => p.field("object") == Some(r),
+        _ => false,
+    }
+}
+
+/// `for (let i = 0; i < list.length; …)` over an empty list.
+fn counts_over_empty(m: &JsModel, for_stmt: Node) -> bool {
+    let Some(cond) = for_stmt.field("condition") else {
+        return false;
+    };
+    let cond = if cond.kind_str() == "expression_statement" {
+        match cond.named_child(0) {
+            Some(c) => c,
+            None => return false,
+        }
+    } else {
+        cond
+    };
+    let cond = unparen(cond);
+    if cond.kind_str() != "binary_expression" || op(m, cond) != "<" {
+        return false;
+    }
+    let starts_at_zero = for_stmt.field("initializer").is_some_and(|init| {
+        let mut ok = false;
+        walk(init, |n| {
+            if n.kind_str() == "variable_declarator" {
+                ok = n.field("value").is_some_and(|v| {
+                    unparen(v).kind_str() == "number" && text(unparen(v), m.src()) == "0"
+                });
+            }
+            !ok
+        });
+        ok
+    });
+    starts_at_zero
+        && cond
+            .field("right")
+            .map(unparen)
+            .filter(|r| r.kind_str() == "member_expression")
+            .filter(|r| r.field("property").is_some_and(|p| m.text(p) == "length"))
+            .and_then(|r| r.field("object"))
+            .is_some_and(|o| is_empty_list(m, o))
+}
+
 /// Top-level `&&` operands: each must hold for the loop to go on, so any
 /// one of them can bound it. `||` operands cannot.
 pub fn conjuncts<'t>(m: &JsModel<'t>, cond: Node<'t>) -> Vec<Node<'t>> {
