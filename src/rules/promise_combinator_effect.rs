@@ -1,7 +1,7 @@
 //! `promise-combinator-effect`: `Promise.all` / `allSettled` / `race` /
 //! `any` over promises that dispatch effects. The SDK's batching lives in
-//! `ctx.parallel.*`; a bare combinator emits effects with colliding journal
-//! sequence numbers (babysitter #879).
+//! `ctx.parallel.*`; a bare combinator hands the orchestrator one effect at
+//! most, the first pending signal (babysitter #879).
 
 use crate::js::syntax::tree::Node;
 
@@ -49,7 +49,7 @@ impl Rule for PromiseCombinatorEffect {
         ReportMeta {
             sites: Sites::ProcessModules,
             praise: "Effects are batched with `ctx.parallel`, never with a bare `Promise` combinator",
-            sdk_hint: "A process can hand effect promises to `Promise.all` without any error at dispatch time. Detecting concurrent, unbatched effect requests in the runtime (and failing with a pointer to `ctx.parallel.all`) would turn silent journal corruption into a clear error.",
+            sdk_hint: "A process can hand effect promises to `Promise.all` without any error at dispatch time. Detecting concurrent, unbatched effect requests in the runtime (and failing with a pointer to `ctx.parallel.all`) would turn a silently lost batch into a clear error.",
         }
     }
 
@@ -89,10 +89,8 @@ impl Rule for PromiseCombinatorEffect {
                 .diag(
                     span(call.callee),
                     format!(
-                        "`{callee}` over {what}: each effect signals on its own, so the iteration \
-                         reports only the first as pending and the others reach the journal after \
-                         the iteration has returned, so they are picked up late or missed \
-                         (babysitter #879). Only `ctx.parallel` batches effects"
+                        "`{callee}` over {what}: {}. Only `ctx.parallel` batches effects",
+                        consequence(method)
                     ),
                 )
                 .with_help(help(method))
@@ -103,6 +101,35 @@ impl Rule for PromiseCombinatorEffect {
                 }
             }
             sink.push(d);
+        }
+    }
+}
+
+/// What the SDK does with the effects' pending signals. Each `ctx.task` /
+/// `ctx.breakpoint` without a result rejects with its own signal
+/// (`EffectRequestedError`, intrinsics/task.ts), and the iteration waits on
+/// exactly the signal that ends the process function (`asWaitingResult` in
+/// orchestrateIteration's catch): one effect, or a `ctx.parallel` batch.
+fn consequence(method: &str) -> &'static str {
+    match method {
+        // The siblings' requests are still being written when the first
+        // signal ends the iteration (babysitter #879).
+        "all" | "race" => {
+            "each effect without a result rejects on its own and the first rejection ends the \
+             iteration, so the orchestrator is handed that one effect instead of the batch; the \
+             others write their requests to the journal after the iteration has returned \
+             (babysitter #879)"
+        }
+        "allSettled" => {
+            "each effect without a result settles as `rejected` with the SDK's pending signal \
+             instead of ending the iteration, so the code after it runs without their results"
+        }
+        // `asWaitingResult` knows the SDK's own signals, not the
+        // `AggregateError` that wraps them.
+        _ => {
+            "each effect without a result rejects with the SDK's pending signal, and when all \
+             have, `Promise.any` rejects with an `AggregateError` the SDK does not take for one: \
+             the iteration ends as a process error instead of waiting for the effects"
         }
     }
 }
@@ -306,5 +333,66 @@ fn rewrite(m: &JsModel, callee: Node, source: &Source, reach: &Reach) -> Option<
             })
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Diagnostic;
+    use crate::engine::discover::FileKind;
+    use crate::engine::lint_text;
+    use crate::project::config::Config;
+
+    fn lint(src: &str) -> Vec<Diagnostic> {
+        let mut config = Config::default();
+        config.select = Some(vec!["promise-combinator-effect".into()]);
+        lint_text("p.js", FileKind::Process, src.to_string(), &config)
+            .into_iter()
+            .filter(|d| d.rule == "promise-combinator-effect")
+            .collect()
+    }
+
+    fn message(method: &str) -> String {
+        let src = format!(
+            "export async function process(inputs, ctx) {{\n  return Promise.{method}([ctx.task(a, {{}}), ctx.task(b, {{}})]);\n}}\n"
+        );
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        ds[0].message.clone()
+    }
+
+    /// The first pending signal ends the iteration (`asWaitingResult` in
+    /// orchestrateIteration's catch): one effect reaches the orchestrator,
+    /// the others land in the journal afterwards. Nothing is "missed".
+    #[test]
+    fn all_and_race_hand_over_one_effect() {
+        for method in ["all", "race"] {
+            let msg = message(method);
+            assert!(
+                msg.contains("the first rejection ends the iteration")
+                    && msg.contains("that one effect instead of the batch")
+                    && msg.contains("after the iteration has returned"),
+                "{msg}"
+            );
+            assert!(!msg.contains("missed"), "{msg}");
+        }
+    }
+
+    /// `allSettled` never rejects: the signals become `rejected` entries.
+    #[test]
+    fn all_settled_runs_on_without_results() {
+        let msg = message("allSettled");
+        assert!(
+            msg.contains("settles as `rejected`") && msg.contains("without their results"),
+            "{msg}"
+        );
+    }
+
+    /// `any` rejects with an `AggregateError`, which `asWaitingResult` does
+    /// not recognise: the iteration fails instead of waiting.
+    #[test]
+    fn any_fails_the_iteration() {
+        let msg = message("any");
+        assert!(msg.contains("`AggregateError`") && msg.contains("process error"), "{msg}");
     }
 }
