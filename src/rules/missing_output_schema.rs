@@ -5,7 +5,7 @@ use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::diagnostic::Severity;
 use crate::project::config::Config;
 use crate::project::{Project, SchemaState};
-use crate::rules::undeclared_output_field::{asks_for, WRAPPER_FIELDS};
+use crate::rules::undeclared_output_field::{asks_for, LIST_MEMBERS, WRAPPER_FIELDS};
 
 pub struct MissingOutputSchema;
 
@@ -20,36 +20,8 @@ static META: RuleMeta = RuleMeta {
     options: &[],
 };
 
-/// Members of a promise, a list or a string that an output without a
-/// schema is read through when the code takes it for one of those. Names
-/// an answer could plausibly hold as data (`keys`, `values`, `entries`,
-/// `find`, `sort`) are left out: the summary does not say whether a read
-/// is called.
-const NOT_FIELDS: &[&str] = &[
-    "then",
-    "catch",
-    "finally",
-    "length",
-    "concat",
-    "every",
-    "filter",
-    "findIndex",
-    "flatMap",
-    "forEach",
-    "includes",
-    "indexOf",
-    "join",
-    "map",
-    "reduce",
-    "slice",
-    "some",
-    "split",
-    "startsWith",
-    "endsWith",
-    "toLowerCase",
-    "toUpperCase",
-    "trim",
-];
+/// Promise chaining: not a field read.
+const PROMISE_MEMBERS: &[&str] = &["then", "catch", "finally"];
 
 impl Rule for MissingOutputSchema {
     fn meta(&self) -> &'static RuleMeta {
@@ -96,7 +68,9 @@ impl Rule for MissingOutputSchema {
             let fields: Vec<(&String, _)> = uses
                 .fields
                 .iter()
-                .filter(|(f, _)| !NOT_FIELDS.contains(&f.as_str()))
+                .filter(|(f, _)| {
+                    !PROMISE_MEMBERS.contains(&f.as_str()) && !LIST_MEMBERS.contains(&f.as_str())
+                })
                 .filter(|(f, _)| {
                     !prompt_schema.is_some_and(|s| s.iter().any(|(n, _)| n == *f))
                         && !asks_for(task, f)

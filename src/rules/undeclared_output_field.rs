@@ -110,17 +110,40 @@ impl Rule for UndeclaredOutputField {
                     )
                 })
                 .collect();
-            let whose = if ids.len() == 1 {
-                format!("task {}, whose `outputSchema` does not declare it", ids[0])
+            let (named, whose) = if ids.len() == 1 {
+                (
+                    format!("task {}", ids[0]),
+                    "whose `outputSchema` does not declare it",
+                )
             } else {
-                format!(
-                    "tasks {}, whose `outputSchema`s do not declare it",
-                    ids.join(", ")
+                (
+                    format!("tasks {}", ids.join(", ")),
+                    "whose `outputSchema`s do not declare it",
                 )
             };
+            let whose = format!("{named}, {whose}");
             let declared: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
             let list: Vec<String> = declared.iter().map(|n| format!("`{n}`")).collect();
-            let (message, help) = if WRAPPER_FIELDS.contains(&field) {
+            let (message, help) = if LIST_MEMBERS.contains(&field) {
+                // A schema with fields describes an object; the read treats
+                // the output as a list or a string, so declaring the name is
+                // no fix (and JSON cannot hold a method).
+                let consequence = if field == "length" {
+                    "an object has no `length`, so the read gets `undefined`"
+                } else {
+                    "an object has no such method, so calling it throws a `TypeError`"
+                };
+                (
+                    format!(
+                        "`{field}` is used on the result of {named} as if it were a list or a string, but the `outputSchema` describes an object (fields {}): {consequence}",
+                        list.join(", ")
+                    ),
+                    format!(
+                        "use `{field}` on one of the declared fields ({}), or, if the task's output is itself a list, make its `outputSchema` describe one (`type: 'array', items: …`)",
+                        list.join(", ")
+                    ),
+                )
+            } else if WRAPPER_FIELDS.contains(&field) {
                 // `ctx.task` resolves to the output itself (taskHelpers.ts:54
                 // returns the stored result), not to `{ value }`/`{ result }`.
                 (
@@ -193,6 +216,33 @@ pub fn asks_for(task: &crate::js::summary::TaskSummary, field: &str) -> bool {
     })
 }
 
+/// Members of lists and strings, read on a result as if it were one
+/// (`out.length`, `out.map(…)`): not data fields. Names an answer could
+/// plausibly hold as data (`keys`, `values`, `entries`, `find`, `sort`) are
+/// left out: the summary does not say whether a read is called.
+pub const LIST_MEMBERS: &[&str] = &[
+    "length",
+    "concat",
+    "every",
+    "filter",
+    "findIndex",
+    "flatMap",
+    "forEach",
+    "includes",
+    "indexOf",
+    "join",
+    "map",
+    "reduce",
+    "slice",
+    "some",
+    "split",
+    "startsWith",
+    "endsWith",
+    "toLowerCase",
+    "toUpperCase",
+    "trim",
+];
+
 /// Fields read as if `ctx.task` wrapped the output (`{ value }`,
 /// `{ result }`): it does not.
 pub const WRAPPER_FIELDS: &[&str] = &["value", "result"];
@@ -229,6 +279,47 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lint(src: &str) -> Vec<crate::diagnostic::Diagnostic> {
+        let mut config = Config::default();
+        config.select = Some(vec!["undeclared-output-field".into()]);
+        crate::engine::lint_text(
+            "p.js",
+            crate::engine::discover::FileKind::Process,
+            src.to_string(),
+            &config,
+        )
+        .into_iter()
+        .filter(|d| d.rule == "undeclared-output-field")
+        .collect()
+    }
+
+    const SPECS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const specsTask = defineTask('specs', () => ({\n  kind: 'agent',\n  title: 'Specs',\n  labels: ['specs'],\n  agent: { prompt: { task: 'List the specs' }, outputSchema: { type: 'object', properties: { specifications: { type: 'array' } } } },\n}));\n";
+
+    /// `specs.length` reads a list's or a string's member on an output the
+    /// schema makes an object: declaring `length` is no fix.
+    #[test]
+    fn list_members_on_an_object_output() {
+        let src = format!("{SPECS}export async function process(inputs, ctx) {{\n  const specs = await ctx.task(specsTask, {{}});\n  ctx.log(`${{specs.length}} specs`);\n  return specs.map((s) => s.id);\n}}\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 2, "{ds:#?}");
+        for d in &ds {
+            let help = d.help.as_deref().unwrap_or("");
+            assert!(!help.contains("declare `"), "{help}");
+            assert!(help.contains("`specifications`"), "{help}");
+            assert!(d.message.contains("an object"), "{}", d.message);
+        }
+        let length = ds.iter().find(|d| d.message.starts_with("`length`"));
+        assert!(
+            length.is_some_and(|d| d.message.contains("the read gets `undefined`")),
+            "{ds:#?}"
+        );
+        let map = ds.iter().find(|d| d.message.starts_with("`map`"));
+        assert!(
+            map.is_some_and(|d| d.message.contains("throws a `TypeError`")),
+            "{ds:#?}"
+        );
+    }
 
     #[test]
     fn near_misses() {
