@@ -24,6 +24,10 @@ pub struct FrontmatterBlock {
     pub yaml_span: Range<usize>,
     /// The parsed YAML, spans relative to the whole file.
     pub yaml: Result<YamlNode, YamlError>,
+    /// When the YAML fails because the block ran on past its fields into
+    /// the Markdown body (the closing `---` is missing, and a later `---`,
+    /// a thematic break, closed it): the line where the body starts.
+    pub runs_into_body: Option<Range<usize>>,
 }
 
 impl Frontmatter {
@@ -58,16 +62,89 @@ pub fn split(text: &str) -> Frontmatter {
         if is_fence(line) {
             let yaml_span = yaml_start..offset;
             let yaml = yaml::parse(&text[yaml_span.clone()], yaml_start);
+            let runs_into_body = match &yaml {
+                Err(e) => body_start(text, yaml_span.clone(), e),
+                Ok(_) => None,
+            };
             return Frontmatter::Present(FrontmatterBlock {
                 span: start..offset + line.len(),
                 yaml_span,
                 yaml,
+                runs_into_body,
             });
         }
         offset += line.len();
     }
     Frontmatter::Unclosed {
         open: start..start + first.trim_end().len(),
+    }
+}
+
+/// How many lines above a YAML error the fields' end is looked for.
+const BODY_LOOKBACK: usize = 20;
+
+/// The line where the Markdown body starts inside a frontmatter block whose
+/// YAML fails at `error`: a line at column 0 at or above the error that is
+/// not a `key:` line, with everything above it a mapping that parses. A
+/// heading right above it (`# Steps`, a YAML comment) starts the body too.
+/// `None` when the error is inside the fields themselves.
+fn body_start(text: &str, yaml: Range<usize>, error: &YamlError) -> Option<Range<usize>> {
+    let at = error.offset?;
+    let mut lines: Vec<Range<usize>> = Vec::new();
+    let mut offset = yaml.start;
+    for line in crate::source::lines_inclusive(text.get(yaml.clone())?) {
+        if offset > at {
+            break;
+        }
+        lines.push(offset..offset + line.len());
+        offset += line.len();
+    }
+    let starts_line = |r: &Range<usize>| {
+        text.get(r.clone())
+            .is_some_and(|l| l.starts_with(|c: char| !c.is_whitespace()))
+    };
+    let is_comment = |r: &Range<usize>| text.get(r.clone()).is_some_and(|l| l.starts_with('#'));
+    let is_blank = |r: &Range<usize>| text.get(r.clone()).is_some_and(|l| l.trim().is_empty());
+    let candidates = lines.iter().enumerate().rev().take(BODY_LOOKBACK);
+    for (i, line) in candidates {
+        if !starts_line(line) || is_comment(line) {
+            continue;
+        }
+        let first = text.get(line.clone()).unwrap_or("");
+        if is_key_line(first) {
+            // A field: the error is in the fields, or further up.
+            return None;
+        }
+        let above = text.get(yaml.start..line.start)?;
+        let parsed = yaml::parse(above, yaml.start).ok();
+        if !parsed.is_some_and(|n| n.entries().is_some_and(|e| !e.is_empty())) {
+            continue;
+        }
+        // A heading (a comment to YAML) right above the first body line.
+        let mut begin = i;
+        while begin > 0 && (is_comment(&lines[begin - 1]) || is_blank(&lines[begin - 1])) {
+            begin -= 1;
+        }
+        while begin < i && is_blank(&lines[begin]) {
+            begin += 1;
+        }
+        let body = &lines[begin];
+        let end = text
+            .get(body.clone())
+            .map_or(body.end, |l| body.start + l.trim_end_matches(['\n', '\r']).len());
+        return Some(body.start..end);
+    }
+    None
+}
+
+/// `name: …`, `allowed-tools:`: a line that starts a field.
+fn is_key_line(line: &str) -> bool {
+    let key_end = line
+        .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .unwrap_or(line.len());
+    key_end > 0 && line[key_end..].starts_with(':') && {
+        let rest = &line[key_end + 1..];
+        rest.is_empty() || rest.starts_with(char::is_whitespace)
     }
 }
 
@@ -133,6 +210,25 @@ mod tests {
         let err = block.yaml.unwrap_err();
         assert_eq!(err.line, Some(2));
         assert!(err.offset.unwrap() >= 4);
+    }
+
+    #[test]
+    fn body_inside_the_block() {
+        let body = |text: &str| {
+            let Frontmatter::Present(block) = split(text) else {
+                panic!("no frontmatter in {text:?}")
+            };
+            block.runs_into_body.map(|r| text[r].to_string())
+        };
+        assert_eq!(
+            body("---\nname: a\ngraph:\n  x: [y]\n2. Do not guess\n3. Read\n---\n").as_deref(),
+            Some("2. Do not guess")
+        );
+        // An error in a field is not the body.
+        assert_eq!(body("---\nname: a\nhint: [x] [y]\n---\n"), None);
+        assert_eq!(body("---\nname: a\ndescription: \"open\n---\n"), None);
+        // Nothing parses above the failing line: no fields to end.
+        assert_eq!(body("---\n1. Read\n2. Think\n---\n"), None);
     }
 
     #[test]

@@ -179,7 +179,11 @@ impl Rule for SkillFrontmatter {
         let yaml = match &block.yaml {
             Ok(yaml) => yaml,
             Err(e) => {
-                sink.push(yaml_error(sink, e, block.yaml_span.start, text));
+                let d = match &block.runs_into_body {
+                    Some(body) => runs_into_body(sink, e, body, block.span.clone(), text),
+                    None => yaml_error(sink, e, block.yaml_span.start, text),
+                };
+                sink.push(d);
                 return;
             }
         };
@@ -223,6 +227,38 @@ fn yaml_error(
     )
     .with_help(
         "the Agent Skills reference validator rejects this skill, and agents that read the frontmatter as YAML skip it; fix the YAML at this position",
+    )
+}
+
+/// The closing `---` is missing after the fields: the block ran on into the body up to a
+/// later `---` line, and the body is not YAML.
+fn runs_into_body(
+    sink: &Sink,
+    e: &YamlError,
+    body: &std::ops::Range<usize>,
+    block: std::ops::Range<usize>,
+    text: &str,
+) -> crate::diagnostic::Diagnostic {
+    // The closing fence is the block's last line.
+    let fence_end = text
+        .get(..block.end)
+        .map_or(block.end, |t| t.trim_end_matches(['\n', '\r']).len());
+    let fence_start = text
+        .get(..fence_end)
+        .and_then(|t| t.rfind(['\n', '\r']))
+        .map_or(block.start, |at| at + 1);
+    let fence_line = sink.location(Span::new(fence_start, fence_end)).start.line;
+    sink.diag(
+        Span::new(body.start, body.end),
+        format!(
+            "the frontmatter is not closed after its fields: with no `---` line after them it runs on to the `---` at line {fence_line}, and the text from here on, read as YAML, does not parse ({})",
+            e.message
+        ),
+    )
+    .with_help(
+        "end the frontmatter with a `---` line after its last field, before the body: until then \
+         the reference validator rejects the skill, and agents that read the frontmatter as YAML \
+         get no `name` or `description` from it",
     )
 }
 
@@ -425,11 +461,19 @@ impl Checker<'_, '_, '_> {
             );
             return;
         }
+        // Nothing under `claude-code` depends on the name's format: the
+        // babysitter SDK's skill discovery needs a non-empty name and uses it
+        // as it is (`discoveryLocal.ts` reads it, lists it and dedupes by it),
+        // and Claude Code documents the format without saying it rejects
+        // anything else. Only the Agent Skills reference validator does.
+        if self.spec != SkillSpec::AgentSkills {
+            return;
+        }
         let len = name.chars().count();
         if len > MAX_NAME {
             self.error(
                 span,
-                format!("`name` is {len} characters, over the {MAX_NAME}-character limit"),
+                format!("`name` is {len} characters, over the {MAX_NAME}-character limit: the Agent Skills reference validator rejects it"),
                 None,
             );
         }
@@ -449,17 +493,16 @@ impl Checker<'_, '_, '_> {
         if !problems.is_empty() {
             self.error(
                 span,
-                format!("`name: {name}` {}", problems.join(", ")),
+                format!(
+                    "`name: {name}` {}: the Agent Skills reference validator rejects it",
+                    problems.join(", ")
+                ),
                 Some("use lowercase letters, digits and single hyphens, e.g. `pdf-tools`"),
             );
         }
         // Claude Code lists a skill by its `name` wherever it lives; only the Agent
         // Skills format requires the folder to match.
-        let folder = match self.spec {
-            SkillSpec::AgentSkills => folder_name(self.path),
-            SkillSpec::ClaudeCode => None,
-        };
-        if let Some(folder) = folder {
+        if let Some(folder) = folder_name(self.path) {
             if folder != name {
                 self.error(
                     span,
@@ -636,7 +679,7 @@ mod tests {
 
     #[test]
     fn each_name_defect() {
-        let cfg = Config::default();
+        let cfg = config("agentskills");
         let msg = |name: &str, folder: &str| {
             check(
                 &format!("s/{folder}/SKILL.md"),
@@ -648,14 +691,10 @@ mod tests {
         assert!(msg("-pdf", "-pdf")[0].1.contains("hyphen"));
         assert!(msg("pdf--x", "pdf--x")[0].1.contains("`--`"));
         assert!(msg("pdf_x", "pdf_x")[0].1.contains("only letters"));
-        // Claude Code lists a skill by its name wherever it lives.
-        assert!(msg("pdf", "other").is_empty());
-        let mismatch = check(
-            "s/other/SKILL.md",
-            "---\nname: pdf\ndescription: d\n---\n",
-            &config("agentskills"),
-        );
-        assert!(mismatch[0]
+        assert!(msg("pdf_x", "pdf_x")[0]
+            .1
+            .ends_with("the Agent Skills reference validator rejects it"));
+        assert!(msg("pdf", "other")[0]
             .1
             .contains("does not match the skill's folder `other`"));
         let long = "a".repeat(65);
@@ -663,6 +702,58 @@ mod tests {
             .1
             .contains("over the 64-character limit"));
         assert!(msg("\"\"", "x")[0].1.contains("empty"));
+    }
+
+    /// The SDK's skill discovery takes any non-empty name as it is, and
+    /// Claude Code lists a skill by its name wherever it lives: under the
+    /// default spec only a missing or empty name has a consequence.
+    #[test]
+    fn name_format_is_the_agent_skills_format_s_alone() {
+        let cfg = Config::default();
+        for (name, folder) in [
+            ("PDF", "PDF"),
+            ("Spec Review", "spec-review"),
+            ("-pdf", "-pdf"),
+            ("pdf--x", "pdf--x"),
+            ("pdf_x", "pdf_x"),
+            ("pdf", "other"),
+            (&"a".repeat(65), "a"),
+        ] {
+            let text = format!("---\nname: {name}\ndescription: d\n---\n");
+            let found = check(&format!("s/{folder}/SKILL.md"), &text, &cfg);
+            assert!(found.is_empty(), "{name}: {found:?}");
+        }
+        let empty = check("s/x/SKILL.md", "---\nname: \"\"\ndescription: d\n---\n", &cfg);
+        assert!(empty[0].1.contains("skill discovery skips this skill"), "{empty:?}");
+    }
+
+    /// A frontmatter whose closing `---` is missing runs on into the body
+    /// up to the next `---` line (a thematic break), and the body is not
+    /// YAML: the finding says the fence is missing, not only what the YAML
+    /// parser saw.
+    #[test]
+    fn body_read_as_yaml_names_the_missing_fence() {
+        let text = "---\nname: a\ndescription: d\ngraph:\n  roles: [x]\n# Steps\n1. Read the logs\n2. Find the cause\n\n---\n\nMore.\n";
+        let found = check("s/a/SKILL.md", text, &Config::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let msg = &found[0].1;
+        assert!(
+            msg.contains("not closed") && msg.contains("`---` at line 10"),
+            "{msg}"
+        );
+        let at = lint_text("s/a/SKILL.md", FileKind::Skill, text.into(), &Config::default());
+        assert_eq!(at[0].location.start.line, 6, "the heading starts the body");
+        // Body lines that read as keys (`1. **First**: …`) before the failing one.
+        let keys = "---\nname: a\ndescription: d\n1. **First**: do this\n\nPlain prose.\n\n---\n";
+        let found = check("s/a/SKILL.md", keys, &Config::default());
+        assert!(found[0].1.contains("`---` at line 8"), "{found:?}");
+        // A YAML error inside the fields is still reported as such.
+        let quote = check(
+            "s/a/SKILL.md",
+            "---\nname: a\ndescription: \"open\n---\n",
+            &Config::default(),
+        );
+        assert!(quote[0].1.starts_with("invalid YAML"), "{quote:?}");
     }
 
     #[test]
