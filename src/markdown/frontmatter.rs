@@ -129,9 +129,9 @@ fn body_start(text: &str, yaml: Range<usize>, error: &YamlError) -> Option<Range
             begin += 1;
         }
         let body = &lines[begin];
-        let end = text
-            .get(body.clone())
-            .map_or(body.end, |l| body.start + l.trim_end_matches(['\n', '\r']).len());
+        let end = text.get(body.clone()).map_or(body.end, |l| {
+            body.start + l.trim_end_matches(['\n', '\r']).len()
+        });
         return Some(body.start..end);
     }
     None

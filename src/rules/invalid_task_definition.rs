@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::js::analysis::tasks::{
     factory_returns, lacks_property, task_id, value_of, Returns, TaskId, Value,
 };
@@ -45,11 +45,13 @@ impl Rule for InvalidTaskDefinition {
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
+        let mut at_load = AtLoad::default();
         for td in &m.task_defs {
-            check_shape(m, td, sink);
-            check_id(m, td, sink);
+            check_shape(m, td, sink, &mut at_load);
+            check_id(m, td, sink, &mut at_load);
             check_kind(m, td, sink);
         }
+        at_load.report(sink);
     }
 
     /// Duplicate ids among modules that are loaded together: the SDK's task
@@ -188,35 +190,85 @@ fn load_sets(project: &Project) -> Vec<Vec<usize>> {
 /// The consequence of a definition `defineTask` refuses: it throws on the
 /// call, which for a top-level definition means the module cannot load.
 fn throws(m: &JsModel, td: &TaskDef) -> &'static str {
-    if m.calls[td.call].func.is_none() {
+    if at_top_level(m, td) {
         "`defineTask` throws, so the module fails to load"
     } else {
         "`defineTask` throws when this line runs"
     }
 }
 
+fn at_top_level(m: &JsModel, td: &TaskDef) -> bool {
+    m.calls[td.call].func.is_none()
+}
+
+/// Top-level definitions `defineTask` throws on. The module stops loading
+/// at the first one it evaluates, so the later ones never run: one finding
+/// at the first, the others as its related locations (a module written
+/// against the wrong form has one per task, all alike).
+#[derive(Default)]
+struct AtLoad {
+    /// Each finding, with what is wrong in a few words for the others'
+    /// related locations.
+    found: Vec<(Diagnostic, String)>,
+}
+
+impl AtLoad {
+    /// `d` when the definition runs whenever its line does; held back when
+    /// it throws at module load.
+    fn push(&mut self, m: &JsModel, td: &TaskDef, sink: &mut Sink, d: Diagnostic, what: String) {
+        if at_top_level(m, td) {
+            self.found.push((d, what));
+        } else {
+            sink.push(d);
+        }
+    }
+
+    fn report(mut self, sink: &mut Sink) {
+        self.found.sort_by_key(|(d, _)| d.location.span.start);
+        let mut found = self.found.into_iter();
+        let Some((mut first, _)) = found.next() else {
+            return;
+        };
+        let others: Vec<(Diagnostic, String)> = found.collect();
+        if !others.is_empty() {
+            let n = others.len();
+            let calls = if n == 1 { "call" } else { "calls" };
+            first.message.push_str(&format!(
+                "; {n} other `defineTask` {calls} below would throw too, but the module stops at this one"
+            ));
+            for (d, what) in others {
+                first = first.with_related(
+                    d.location,
+                    format!("would throw here too ({what}), but is never reached"),
+                );
+            }
+        }
+        sink.push(first);
+    }
+}
+
 /// `defineTask('id', <not a function>)` and `defineTask('id')`.
-fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
+fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink, at_load: &mut AtLoad) {
     let call = &m.calls[td.call];
     let Some(first) = call.args.first() else {
-        sink.push(
-            sink.diag(
+        let d = sink
+            .diag(
                 span(call.node),
                 format!(
                     "`defineTask()` without arguments defines no task: {}",
                     throws(m, td)
                 ),
             )
-            .with_help(FACTORY_HELP),
-        );
+            .with_help(FACTORY_HELP);
+        at_load.push(m, td, sink, d, "no arguments".to_string());
         return;
     };
     if unparen(*first).kind_str() == "object" {
         return;
     }
     let Some(factory) = call.args.get(1) else {
-        sink.push(
-            sink.diag(
+        let d = sink
+            .diag(
                 span(call.node),
                 format!(
                     "`{}` has no factory (the positional form needs a function that builds \
@@ -225,8 +277,8 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
                     throws(m, td)
                 ),
             )
-            .with_help(FACTORY_HELP),
-        );
+            .with_help(FACTORY_HELP);
+        at_load.push(m, td, sink, d, "no factory".to_string());
         return;
     };
     let what = match value_of(m, *factory) {
@@ -237,13 +289,14 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
         Value::Unbound => format!("`{}`, which is not declared", m.text(*factory)),
     };
     let shown = m.text(unparen(*factory));
+    let short_what = format!("the second argument is {what}");
     let what = if shown.len() <= 30 && !what.contains('`') {
         format!("{what} (`{shown}`)")
     } else {
         what
     };
-    sink.push(
-        sink.diag(
+    let d = sink
+        .diag(
             span(*factory),
             format!(
                 "the second argument of `defineTask` must be a factory function, \
@@ -251,15 +304,16 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
                 throws(m, td)
             ),
         )
-        .with_help(FACTORY_HELP),
-    );
+        .with_help(FACTORY_HELP);
+    at_load.push(m, td, sink, d, short_what);
 }
 
-fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
-    let message = match task_id(m, td) {
-        TaskId::Literal(s) | TaskId::Const(s) if s.trim().is_empty() => {
-            format!("the task id is an empty string: {}", throws(m, td))
-        }
+fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink, at_load: &mut AtLoad) {
+    let (message, what) = match task_id(m, td) {
+        TaskId::Literal(s) | TaskId::Const(s) if s.trim().is_empty() => (
+            format!("the task id is an empty string: {}", throws(m, td)),
+            "an empty id",
+        ),
         TaskId::Literal(s) | TaskId::Const(s) => return check_repeated(m, td, s.trim(), sink),
         // A task factory (`(id) => defineTask(id, …)`) registers whatever
         // id it is given: valid as long as each is unique.
@@ -269,15 +323,19 @@ fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
             if m.calls[td.call].args.is_empty() {
                 return;
             }
-            format!(
-                "the task definition has no `id` (or `name`): {}",
-                throws(m, td)
+            (
+                format!(
+                    "the task definition has no `id` (or `name`): {}",
+                    throws(m, td)
+                ),
+                "no `id`",
             )
         }
     };
-    sink.push(sink.diag(span(td.id_node), message).with_help(
+    let d = sink.diag(span(td.id_node), message).with_help(
         "use a non-empty string literal that is unique in the project, e.g. `'delivery.spec-review'`",
-    ));
+    );
+    at_load.push(m, td, sink, d, what.to_string());
 }
 
 /// `defineTask('fixed-id', …)` that runs more than once in one Node
@@ -411,14 +469,54 @@ fn check_object_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
     if objects::property(m, obj, "run").is_some() || !lacks_property(m, obj, "kind") {
         return;
     }
+    // `{ id, execute() {…} }`: a body the SDK never calls. Without `run`
+    // the object's other fields are the static definition (defineTask.ts,
+    // flavor 1), which is written to task.json as JSON and loses functions:
+    // adding `kind` alone would dispatch a task without the body.
+    let body = objects::properties(m, obj)
+        .into_iter()
+        .find(|(name, p)| name != "run" && is_function(p.value));
+    let Some((name, body)) = body else {
+        sink.push(
+            sink.diag(
+                span(obj),
+                "the task definition has no `kind`: dispatching it fails with the SDK's \
+                 \"did not provide a kind\" error",
+            )
+            .with_help("add `kind: 'agent'` (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)"),
+        );
+        return;
+    };
     sink.push(
         sink.diag(
             span(obj),
-            "the task definition has no `kind`: dispatching it fails with the SDK's \
-             \"did not provide a kind\" error",
+            format!(
+                "the task definition has no `kind` (dispatching it fails with the SDK's \
+                 \"did not provide a kind\" error), and the SDK never calls `{name}`: without \
+                 `run`, the object's fields are the task definition itself, written to \
+                 `task.json` as JSON, which drops functions, so adding `kind` would dispatch a \
+                 task without this body"
+            ),
         )
-        .with_help("add `kind: 'agent'` (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)"),
+        .with_related(
+            sink.location(span(body.key)),
+            format!("`{name}` is never called"),
+        )
+        .with_help(
+            "the object form calls `run(args, taskCtx)`, which returns what the orchestrator \
+             performs, not the work's result: do a plain computation in the process function, \
+             or describe the work as a task, e.g. `run: (args) => ({ kind: 'agent', title: …, \
+             agent: { prompt: … } })` (or `kind: 'shell'` running a script)",
+        ),
     );
+}
+
+/// A function value: `execute() {…}`, `execute: async () => …`.
+fn is_function(value: crate::js::syntax::tree::Node) -> bool {
+    matches!(
+        unparen(value).kind_str(),
+        "method_definition" | "arrow_function" | "function_expression" | "function"
+    )
 }
 
 /// The first line of a snippet, cut to a readable length.
@@ -429,5 +527,70 @@ fn short(s: &str) -> String {
         format!("{cut}…")
     } else {
         cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Diagnostic;
+    use crate::engine::discover::FileKind;
+    use crate::engine::lint_text;
+    use crate::project::config::Config;
+
+    fn lint(src: &str) -> Vec<Diagnostic> {
+        let mut config = Config::default();
+        config.select = Some(vec!["invalid-task-definition".into()]);
+        lint_text("p.js", FileKind::Process, src.to_string(), &config)
+            .into_iter()
+            .filter(|d| d.rule == "invalid-task-definition")
+            .collect()
+    }
+
+    const HEAD: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n";
+
+    /// Without `run`, the object's fields are the static definition: the
+    /// SDK never calls `execute`, and adding `kind` runs a task without it
+    /// (task.json is JSON, which drops functions).
+    #[test]
+    fn an_execute_body_is_never_run() {
+        for body in [
+            "async execute(params, ctx) { return { ok: true }; }",
+            "execute: async (params) => ({ ok: true })",
+        ] {
+            let src = format!(
+                "{HEAD}export const t = defineTask({{\n  name: 'scan',\n  description: 'Scan',\n  {body},\n}});\n"
+            );
+            let ds = lint(&src);
+            assert_eq!(ds.len(), 1, "{ds:#?}");
+            let d = &ds[0];
+            assert!(d.message.contains("never calls `execute`"), "{}", d.message);
+            let help = d.help.as_deref().unwrap_or("");
+            assert!(!help.starts_with("add `kind"), "{help}");
+            assert!(help.contains("`run(args, taskCtx)`"), "{help}");
+        }
+    }
+
+    /// The SDK throws at the first top-level definition it rejects, so the
+    /// module stops loading there: one finding, the rest as related.
+    #[test]
+    fn a_module_fails_to_load_once() {
+        let src = format!(
+            "{HEAD}export const a = defineTask('a', {{ kind: 'agent' }});\nexport const b = defineTask('b', {{ kind: 'agent' }});\nexport const c = defineTask('c', {{ kind: 'agent' }});\nexport const ok = defineTask('ok', () => ({{ kind: 'agent' }}));\n"
+        );
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let d = &ds[0];
+        assert_eq!(d.location.start.line, 2);
+        assert!(
+            d.message.contains("2 other `defineTask` calls below"),
+            "{}",
+            d.message
+        );
+        assert_eq!(d.related.len(), 2, "{:#?}", d.related);
+        // Inside a function, each call throws where it runs: one each.
+        let inside = format!(
+            "{HEAD}export function make() {{\n  return [defineTask('a', {{ kind: 'agent' }}), defineTask('b', {{ kind: 'agent' }})];\n}}\n"
+        );
+        assert_eq!(lint(&inside).len(), 2);
     }
 }

@@ -393,6 +393,9 @@ mod tests {
     #[test]
     fn any_fails_the_iteration() {
         let msg = message("any");
-        assert!(msg.contains("`AggregateError`") && msg.contains("process error"), "{msg}");
+        assert!(
+            msg.contains("`AggregateError`") && msg.contains("process error"),
+            "{msg}"
+        );
     }
 }

@@ -723,8 +723,15 @@ mod tests {
             let found = check(&format!("s/{folder}/SKILL.md"), &text, &cfg);
             assert!(found.is_empty(), "{name}: {found:?}");
         }
-        let empty = check("s/x/SKILL.md", "---\nname: \"\"\ndescription: d\n---\n", &cfg);
-        assert!(empty[0].1.contains("skill discovery skips this skill"), "{empty:?}");
+        let empty = check(
+            "s/x/SKILL.md",
+            "---\nname: \"\"\ndescription: d\n---\n",
+            &cfg,
+        );
+        assert!(
+            empty[0].1.contains("skill discovery skips this skill"),
+            "{empty:?}"
+        );
     }
 
     /// A frontmatter whose closing `---` is missing runs on into the body
@@ -741,7 +748,12 @@ mod tests {
             msg.contains("not closed") && msg.contains("`---` at line 10"),
             "{msg}"
         );
-        let at = lint_text("s/a/SKILL.md", FileKind::Skill, text.into(), &Config::default());
+        let at = lint_text(
+            "s/a/SKILL.md",
+            FileKind::Skill,
+            text.into(),
+            &Config::default(),
+        );
         assert_eq!(at[0].location.start.line, 6, "the heading starts the body");
         // Body lines that read as keys (`1. **First**: …`) before the failing one.
         let keys = "---\nname: a\ndescription: d\n1. **First**: do this\n\nPlain prose.\n\n---\n";
