@@ -483,11 +483,7 @@ fn manifests_are_not_cached_and_skill_links_are_rechecked() {
     assert_eq!(s, (1, 0, 0));
     assert_eq!(again, first);
     // The SKILL.md's own findings come from its entry, and change with it.
-    write(
-        d,
-        "s/SKILL.md",
-        "---\nname: T\ndescription: d\n---\n[x](missing.md)\n",
-    );
+    write(d, "s/SKILL.md", "---\nname: t\n---\n[x](missing.md)\n");
     let (renamed, s) = check(d, &[]);
     assert_eq!(s, (0, 1, 1));
     assert!(renamed.contains("skill-frontmatter"), "{renamed}");

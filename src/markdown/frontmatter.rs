@@ -116,8 +116,10 @@ fn body_start(text: &str, yaml: Range<usize>, error: &YamlError) -> Option<Range
             return None;
         }
         let above = text.get(yaml.start..line.start)?;
-        let parsed = yaml::parse(above, yaml.start).ok();
-        if !parsed.is_some_and(|n| n.entries().is_some_and(|e| !e.is_empty())) {
+        let fields = yaml::parse(above, yaml.start)
+            .ok()
+            .is_some_and(|n| n.entries().is_some_and(|e| !e.is_empty()));
+        if !fields {
             continue;
         }
         // A heading (a comment to YAML) right above the first body line.
