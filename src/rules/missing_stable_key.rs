@@ -236,7 +236,10 @@ mod tests {
         assert!(ds.iter().all(|d| d.fix.is_none()), "{ds:#?}");
         let ds = lint("for (const f of inputs.files) {\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
         // One fix keys every call of the loop, each with its own key.
-        let fix = ds[0].fix.as_ref().unwrap_or_else(|| panic!("no fix: {:?}", ds[0]));
+        let fix = ds[0]
+            .fix
+            .as_ref()
+            .unwrap_or_else(|| panic!("no fix: {:?}", ds[0]));
         let keys: Vec<&str> = fix.edits.iter().map(|e| e.replacement.as_str()).collect();
         assert_eq!(keys, [", { key: `review-${f}` }", ", { key: `fix-${f}` }"]);
         assert!(!fix.safe);
