@@ -66,11 +66,12 @@ impl Acknowledge {
     }
 }
 
-/// "Resolve (this breakpoint) to continue/proceed/accept …", or "cancel the
-/// run" as the way to abort.
+/// "Resolve (this breakpoint) to continue/proceed/accept …", "resolve to
+/// skip it and continue" (one sentence), or "cancel the run" as the way to
+/// abort.
 static RESOLVE_TO_GO_ON: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bresolve\b[^.\n]{0,40}?\bto\s+(?:continue|proceed|accept|approve|go\s+on|move\s+on|start|begin|resume)\b",
+        r"(?i)\bresolve\b[^.\n?]{0,60}?\b(?:continue|proceed|accept|approve|go\s+on|move\s+on|start|begin|resume)\b",
     )
     .ok()
 });
