@@ -172,8 +172,7 @@ fn flag_guard<'t>(m: &JsModel<'t>, literal: Node<'t>) -> Option<Box<str>> {
         let guard = match parent.kind_str() {
             "ternary_expression" if from("consequence") => parent.field("condition").and_then(flag),
             "binary_expression"
-                if from("right")
-                    && parent.field("operator").is_some_and(|o| m.text(o) == "&&") =>
+                if from("right") && parent.field("operator").is_some_and(|o| m.text(o) == "&&") =>
             {
                 parent.field("left").and_then(flag)
             }
@@ -263,6 +262,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         .iter()
         .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]));
     let schema_fields = schema.and_then(|s| schema_properties(m, s));
+    let schema_required = schema.map(|s| schema_required(m, s)).unwrap_or_default();
     // `outputSchema: reviewSchema` imported from a shared module.
     let schema_import = schema
         .and_then(|s| m.binding_of_expr(s))
@@ -287,6 +287,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         local_name: t.binding.map(|b| m.scopes.get(b).name.clone()),
         kind,
         schema_fields,
+        schema_required,
         schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
         build_throws: crate::js::analysis::tasks::build_throws(m, t),
@@ -412,6 +413,22 @@ fn schema_properties(m: &JsModel, schema: Node) -> Option<SchemaFields> {
         }
     }
     Some(fields.into())
+}
+
+/// The names in a JSON Schema object expression's `required` list.
+fn schema_required(m: &JsModel, schema: Node) -> Box<[String]> {
+    let Some(s) = m.object_of_expr(schema) else {
+        return Box::default();
+    };
+    objects::property(m, s, "required")
+        .map(unparen)
+        .filter(|r| r.kind_str() == "array")
+        .map(|r| {
+            r.named()
+                .filter_map(|item| string_value(item, m.src()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn invocation(m: &JsModel, call: usize) -> InvocationSummary {

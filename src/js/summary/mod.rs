@@ -102,6 +102,9 @@ pub struct TaskSummary {
     /// `outputSchema.properties` names, when resolvable (shared by the
     /// tasks of a module that use one schema).
     pub schema_fields: Option<SchemaFields>,
+    /// The names in the `required` list of the task's own `outputSchema`
+    /// (empty when it has none, or the schema is imported).
+    pub schema_required: Box<[String]>,
     /// `outputSchema` names an imported const: (source, name).
     pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
