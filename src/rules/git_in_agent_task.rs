@@ -320,7 +320,8 @@ enum Operation {
 }
 
 /// What happens again, and where: the same for every operation.
-const RERUN: &str = "a retry of the task, or a resumed run whose effect was still pending, runs the agent";
+const RERUN: &str =
+    "a retry of the task, or a resumed run whose effect was still pending, runs the agent";
 
 impl Operation {
     fn of(phrase: &str) -> Operation {
@@ -504,8 +505,11 @@ impl Rule for GitInAgentTask {
             // A flag is on by default when the task's module, or a module
             // that dispatches it, defaults it to `true`; a flag nobody
             // defaults is off until a caller passes it.
-            let mut flag_modules: BTreeSet<usize> =
-                p.invocations_of(mi, ti).into_iter().map(|(mj, _)| mj).collect();
+            let mut flag_modules: BTreeSet<usize> = p
+                .invocations_of(mi, ti)
+                .into_iter()
+                .map(|(mj, _)| mj)
+                .collect();
             flag_modules.insert(mi);
             let on_by_default = |flag: &str| {
                 flag_modules.iter().any(|&mj| {
@@ -517,7 +521,7 @@ impl Rule for GitInAgentTask {
             };
             let accept = |text: &str, at: usize, end: usize| {
                 is_instruction(text, at, end)
-                    && flag_condition(text, at, end).is_none_or(|flag| on_by_default(flag))
+                    && flag_condition(text, at, end).is_none_or(&on_by_default)
             };
             let id = task.id.as_deref().unwrap_or("task");
             let mut seen = BTreeSet::new();
@@ -525,11 +529,14 @@ impl Rule for GitInAgentTask {
             // finding per task, at the first, the others related.
             let mut hits = Vec::new();
             for (lit, site) in strings {
-                if lit.guard.as_deref().is_some_and(|flag| !on_by_default(flag)) {
+                if lit
+                    .guard
+                    .as_deref()
+                    .is_some_and(|flag| !on_by_default(flag))
+                {
                     continue;
                 }
-                let Some((at, phrase)) = find_instruction_where(&re, neg, &lit.text, accept)
-                else {
+                let Some((at, phrase)) = find_instruction_where(&re, neg, &lit.text, accept) else {
                     continue;
                 };
                 let key = (lit.location.path.clone(), lit.location.span);
@@ -643,14 +650,29 @@ mod tests {
             let at = t.to_lowercase().find("commit").unwrap_or(0);
             flag_condition(t, at, at + 6).map(str::to_string)
         };
-        assert_eq!(flag("Generate git commit if autoPublish enabled:").as_deref(), Some("autoPublish"));
-        assert_eq!(flag("If `autoCommit` is true, commit your work.").as_deref(), Some("autoCommit"));
-        assert_eq!(flag("Commit the changes (only when auto_commit is set)").as_deref(), Some("auto_commit"));
-        assert_eq!(flag("If `options.push` is on, commit and push.").as_deref(), Some("push"));
+        assert_eq!(
+            flag("Generate git commit if autoPublish enabled:").as_deref(),
+            Some("autoPublish")
+        );
+        assert_eq!(
+            flag("If `autoCommit` is true, commit your work.").as_deref(),
+            Some("autoCommit")
+        );
+        assert_eq!(
+            flag("Commit the changes (only when auto_commit is set)").as_deref(),
+            Some("auto_commit")
+        );
+        assert_eq!(
+            flag("If `options.push` is on, commit and push.").as_deref(),
+            Some("push")
+        );
         // Conditions that are not option names, or in another sentence.
         assert_eq!(flag("If the tests pass, commit your fixes."), None);
         assert_eq!(flag("When done, commit the changes."), None);
-        assert_eq!(flag("Skip this if dryRun is set. Commit the changes."), None);
+        assert_eq!(
+            flag("Skip this if dryRun is set. Commit the changes."),
+            None
+        );
     }
 
     #[test]
@@ -663,7 +685,9 @@ mod tests {
         assert_eq!(Operation::of("publish the release"), Operation::Other);
         assert!(Operation::Push.help().contains("git push"));
         assert!(!Operation::Push.help().contains("git commit"));
-        assert!(Operation::Push.consequence().contains("no-op when the branch has not moved"));
+        assert!(Operation::Push
+            .consequence()
+            .contains("no-op when the branch has not moved"));
     }
 
     #[test]

@@ -414,8 +414,16 @@ mod tests {
         let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages.len(), 3, "{messages:?}");
         assert!(messages[0].contains("says to cancel the run to stop, but a human who rejects it instead gets `approved: false` back"), "{}", messages[0]);
-        assert!(messages[1].contains("says to resolve it to go on, but"), "{}", messages[1]);
-        assert!(messages[2].ends_with("a rejection is treated as an approval"), "{}", messages[2]);
+        assert!(
+            messages[1].contains("says to resolve it to go on, but"),
+            "{}",
+            messages[1]
+        );
+        assert!(
+            messages[2].ends_with("a rejection is treated as an approval"),
+            "{}",
+            messages[2]
+        );
     }
 
     /// Two unbound breakpoints in one function both became `const decision`:
