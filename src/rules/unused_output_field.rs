@@ -166,7 +166,7 @@ impl Rule for UnusedOutputField {
                     .with_help(format!(
                         "remove the {plural} from `outputSchema` (the agent spends tokens producing {them}), \
                          or use {them}; if your tasks ask for {them} by design (an audit field the agent must \
-                         fill in), declare {them} in proclint.toml:\n[rules.unused-output-field]\nignore-fields = [{}]",
+                         fill in), list {them} in proclint.toml's `[rules.unused-output-field]`: `ignore-fields = [{}]`",
                         unused
                             .iter()
                             .map(|(n, _)| format!("\"{n}\""))
