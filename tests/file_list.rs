@@ -43,7 +43,7 @@ fn cross_module_findings_survive_and_only_given_files_are_reported() {
     let o = proclint_in(d, &["check", "tasks.js", "--format", "concise", "-q"]);
     assert_eq!(
         stdout(&o),
-        "tasks.js:5:115: warning[unused-output-field] task `review` declares output field `score` that nothing reads\n"
+        "tasks.js:5:115: warning[unused-output-field] task `review` declares output field `score` that nothing reads: the agent produces it, the run stores it with the task's result, and no code uses it\n"
     );
     // other.js's finding is not shown: it was not given.
     assert!(!stdout(&o).contains("other.js"));

@@ -895,6 +895,7 @@ mod tests {
             exports: Vec::new(),
             opaque_exports: true,
             imported_calls: Vec::new(),
+            flag_defaults: Vec::new(),
         };
         cache.put(
             &key,

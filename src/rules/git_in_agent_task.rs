@@ -307,6 +307,133 @@ pub fn is_instruction(text: &str, at: usize, end: usize) -> bool {
     verdict && !open && !noun
 }
 
+/// The git write a phrase names, for a message and a help that fit it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operation {
+    Commit,
+    Push,
+    Tag,
+    /// `rebase`, `reset --hard`, `merge`: rewrites or moves a branch.
+    Rewrite,
+    /// A configured phrase that names none of these.
+    Other,
+}
+
+/// What happens again, and where: the same for every operation.
+const RERUN: &str =
+    "a retry of the task, or a resumed run whose effect was still pending, runs the agent";
+
+impl Operation {
+    fn of(phrase: &str) -> Operation {
+        let p = phrase.to_lowercase();
+        let has = |w: &str| p.split(|c: char| !c.is_alphanumeric()).any(|x| x == w);
+        if has("push") {
+            Operation::Push
+        } else if has("tag") {
+            Operation::Tag
+        } else if has("commit") {
+            Operation::Commit
+        } else if has("rebase") || has("reset") || has("merge") {
+            Operation::Rewrite
+        } else {
+            Operation::Other
+        }
+    }
+
+    fn consequence(self) -> String {
+        match self {
+            Operation::Commit => format!(
+                "the commit happens inside the agent's effect, where nothing records it, so {RERUN} \
+                 and its commit again"
+            ),
+            // Pushing a branch that has not moved is a no-op: say so, and
+            // what is not one.
+            Operation::Push => format!(
+                "the push happens inside the agent's effect, so {RERUN} and its push again: a no-op \
+                 when the branch has not moved since, but a publication of whatever the rerun \
+                 committed when it has"
+            ),
+            Operation::Tag => format!(
+                "the tag is created inside the agent's effect, where nothing records it, so {RERUN} \
+                 again, and `git tag` of a name that exists fails"
+            ),
+            Operation::Rewrite => format!(
+                "the branch is rewritten inside the agent's effect, where nothing records it, so \
+                 {RERUN} and its rewrite again, on a history the first run already changed"
+            ),
+            Operation::Other => format!(
+                "the git write happens inside the agent's effect, where nothing records it, so \
+                 {RERUN} and its write again"
+            ),
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Operation::Commit => {
+                "drop the git instruction from the prompt and commit in a `kind: 'shell'` task after \
+                 the agent, whose command is recorded and can be made idempotent \
+                 (`git diff --cached --quiet || git commit -m …`)"
+            }
+            Operation::Push => {
+                "drop the push from the prompt and push in a `kind: 'shell'` task after the agent \
+                 (`git push -u origin <branch>`), whose command and exit code are recorded"
+            }
+            Operation::Tag => {
+                "drop the tag from the prompt and tag in a `kind: 'shell'` task after the agent, \
+                 whose command is recorded and can be made idempotent \
+                 (`git rev-parse -q --verify refs/tags/v1.2.0 || git tag v1.2.0`)"
+            }
+            Operation::Rewrite => {
+                "drop the instruction from the prompt and run it in a `kind: 'shell'` task after the \
+                 agent, whose command and exit code are recorded, guarded so a rerun finds the work \
+                 done (e.g. `git merge-base --is-ancestor <branch> HEAD || git merge <branch>`)"
+            }
+            Operation::Other => {
+                "drop the git instruction from the prompt and do the write in a `kind: 'shell'` task \
+                 after the agent, whose command and exit code are recorded and which can be made \
+                 idempotent"
+            }
+        }
+    }
+}
+
+/// The flag a git phrase is conditional on, written in its sentence: "git
+/// commit if autoPublish enabled", "If `autoCommit` is true, commit your
+/// work", "(when auto_push is set)". The flag must read as an option name
+/// (camelCase, snake_case, or in backticks), so "if the tests pass" is
+/// not one.
+pub fn flag_condition(text: &str, at: usize, end: usize) -> Option<&str> {
+    static RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(
+            r"\b(?i:if|when|only\s+if|only\s+when)\s+(?:(?i:the)\s+)?(?:`(?P<quoted>[A-Za-z_][\w.-]*)`|(?P<flag>[a-z][a-z0-9]*(?:[A-Z][A-Za-z0-9]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+))(?:\s+(?i:option|flag|setting|parameter|input))?(?:\s+(?i:is|are))?\s*(?:(?i:enabled|true|set|on|turned\s+on|requested)\b|[:),]|$)",
+        )
+        .ok()
+    });
+    let re = RE.as_ref()?;
+    // A sentence ends at `!?;`, a line break, or a full stop before a
+    // space (`options.push` is one name).
+    let ends = |i: usize, c: char| {
+        matches!(c, '!' | '?' | ';' | '\n')
+            || (c == '.' && text[i + 1..].chars().next().is_none_or(char::is_whitespace))
+    };
+    let start = text
+        .get(..at)?
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| ends(i, c))
+        .map_or(0, |(i, _)| i + 1);
+    let stop = text
+        .get(end..)?
+        .char_indices()
+        .find(|&(i, c)| ends(end + i, c))
+        .map_or(text.len(), |(i, _)| end + i);
+    let sentence = text.get(start..stop)?;
+    let caps = re.captures(sentence)?;
+    let flag = caps.name("quoted").or_else(|| caps.name("flag"))?.as_str();
+    Some(flag.rsplit('.').next().unwrap_or(flag))
+}
+
 /// Every string a task's string set (its prompt, its title) can evaluate
 /// to, across modules, with the call site that passed it when it comes from
 /// the task's args (`instructions: args.instructions`).
@@ -375,15 +502,41 @@ impl Rule for GitInAgentTask {
         for (mi, ti, task) in reported_agent_tasks(p) {
             let Some(prompt) = &task.prompt else { continue };
             let strings = task_strings(p, mi, ti, prompt);
+            // A flag is on by default when the task's module, or a module
+            // that dispatches it, defaults it to `true`; a flag nobody
+            // defaults is off until a caller passes it.
+            let mut flag_modules: BTreeSet<usize> = p
+                .invocations_of(mi, ti)
+                .into_iter()
+                .map(|(mj, _)| mj)
+                .collect();
+            flag_modules.insert(mi);
+            let on_by_default = |flag: &str| {
+                flag_modules.iter().any(|&mj| {
+                    p.modules[mj]
+                        .flag_defaults
+                        .iter()
+                        .any(|(name, value)| &**name == flag && *value)
+                })
+            };
+            let accept = |text: &str, at: usize, end: usize| {
+                is_instruction(text, at, end)
+                    && flag_condition(text, at, end).is_none_or(&on_by_default)
+            };
             let id = task.id.as_deref().unwrap_or("task");
             let mut seen = BTreeSet::new();
             // Every string of the prompt that instructs a git write; one
             // finding per task, at the first, the others related.
             let mut hits = Vec::new();
             for (lit, site) in strings {
-                let Some((at, phrase)) =
-                    find_instruction_where(&re, neg, &lit.text, is_instruction)
-                else {
+                if lit
+                    .guard
+                    .as_deref()
+                    .is_some_and(|flag| !on_by_default(flag))
+                {
+                    continue;
+                }
+                let Some((at, phrase)) = find_instruction_where(&re, neg, &lit.text, accept) else {
                     continue;
                 };
                 let key = (lit.location.path.clone(), lit.location.span);
@@ -396,18 +549,16 @@ impl Rule for GitInAgentTask {
             let Some((location, phrase, lit_location, site)) = hits.first().cloned() else {
                 continue;
             };
+            let operation = Operation::of(&phrase);
             let mut d = sink
                 .diag(
                     location,
                     format!(
-                        "agent task `{id}` is told to \"{phrase}\": the git write happens inside the agent's effect, \
-                         so a retry of the task, or a resumed run whose effect was still pending, runs the agent and its write again"
+                        "agent task `{id}` is told to \"{phrase}\": {}",
+                        operation.consequence()
                     ),
                 )
-                .with_help(
-                    "drop the git instruction from the prompt and do the write in a `kind: 'shell'` task after the agent, \
-                     whose command is recorded and can be made idempotent (`git diff --cached --quiet || git commit -m …`)",
-                );
+                .with_help(operation.help());
             if !task.defines(&lit_location) {
                 d = d.with_related(
                     task.definition.clone(),
@@ -491,6 +642,52 @@ mod tests {
             hit("Don't git commit. Then git push to origin."),
             Some("git push".into())
         );
+    }
+
+    #[test]
+    fn flag_conditions() {
+        let flag = |t: &str| {
+            let at = t.to_lowercase().find("commit").unwrap_or(0);
+            flag_condition(t, at, at + 6).map(str::to_string)
+        };
+        assert_eq!(
+            flag("Generate git commit if autoPublish enabled:").as_deref(),
+            Some("autoPublish")
+        );
+        assert_eq!(
+            flag("If `autoCommit` is true, commit your work.").as_deref(),
+            Some("autoCommit")
+        );
+        assert_eq!(
+            flag("Commit the changes (only when auto_commit is set)").as_deref(),
+            Some("auto_commit")
+        );
+        assert_eq!(
+            flag("If `options.push` is on, commit and push.").as_deref(),
+            Some("push")
+        );
+        // Conditions that are not option names, or in another sentence.
+        assert_eq!(flag("If the tests pass, commit your fixes."), None);
+        assert_eq!(flag("When done, commit the changes."), None);
+        assert_eq!(
+            flag("Skip this if dryRun is set. Commit the changes."),
+            None
+        );
+    }
+
+    #[test]
+    fn operations() {
+        assert_eq!(Operation::of("git push"), Operation::Push);
+        assert_eq!(Operation::of("push to origin"), Operation::Push);
+        assert_eq!(Operation::of("Commit your fixes"), Operation::Commit);
+        assert_eq!(Operation::of("git tag"), Operation::Tag);
+        assert_eq!(Operation::of("git reset --hard"), Operation::Rewrite);
+        assert_eq!(Operation::of("publish the release"), Operation::Other);
+        assert!(Operation::Push.help().contains("git push"));
+        assert!(!Operation::Push.help().contains("git commit"));
+        assert!(Operation::Push
+            .consequence()
+            .contains("no-op when the branch has not moved"));
     }
 
     #[test]

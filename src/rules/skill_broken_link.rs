@@ -178,14 +178,14 @@ impl Rule for SkillBrokenLink {
                         continue;
                     }
                     if !target.exists() {
+                        let message = if is_directory_link(&path) {
+                            format!("{what} target `{path}`: the directory does not exist next to this SKILL.md")
+                        } else {
+                            format!("{what} target `{path}` does not exist next to this SKILL.md")
+                        };
                         sink.push(
-                            sink.diag(
-                                span,
-                                format!(
-                                    "{what} target `{path}` does not exist next to this SKILL.md"
-                                ),
-                            )
-                            .with_help(missing_help(link, &path)),
+                            sink.diag(span, message)
+                                .with_help(missing_help(link, &path)),
                         );
                         continue;
                     }
@@ -279,8 +279,16 @@ impl Repository {
     }
 }
 
+/// A link written with a trailing slash (`environments/`) names a
+/// directory: creating a file of that name would not fix it.
+fn is_directory_link(path: &str) -> bool {
+    path.ends_with('/') || path.ends_with('\\')
+}
+
 fn missing_help(link: &Link, path: &str) -> String {
-    let kind = if link.kind == LinkKind::Image {
+    let kind = if is_directory_link(path) {
+        "directory"
+    } else if link.kind == LinkKind::Image {
         "image"
     } else {
         "file"
@@ -355,7 +363,8 @@ mod tests {
         let text = "---\nname: review\ndescription: d\n---\n# Review\n\n\
             [ok](implementer%20prompt.md#step-2) [bad anchor](implementer%20prompt.md#step-3)\n\
             [script](scripts/review-package) [missing](missing.md) ![img](diagram.png)\n\
-            [here](#review) [nowhere](#reveiw) `[code](nope.md)`\n\n```\n[fenced](nope.md)\n```\n";
+            [here](#review) [nowhere](#reveiw) `[code](nope.md)`\n\n```\n[fenced](nope.md)\n```\n\
+            [the scripts](scripts/) [the templates](templates/)\n";
         let path = skill.join("SKILL.md");
         let diags = lint_text(
             path.to_str().unwrap(),
@@ -375,7 +384,16 @@ mod tests {
                 "link target `missing.md` does not exist next to this SKILL.md",
                 "image target `diagram.png` does not exist next to this SKILL.md",
                 "link to `#reveiw`: no heading in this file has that anchor",
+                "link target `templates/`: the directory does not exist next to this SKILL.md",
             ]
+        );
+        let folder = diags
+            .iter()
+            .find(|d| d.message.contains("templates/"))
+            .unwrap();
+        assert_eq!(
+            folder.help.as_deref(),
+            Some("create the directory `templates/` next to the SKILL.md, or fix the path (it is resolved relative to the SKILL.md's folder)")
         );
         let typo = diags
             .iter()

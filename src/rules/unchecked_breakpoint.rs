@@ -2,7 +2,12 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use crate::js::analysis::flow::{uses_of, Use};
+use crate::js::analysis::strings::{literal_text, strings_of, ArgsParam};
 use crate::js::model::objects;
 use crate::js::syntax::tree::Node;
 use crate::js::syntax::{next_statement, span, string_value, unparen};
@@ -32,6 +37,74 @@ fn help(callee: &str, var: &str) -> String {
         "bind the result and branch on the decision: `const {var} = await {callee}(…); \
          if (!{var}.approved) {{ … }}` — on rejection feed `{var}.feedback` back into the \
          loop or stop the run"
+    )
+}
+
+/// A gate whose question only tells the human how to go on ("resolve to
+/// continue") and, perhaps, how to stop ("cancel the run to abort").
+struct Acknowledge {
+    /// The question says to resolve it to go on.
+    resolve: bool,
+    /// The question names cancelling the run as the way to stop.
+    cancel: bool,
+}
+
+impl Acknowledge {
+    /// What the SDK does with the answer the question does not mention: a
+    /// rejection resolves the breakpoint with `approved: false` (returned,
+    /// not thrown; only a cancelled effect makes the call throw).
+    fn consequence(&self) -> String {
+        let asks = match (self.resolve, self.cancel) {
+            (true, true) => "to resolve it to go on and to cancel the run to stop",
+            (false, true) => "to cancel the run to stop",
+            _ => "to resolve it to go on",
+        };
+        format!(
+            "its question says {asks}, but a human who rejects it instead gets \
+             `approved: false` back, which nothing reads, and the run carries on as if approved"
+        )
+    }
+}
+
+/// "Resolve (this breakpoint) to continue/proceed/accept …", "resolve to
+/// skip it and continue" (one sentence), or "cancel the run" as the way to
+/// abort.
+static RESOLVE_TO_GO_ON: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bresolve\b[^.\n?]{0,60}?\b(?:continue|proceed|accept|approve|go\s+on|move\s+on|start|begin|resume)\b",
+    )
+    .ok()
+});
+static CANCEL_THE_RUN: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)\bcancel(?:l?ing)?\s+(?:the|this)\s+run\b").ok());
+
+/// Whether the payload's `question` reads as an acknowledge gate (see
+/// [`Acknowledge`]), through consts, arrays and `.join`.
+fn acknowledge_gate(m: &JsModel, payload: Option<Node>) -> Option<Acknowledge> {
+    let question = payload
+        .and_then(|p| m.object_of_expr(p))
+        .and_then(|o| objects::property(m, o, "question"))?;
+    let texts: Vec<String> = strings_of(m, question, &ArgsParam::default())
+        .literals
+        .iter()
+        .map(|n| literal_text(m, *n))
+        .collect();
+    let matches = |re: &LazyLock<Option<Regex>>| {
+        re.as_ref()
+            .is_some_and(|re| texts.iter().any(|t| re.is_match(t)))
+    };
+    let cancel = matches(&CANCEL_THE_RUN);
+    let resolve = matches(&RESOLVE_TO_GO_ON);
+    (cancel || resolve).then_some(Acknowledge { resolve, cancel })
+}
+
+/// The fix for an acknowledge gate: the same guard, said for the case.
+fn acknowledge_help(callee: &str, var: &str) -> String {
+    format!(
+        "bind the result and stop on a rejection even if the gate only asks for an \
+         acknowledgement: `const {var} = await {callee}(…); if (!{var}.approved) {{ throw new \
+         Error(…) }}` — a rejection is returned as a value; only cancelling the breakpoint's \
+         effect makes the call throw"
     )
 }
 
@@ -65,6 +138,7 @@ impl Rule for UncheckedBreakpoint {
                 .utf8_text(m.src().as_bytes())
                 .unwrap_or("ctx.breakpoint");
             let call_span = span(call.node);
+            let gate = acknowledge_gate(m, call.args.first().copied());
             if let Some(stmt) = uses.iter().find_map(|u| match u {
                 Use::Discarded { stmt } => Some(*stmt),
                 _ => None,
@@ -82,14 +156,23 @@ impl Rule for UncheckedBreakpoint {
                             sink.location(span(next)),
                             "marks success whatever the human decided",
                         ),
-                    None => sink.diag(
-                        call_span,
-                        format!(
-                            "the result of {what} is discarded: a rejection is treated as an approval"
+                    None => match &gate {
+                        Some(gate) => sink.diag(
+                            call_span,
+                            format!("the result of {what} is discarded: {}", gate.consequence()),
                         ),
-                    ),
+                        None => sink.diag(
+                            call_span,
+                            format!(
+                                "the result of {what} is discarded: a rejection is treated as an approval"
+                            ),
+                        ),
+                    },
                 };
-                d = d.with_help(help(callee, "decision"));
+                d = d.with_help(match &gate {
+                    Some(_) => acknowledge_help(callee, "decision"),
+                    None => help(callee, "decision"),
+                });
                 let stmt = if stmt.kind_str() == "expression_statement" {
                     Some(stmt)
                 } else {
@@ -108,17 +191,23 @@ impl Rule for UncheckedBreakpoint {
                 _ => None,
             }) {
                 let binding = m.scopes.get(b);
+                let consequence = gate.as_ref().map_or_else(
+                    || "a rejection is treated as an approval".to_string(),
+                    Acknowledge::consequence,
+                );
                 let mut d = sink
                     .diag(
                         call_span,
                         format!(
-                            "the result of {what} is assigned to `{}` but never read: \
-                             a rejection is treated as an approval",
+                            "the result of {what} is assigned to `{}` but never read: {consequence}",
                             binding.name
                         ),
                     )
                     .with_related(sink.location(span(binding.node)), "assigned here")
-                    .with_help(help(callee, &binding.name));
+                    .with_help(match &gate {
+                        Some(_) => acknowledge_help(callee, &binding.name),
+                        None => help(callee, &binding.name),
+                    });
                 if let Some(fix) = declaration_statement(binding.node)
                     .and_then(|st| guard_fix(m, call, st, Some(&binding.name), &mut handed_out))
                 {
@@ -309,6 +398,33 @@ mod tests {
     use crate::engine::fix;
     use crate::engine::lint_text;
     use crate::project::config::Config;
+
+    /// An acknowledge gate is worded for what its question offers; the
+    /// question may be built from consts.
+    #[test]
+    fn acknowledge_gates_say_what_a_rejection_does() {
+        let src = "const STOP = 'To abort, cancel the run.';\n\
+            export async function process(inputs, ctx) {\n\
+            \x20 await ctx.breakpoint({ question: ['Tests failed.', STOP].join('\\n') });\n\
+            \x20 await ctx.breakpoint({ question: `Resolve to continue with ${inputs.mode} mode` });\n\
+            \x20 await ctx.breakpoint({ question: 'Continue?' });\n}\n";
+        let mut config = Config::default();
+        config.select = Some(vec!["unchecked-breakpoint".into()]);
+        let found = lint_text("p.js", FileKind::Process, src.to_string(), &config);
+        let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].contains("says to cancel the run to stop, but a human who rejects it instead gets `approved: false` back"), "{}", messages[0]);
+        assert!(
+            messages[1].contains("says to resolve it to go on, but"),
+            "{}",
+            messages[1]
+        );
+        assert!(
+            messages[2].ends_with("a rejection is treated as an approval"),
+            "{}",
+            messages[2]
+        );
+    }
 
     /// Two unbound breakpoints in one function both became `const decision`:
     /// applied together, the module no longer loaded.

@@ -49,7 +49,141 @@ pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
         exports: exports(m),
         opaque_exports: crate::js::analysis::exports::opaque_exports(m),
         imported_calls: imported_calls(m),
+        flag_defaults: flag_defaults(m),
     }
+}
+
+/// The boolean defaults of the module's names (see
+/// [`ModuleSummary::flag_defaults`]), in source order.
+fn flag_defaults(m: &JsModel) -> Vec<(Box<str>, bool)> {
+    let boolean = |n: Node| match unparen(n).kind_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    };
+    let mut out: Vec<(Box<str>, bool)> = Vec::new();
+    for node in m.tree.nodes() {
+        match node.kind_str() {
+            // `{ autoCommit = false }`, `(push = true) =>`, and
+            // `{ autoCommit: commit = false }` under both names.
+            "object_assignment_pattern" | "assignment_pattern" => {
+                let (Some(left), Some(value)) =
+                    (node.field("left"), node.field("right").and_then(boolean))
+                else {
+                    continue;
+                };
+                out.push((m.text(left).into(), value));
+                if let Some(key) = node
+                    .parent()
+                    .filter(|p| p.kind_str() == "pair_pattern")
+                    .and_then(|p| p.field("key"))
+                {
+                    out.push((m.text(key).into(), value));
+                }
+            }
+            // `const push = inputs.push ?? false` (or `|| false`), and
+            // `inputs.push !== false` (on unless turned off).
+            "binary_expression" => {
+                let op = node.field("operator").map(|o| m.text(o)).unwrap_or("");
+                let (Some(left), Some(value)) =
+                    (node.field("left"), node.field("right").and_then(boolean))
+                else {
+                    continue;
+                };
+                let name = match unparen(left).kind_str() {
+                    "member_expression" => unparen(left).field("property").map(|p| m.text(p)),
+                    "identifier" => Some(m.text(unparen(left))),
+                    _ => None,
+                };
+                let Some(name) = name else { continue };
+                match op {
+                    "??" | "||" => out.push((name.into(), value)),
+                    "!==" | "!=" if !value => out.push((name.into(), true)),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether a name is a function's input: a parameter (`args`, `inputs`,
+/// a destructured `{ autoCommit }`), or a name destructured from one
+/// (`const { autoCommit = false } = inputs`).
+fn is_input(m: &JsModel, id: Node) -> bool {
+    use crate::js::model::scope::BindingKind;
+    let Some(b) = m.scopes.binding_of(id) else {
+        return false;
+    };
+    let binding = m.scopes.get(b);
+    match binding.kind {
+        BindingKind::Param => true,
+        BindingKind::Const | BindingKind::Let | BindingKind::Var if binding.init.is_none() => {
+            let mut n = binding.node;
+            while let Some(parent) = n.parent() {
+                if parent.kind_str() == "variable_declarator" {
+                    return parent
+                        .field("value")
+                        .map(unparen)
+                        .filter(|v| v.kind_str() == "identifier")
+                        .and_then(|v| m.scopes.binding_of(v))
+                        .is_some_and(|vb| m.scopes.get(vb).kind == BindingKind::Param);
+                }
+                n = parent;
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The flag a literal is written under, within its expression: the
+/// consequence of `flag ? '…' : …`, or the right of `flag && '…'`, where
+/// `flag` is an input or a member of one (`args.autoCommit`); its last
+/// name.
+fn flag_guard<'t>(m: &JsModel<'t>, literal: Node<'t>) -> Option<Box<str>> {
+    // Only an input is a flag: a condition on a result (`review.approved
+    // ? 'Commit …'`) is decided by the run, not by an option.
+    let flag = |test: Node<'t>| -> Option<&'t str> {
+        let test = unparen(test);
+        match test.kind_str() {
+            "identifier" if is_input(m, test) => Some(m.text(test)),
+            "member_expression" => {
+                let mut root = test;
+                while root.kind_str() == "member_expression" {
+                    root = unparen(root.field("object")?);
+                }
+                (root.kind_str() == "identifier" && is_input(m, root))
+                    .then(|| test.field("property").map(|p| m.text(p)))
+                    .flatten()
+            }
+            _ => None,
+        }
+    };
+    let mut child = literal;
+    while let Some(parent) = child.parent() {
+        if crate::js::syntax::is_function(parent) || crate::js::syntax::holds_statements(parent) {
+            return None;
+        }
+        let from = |field: &str| parent.field(field).is_some_and(|n| n.id() == child.id());
+        let guard = match parent.kind_str() {
+            "ternary_expression" if from("consequence") => parent.field("condition").and_then(flag),
+            "binary_expression"
+                if from("right") && parent.field("operator").is_some_and(|o| m.text(o) == "&&") =>
+            {
+                parent.field("left").and_then(flag)
+            }
+            _ => None,
+        };
+        if let Some(g) = guard {
+            return Some(g.into());
+        }
+        child = parent;
+    }
+    None
 }
 
 fn loc(m: &JsModel, node: Node) -> crate::diagnostic::Location {
@@ -64,6 +198,7 @@ pub fn string_set(m: &JsModel, s: &Strings) -> StringSet {
             .map(|n| StringLit {
                 text: literal_text(m, *n),
                 location: loc(m, *n),
+                guard: flag_guard(m, *n),
             })
             .collect(),
         pending: s.pending.clone(),
@@ -132,6 +267,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         .find_map(|o| objects::path(m, *o, &["agent", "outputSchema"]))
         .or_else(|| prop("outputSchema"));
     let schema_fields = schema.and_then(|s| schema_properties(m, s));
+    let schema_required = schema.map(|s| schema_required(m, s)).unwrap_or_default();
     // `outputSchema: reviewSchema` imported from a shared module.
     let schema_import = schema
         .and_then(|s| m.binding_of_expr(s))
@@ -163,6 +299,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         local_name: t.binding.map(|b| m.scopes.get(b).name.clone()),
         kind,
         schema_fields,
+        schema_required,
         schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
         build_throws: crate::js::analysis::tasks::build_throws(m, t),
@@ -288,6 +425,22 @@ fn schema_properties(m: &JsModel, schema: Node) -> Option<SchemaFields> {
         }
     }
     Some(fields.into())
+}
+
+/// The names in a JSON Schema object expression's `required` list.
+fn schema_required(m: &JsModel, schema: Node) -> Box<[String]> {
+    let Some(s) = m.object_of_expr(schema) else {
+        return Box::default();
+    };
+    objects::property(m, s, "required")
+        .map(unparen)
+        .filter(|r| r.kind_str() == "array")
+        .map(|r| {
+            r.named()
+                .filter_map(|item| string_value(item, m.src()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn invocation(m: &JsModel, call: usize) -> InvocationSummary {

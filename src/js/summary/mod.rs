@@ -21,6 +21,10 @@ pub use crate::js::analysis::results::{ForwardKind, PendingKind, Seg};
 pub struct StringLit {
     pub text: String,
     pub location: Location,
+    /// The flag the literal is conditional on, when it is written under
+    /// one (`args.autoCommit ? '…' : …`, `inputs.push && '…'`): the flag's
+    /// last name (`autoCommit`). See [`ModuleSummary::flag_defaults`].
+    pub guard: Option<Box<str>>,
 }
 
 /// Strings an expression may evaluate to, with references to other modules
@@ -98,6 +102,9 @@ pub struct TaskSummary {
     /// `outputSchema.properties` names, when resolvable (shared by the
     /// tasks of a module that use one schema).
     pub schema_fields: Option<SchemaFields>,
+    /// The names in the `required` list of the task's own `outputSchema`
+    /// (empty when it has none, or the schema is imported).
+    pub schema_required: Box<[String]>,
     /// `outputSchema` names an imported const: (source, name).
     pub schema_import: Option<(String, String)>,
     /// Strings of `agent.prompt`.
@@ -252,6 +259,10 @@ pub struct ModuleSummary {
     /// `module.exports = obj`).
     pub opaque_exports: bool,
     pub imported_calls: Vec<ImportedCall>,
+    /// Names given a boolean default in the module (`{ autoCommit = false }`,
+    /// `(push = true) =>`, `const push = inputs.push ?? false`), with the
+    /// default: whether a guarded prompt line is there when nobody asks.
+    pub flag_defaults: Vec<(Box<str>, bool)>,
 }
 
 impl StringSet {

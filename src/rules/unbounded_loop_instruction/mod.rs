@@ -64,6 +64,14 @@ impl Rule for UnboundedLoopInstruction {
                 if condition_text.is_some_and(phrases::self_bounded) {
                     continue;
                 }
+                // One step of a list of method steps, aiming at a target
+                // the agent measures itself: its own work loop.
+                if prose.in_list_item(hit.start)
+                    && phrases::method_step(prose.text, &hit)
+                    && condition_text.is_some_and(phrases::measurable)
+                {
+                    continue;
+                }
                 // Caps count only in prose of the same heading scope (the
                 // block itself included), never in code.
                 let section = prose.section_of(hit.start);
@@ -82,7 +90,8 @@ impl Rule for UnboundedLoopInstruction {
                         Span::new(hit.start, hit.end),
                         format!(
                             "\"{phrase}\" sets no cap: nothing in this section says how many \
-                             rounds or {}, so the loop can run forever",
+                             rounds or {}, so only the agent's own limits (its turns, its context) \
+                             end the loop, with no outcome defined",
                             phrases::missing_exit(condition_text)
                         ),
                     )
@@ -165,6 +174,14 @@ impl Rule for UnboundedLoopInstruction {
                         let condition_text =
                             condition.as_ref().and_then(|c| lit.text.get(c.clone()));
                         if condition_text.is_some_and(phrases::self_bounded) {
+                            continue;
+                        }
+                        // A step of the agent's method ("4. Iterate until
+                        // compliant", "Fix the errors. Repeat until clean.")
+                        // aiming at a target it measures itself.
+                        if phrases::method_step(&lit.text, &hit)
+                            && condition_text.is_some_and(phrases::measurable)
+                        {
                             continue;
                         }
                         let location = sub_location(lit, &hit);
@@ -257,6 +274,21 @@ impl<'a> Prose<'a> {
                     .any(|m| m.start < r.end && r.start < m.end)
             })
             .collect()
+    }
+
+    /// Whether `pos` is on a line of a list item (`- …`, `* …`, `1. …`,
+    /// `2) …`).
+    fn in_list_item(&self, pos: usize) -> bool {
+        let before = self.text.get(..pos).unwrap_or("");
+        let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+        let line = line.trim_start();
+        let digits = line.chars().take_while(char::is_ascii_digit).count();
+        let rest = &line[digits..];
+        if digits > 0 {
+            rest.starts_with(". ") || rest.starts_with(") ")
+        } else {
+            ["- ", "* ", "+ "].iter().any(|m| line.starts_with(m))
+        }
     }
 
     /// The innermost heading scope containing `pos` (the text before the

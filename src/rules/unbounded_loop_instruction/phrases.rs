@@ -69,6 +69,57 @@ static SELF_BOUNDED: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// Conditions a reviewer's judgement decides ("approved", "no new
+/// issues", "the reviewer is satisfied"): fresh reviews keep finding
+/// something, so these loops need a cap even inside one agent.
+static REVIEW_SHAPED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)approv|review|satisf|accept|happy|lgtm|sign(?:ed)?[- ]?off|objection|critique|feedback|concerns?\b|\bissues?\b|\bfindings?\b|\bcomments?\b|\bproblems?\b",
+    )
+    .ok()
+});
+
+/// Whether a condition is a measurable target the agent checks itself
+/// ("compliant", "QoR targets met", "clean", "all tests pass"), not a
+/// reviewer's verdict.
+pub fn measurable(condition: &str) -> bool {
+    REVIEW_SHAPED
+        .as_ref()
+        .is_some_and(|re| !re.is_match(condition))
+}
+
+/// Whether the loop phrase at `hit` is a step of a method, written as an
+/// imperative of its own: "Iterate until …", "4. Iterate until …", "Fix
+/// the errors. Repeat until clean.", "…, then repeat until …" — a
+/// `repeat`/`iterate`/`loop until` that starts its sentence, list item or
+/// clause (after a list marker and a "then"/"and"). "Keep fixing until",
+/// "re-review until" and "until the reviewer approves" are never steps of
+/// this kind: they name a review loop.
+pub fn method_step(text: &str, hit: &Range<usize>) -> bool {
+    let Some(phrase) = text.get(hit.clone()) else {
+        return false;
+    };
+    let lower = phrase.to_ascii_lowercase();
+    if !["repeat", "iterate", "loop"]
+        .iter()
+        .any(|w| lower.starts_with(w))
+    {
+        return false;
+    }
+    let before = text.get(..hit.start).unwrap_or("");
+    let lead = before
+        .char_indices()
+        .rev()
+        .find(|(_, c)| matches!(c, '.' | '!' | '?' | ';' | ':' | ',' | '\n' | '—'))
+        .map_or(before, |(i, c)| &before[i + c.len_utf8()..]);
+    let words: Vec<String> = lead
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().all(|w| matches!(w.as_str(), "then" | "and"))
+}
+
 /// At most this many words of a condition are quoted.
 const CONDITION_WORDS: usize = 8;
 
@@ -389,6 +440,38 @@ mod tests {
             "the reviewer is satisfied",
         ] {
             assert!(!self_bounded(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn method_steps_with_measurable_targets() {
+        let step = |text: &str| {
+            let m = Matchers::new(&Config::default());
+            let Some(hit) = m.phrases(text).into_iter().next() else {
+                return false;
+            };
+            let c = condition(text, &hit).and_then(|r| text.get(r));
+            method_step(text, &hit) && c.is_some_and(measurable)
+        };
+        for yes in [
+            "5. Iterate until compliant",
+            "Iterate until QoR targets met",
+            "Run the type check. Fix any errors found. Repeat until clean.",
+            "Fix the failures, then repeat until all tests pass",
+            "- **Loop until green**",
+            "Fix the failures — then loop until green",
+        ] {
+            assert!(step(yes), "{yes}");
+        }
+        for no in [
+            "Iterate until no new issues",
+            "Iterate until the attacker has no new findings",
+            "Then repeat until the reviewer approves.",
+            "Keep fixing the code until it passes",
+            "Re-review until clean",
+            "The reviewer reviews again and we repeat until clean",
+        ] {
+            assert!(!step(no), "{no}");
         }
     }
 
