@@ -54,8 +54,19 @@ const CONVENTION_TASKS: usize = 3;
 
 /// Fields that report whether the task's work succeeded: never a convention.
 const STATUS_FIELDS: &[&str] = &[
-    "success", "succeeded", "passed", "pass", "ok", "approved", "status", "verdict", "complete",
-    "completed", "done", "failed", "errors",
+    "success",
+    "succeeded",
+    "passed",
+    "pass",
+    "ok",
+    "approved",
+    "status",
+    "verdict",
+    "complete",
+    "completed",
+    "done",
+    "failed",
+    "errors",
 ];
 
 /// The module's output-field conventions: fields that every task of the
@@ -162,7 +173,50 @@ impl Rule for UnusedOutputField {
                     .collect();
                 forwards.sort();
                 forwards.dedup();
-                let mut d = if forwards.is_empty() {
+                // Nothing reads any field of the result and it goes nowhere:
+                // the task is run for its work, and its output is a report
+                // for the people reading the run. Its status fields are the
+                // finding (a failure the agent reports is never seen); the
+                // rest is a note.
+                let never_read = uses.fields.is_empty() && forwards.is_empty();
+                let status: Vec<&&(String, Location)> = unused
+                    .iter()
+                    .filter(|(n, _)| STATUS_FIELDS.contains(&n.as_str()))
+                    .collect();
+                if never_read && !status.is_empty() {
+                    let names: Vec<String> = status.iter().map(|(n, _)| format!("`{n}`")).collect();
+                    let mut d = sink
+                        .diag(
+                            status[0].1.clone(),
+                            format!(
+                                "task `{id}` reports {} but no code reads its result: a failure the agent reports is never seen, and the process goes on as if the task succeeded",
+                                names.join(", ")
+                            ),
+                        )
+                        .with_help(format!(
+                            "bind the result and stop (or route to a fix) when {} says the work failed; or drop the field if nothing should depend on it",
+                            names[0]
+                        ));
+                    for (name, loc) in status.iter().skip(1) {
+                        d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
+                    }
+                    sink.push(d);
+                    continue;
+                }
+                let mut d = if never_read {
+                    sink.diag_at(
+                        Severity::Info,
+                        first.1.clone(),
+                        format!(
+                            "task `{id}` declares output {plural} {} and no code reads its result: the agent \
+                             produces {them} and the run stores {them} as a report of the work",
+                            names.join(", "),
+                        ),
+                    )
+                    .with_help(format!(
+                        "remove the {plural} from `outputSchema` if nobody reads the run's results for {them}; otherwise nothing to do"
+                    ))
+                } else if forwards.is_empty() {
                     sink.diag(
                         first.1.clone(),
                         format!(
