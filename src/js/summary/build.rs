@@ -309,10 +309,14 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
 }
 
 /// Where a prompt asks for its output in words: `outputFormat`, and the
-/// `instructions` agents write as "Return JSON: { stack, projectName }".
-const OUTPUT_REQUEST_PATHS: [&[&str]; 2] = [
+/// `instructions` agents write as "Return JSON: { stack, projectName }" —
+/// in the prompt, or in the definition's `metadata`, which the SDK writes
+/// into the task's `task.json` for whoever runs it (`tasks/serializer.ts`).
+const OUTPUT_REQUEST_PATHS: [&[&str]; 4] = [
     &["agent", "prompt", "outputFormat"],
     &["agent", "prompt", "instructions"],
+    &["metadata", "instructions"],
+    &["metadata", "checks"],
 ];
 
 fn output_request(
@@ -329,7 +333,7 @@ fn output_request(
         // An instruction names a field as output only when it describes
         // the output ("Return JSON: { stack, projectName }"), not when it
         // asks to "flag critical issues".
-        if path.last() == Some(&"instructions") {
+        if path.last() != Some(&"outputFormat") {
             set.literals.retain(|l| describes_output(&l.text));
         }
         match &mut out {
