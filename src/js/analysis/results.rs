@@ -467,6 +467,12 @@ impl<'m, 't> Tracker<'m, 't> {
                     // `review.issues.map(…)`: a method of a field, not a field.
                     return;
                 }
+                // `r.result || r.value || r`: a defensive read that falls
+                // back to the value itself reads no field the value must
+                // have.
+                if acc.is_empty() && falls_back_to_object(self.m, member) {
+                    self.out.provided.push(member);
+                }
                 acc.push(name.to_string());
                 self.out.paths.push((acc.clone(), member));
                 if acc.len() < MAX_PATH {
@@ -870,4 +876,32 @@ pub fn enclosing_function(m: &JsModel, node: Node) -> Option<usize> {
         n = p.parent();
     }
     None
+}
+
+/// Whether `member` (`r.result`) is an operand of a `||`/`??` chain whose
+/// last operand is the object it is read on (`r.result || r.value || r`).
+fn falls_back_to_object(m: &JsModel, member: Node) -> bool {
+    let Some(object) = member.field("object") else {
+        return false;
+    };
+    let mut top = None;
+    let mut n = member;
+    while let Some(p) = n.parent() {
+        let chained = match p.kind_str() {
+            "parenthesized_expression" => true,
+            "binary_expression" => p
+                .field("operator")
+                .is_some_and(|o| matches!(m.text(o), "||" | "??")),
+            _ => false,
+        };
+        if !chained {
+            break;
+        }
+        if p.kind_str() == "binary_expression" {
+            top = Some(p);
+        }
+        n = p;
+    }
+    top.and_then(|t| t.field("right"))
+        .is_some_and(|last| m.text(unparen(last)) == m.text(unparen(object)))
 }
