@@ -181,6 +181,7 @@ impl Rule for SideEffectOutsideTask {
             return;
         }
         let replay = Replay::of_process(m);
+        let mut hand_built: Vec<(crate::source::Span, String)> = Vec::new();
         for c in &m.calls {
             let Some(o) = origin(m, c.callee) else {
                 continue;
@@ -247,22 +248,15 @@ impl Rule for SideEffectOutsideTask {
                 // A run directory rebuilt by hand (`.a5c/runs/${ctx.runId}`)
                 // is where the SDK keeps the run only when runs live in the
                 // repository; by default they are under `~/.a5c/runs`.
+                // Reported once per module: the writes share one cause, the
+                // path, and one fix.
                 Effect::FileWrite
                     if c.args.first().is_some_and(|a| {
                         derives_from(m, *a, &["runId"], 0) && derives_from(m, *a, &[RUNS_SEGMENT], 0)
                     }) =>
                 {
-                    sink.diag(
-                        span(c.node),
-                        format!(
-                            "{name} writes to a path built by hand from `ctx.runId` in process code, which re-runs on every replay: \
-                             it happens again on each iteration, and the path is the run's directory only when runs are kept \
-                             in the repository (`BABYSITTER_RUNS_SCOPE=repo`); by default the SDK keeps them under `~/.a5c/runs`"
-                        ),
-                    )
-                    .with_help(
-                        "build the path from `ctx.artifactsDir` (or `ctx.runDir`), which the SDK sets to the run's own directory wherever runs are kept",
-                    )
+                    hand_built.push((span(c.node), name));
+                    continue;
                 }
                 _ => {
                     let what = match effect {
@@ -282,6 +276,30 @@ impl Rule for SideEffectOutsideTask {
                     )
                 }
             };
+            sink.push(d);
+        }
+        if let Some((at, name)) = hand_built.first() {
+            let others = match hand_built.len() {
+                1 => String::new(),
+                2 => " (and 1 other write)".to_string(),
+                n => format!(" (and {} other writes)", n - 1),
+            };
+            let mut d = sink
+                .diag(
+                    *at,
+                    format!(
+                        "{name}{others} writes to a path built by hand from `ctx.runId` in process code, which re-runs on every replay: \
+                         it happens again on each iteration, and the path is the run's directory only when runs are kept \
+                         in the repository (`BABYSITTER_RUNS_SCOPE=repo`); by default the SDK keeps them under `~/.a5c/runs`"
+                    ),
+                )
+                .with_help(
+                    "build the path from `ctx.artifactsDir` (or `ctx.runDir`), which the SDK sets to the run's own directory wherever runs are kept",
+                );
+            d.occurrences = hand_built.len();
+            for (at, name) in &hand_built[1..] {
+                d = d.with_related(sink.location(*at), format!("{name} writes there too"));
+            }
             sink.push(d);
         }
     }
