@@ -38,6 +38,11 @@ use crate::server::document::Text;
 use crate::server::{jsonrpc, lint, transport};
 use crate::source::{LineIndex, Pos};
 
+/// The code action that applies every safe fix of a document, as
+/// ESLint's `source.fixAll.eslint`: VS Code runs it on save with
+/// `"editor.codeActionsOnSave": { "source.fixAll.proclint": "explicit" }`.
+const FIX_ALL: &str = "source.fixAll.proclint";
+
 /// An open document.
 struct Doc {
     path: PathBuf,
@@ -188,7 +193,7 @@ pub(super) fn serve(connection: Connection) -> Result<Ended, String> {
             "change": 2,
             "save": { "includeText": false },
         },
-        "codeActionProvider": { "codeActionKinds": ["quickfix"] },
+        "codeActionProvider": { "codeActionKinds": ["quickfix", FIX_ALL] },
         "hoverProvider": true,
     });
     if pull {
@@ -743,49 +748,75 @@ impl Server {
         json!({ "kind": "full", "items": items })
     }
 
+    /// Quick fixes on the findings in `range`: each finding's fix
+    /// (preferred when safe), then "disable" comments; and
+    /// [`FIX_ALL`], every safe fix of the document in one edit. A fix is
+    /// offered only when [`crate::engine::fix::apply_verified`] keeps it:
+    /// the document still loads as it did with it applied.
     fn code_actions(
         &mut self,
         uri: &lsp::Uri,
         range: lsp::Range,
         context: &lsp::CodeActionContext,
     ) -> Value {
-        if context
-            .only
-            .as_ref()
-            .is_some_and(|only| !only.iter().any(|k| k.as_str().starts_with("quickfix")))
-        {
+        // A kind is asked for when `only` names it or a kind above it
+        // (`source.fixAll` and `source` cover `source.fixAll.proclint`).
+        let wants = |kind: &str| {
+            context.only.as_ref().is_none_or(|only| {
+                only.iter().any(|o| {
+                    let o = o.as_str();
+                    kind == o || kind.strip_prefix(o).is_some_and(|r| r.starts_with('.'))
+                })
+            })
+        };
+        let (quickfix, fix_all) = (wants("quickfix"), wants(FIX_ALL));
+        if !quickfix && !fix_all {
             return json!([]);
         }
         self.ensure_linted(uri.as_str());
         let Some(linted) = self.docs.get(uri.as_str()).and_then(|d| d.linted.as_ref()) else {
             return json!([]);
         };
+        let edit = |edits: &[Edit]| -> Value {
+            let edits: Vec<Value> = edits
+                .iter()
+                .map(|e| {
+                    let (s, t) = lint::edit_range(&linted.index, &linted.text, e);
+                    json!({ "range": { "start": lsp_pos(s), "end": lsp_pos(t) }, "newText": e.replacement })
+                })
+                .collect();
+            json!({ "changes": { (uri.as_str()): edits } })
+        };
         let mut actions = Vec::new();
         let mut disabled_file = BTreeSet::new();
-        for d in &linted.diagnostics {
+        for d in linted.diagnostics.iter().filter(|_| quickfix) {
             let (start, end) = (lsp_pos(d.location.start), lsp_pos(d.location.end));
             if !overlaps((start, end), (range.start, range.end)) {
                 continue;
             }
             let lsp_diag = to_lsp_one(d);
-            let edit = |edits: &[Edit]| -> Value {
-                let edits: Vec<Value> = edits
-                    .iter()
-                    .map(|e| {
-                        let (s, t) = lint::edit_range(&linted.index, &linted.text, e);
-                        json!({ "range": { "start": lsp_pos(s), "end": lsp_pos(t) }, "newText": e.replacement })
-                    })
-                    .collect();
-                json!({ "changes": { (uri.as_str()): edits } })
-            };
-            if let Some(fix) = d.fix.as_ref().filter(|f| f.safe && !f.edits.is_empty()) {
-                actions.push(json!({
+            let fix = d.fix.as_ref().filter(|f| {
+                linted
+                    .kind
+                    .is_some_and(|kind| lint::fix_holds(&linted.text, &f.edits, kind))
+            });
+            if let Some(fix) = fix {
+                let mut action = json!({
                     "title": format!("Fix {}: {}", d.rule, fix.description),
                     "kind": "quickfix",
-                    "isPreferred": true,
                     "diagnostics": [lsp_diag],
                     "edit": edit(&fix.edits),
-                }));
+                });
+                if fix.safe {
+                    action["isPreferred"] = json!(true);
+                } else {
+                    // Not what `--fix` or fix-all applies: the title says why.
+                    action["title"] = json!(format!(
+                        "Fix {}: {} (unsafe: changes what the process does)",
+                        d.rule, fix.description
+                    ));
+                }
+                actions.push(action);
             }
             if d.rule == "internal-error" {
                 continue;
@@ -810,6 +841,17 @@ impl Server {
                         "edit": edit(std::slice::from_ref(&e)),
                     }));
                 }
+            }
+        }
+        if let (true, Some(kind)) = (fix_all, linted.kind) {
+            let all: Vec<&Diagnostic> = linted.diagnostics.iter().collect();
+            let (fixed, applied) = lint::apply_fixes(&linted.text, &all, kind, false);
+            if applied > 0 && fixed != linted.text {
+                actions.push(json!({
+                    "title": "Fix all safe proclint findings",
+                    "kind": FIX_ALL,
+                    "edit": edit(&lint::line_edits(&linted.text, &fixed)),
+                }));
             }
         }
         Value::Array(actions)
