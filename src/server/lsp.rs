@@ -24,6 +24,7 @@
 //! `exit` ends the loop ([`Ended`]: exit code 0 after `shutdown`, 1
 //! without).
 
+use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -31,7 +32,7 @@ use lsp_server::{Connection, Message, Notification, Request, RequestId, Response
 use lsp_types as lsp;
 use serde_json::{json, Value};
 
-use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::diagnostic::{Diagnostic, Edit, Fix, Severity};
 use crate::engine::discover::FileKind;
 use crate::engine::{open, FileOutcome};
 use crate::server::document::Text;
@@ -84,6 +85,52 @@ struct Linted {
     index: LineIndex,
     kind: Option<FileKind>,
     diagnostics: Vec<Diagnostic>,
+    /// Whether each diagnostic's fix passed verification, and the
+    /// fix-all edits: computed when first asked for (an editor asks for
+    /// code actions at every cursor move), kept until the next lint.
+    holds: Vec<OnceCell<bool>>,
+    fix_all: OnceCell<Vec<Edit>>,
+}
+
+impl Linted {
+    fn new(text: String, kind: Option<FileKind>, diagnostics: Vec<Diagnostic>) -> Linted {
+        Linted {
+            index: LineIndex::new(&text),
+            holds: diagnostics.iter().map(|_| OnceCell::new()).collect(),
+            fix_all: OnceCell::new(),
+            text,
+            kind,
+            diagnostics,
+        }
+    }
+
+    /// The fix of the `i`th diagnostic, if the document still loads as it
+    /// did with it applied ([`crate::engine::fix::apply_verified`]).
+    fn verified_fix(&self, i: usize) -> Option<&Fix> {
+        let fix = self.diagnostics.get(i)?.fix.as_ref()?;
+        let kind = self.kind?;
+        let holds = self
+            .holds
+            .get(i)?
+            .get_or_init(|| lint::fix_holds(&self.text, &fix.edits, kind));
+        holds.then_some(fix)
+    }
+
+    /// Every safe fix applied in one verified pass, as line edits; empty
+    /// when none applies.
+    fn fix_all(&self) -> &[Edit] {
+        self.fix_all.get_or_init(|| {
+            let Some(kind) = self.kind else {
+                return Vec::new();
+            };
+            let all: Vec<&Diagnostic> = self.diagnostics.iter().collect();
+            let (fixed, applied) = lint::apply_fixes(&self.text, &all, kind, false);
+            if applied == 0 || fixed == self.text {
+                return Vec::new();
+            }
+            lint::line_edits(&self.text, &fixed)
+        })
+    }
 }
 
 pub(super) struct Server {
@@ -619,12 +666,7 @@ impl Server {
             }
         };
         if let Some(doc) = self.docs.get_mut(uri) {
-            doc.linted = Some(Linted {
-                index: LineIndex::new(&text),
-                text,
-                kind,
-                diagnostics,
-            });
+            doc.linted = Some(Linted::new(text, kind, diagnostics));
             doc.dirty = false;
         }
     }
@@ -789,18 +831,13 @@ impl Server {
         };
         let mut actions = Vec::new();
         let mut disabled_file = BTreeSet::new();
-        for d in linted.diagnostics.iter().filter(|_| quickfix) {
+        for (i, d) in linted.diagnostics.iter().enumerate().filter(|_| quickfix) {
             let (start, end) = (lsp_pos(d.location.start), lsp_pos(d.location.end));
             if !overlaps((start, end), (range.start, range.end)) {
                 continue;
             }
             let lsp_diag = to_lsp_one(d);
-            let fix = d.fix.as_ref().filter(|f| {
-                linted
-                    .kind
-                    .is_some_and(|kind| lint::fix_holds(&linted.text, &f.edits, kind))
-            });
-            if let Some(fix) = fix {
+            if let Some(fix) = linted.verified_fix(i) {
                 let mut action = json!({
                     "title": format!("Fix {}: {}", d.rule, fix.description),
                     "kind": "quickfix",
@@ -843,16 +880,12 @@ impl Server {
                 }
             }
         }
-        if let (true, Some(kind)) = (fix_all, linted.kind) {
-            let all: Vec<&Diagnostic> = linted.diagnostics.iter().collect();
-            let (fixed, applied) = lint::apply_fixes(&linted.text, &all, kind, false);
-            if applied > 0 && fixed != linted.text {
-                actions.push(json!({
-                    "title": "Fix all safe proclint findings",
-                    "kind": FIX_ALL,
-                    "edit": edit(&lint::line_edits(&linted.text, &fixed)),
-                }));
-            }
+        if fix_all && !linted.fix_all().is_empty() {
+            actions.push(json!({
+                "title": "Fix all safe proclint findings",
+                "kind": FIX_ALL,
+                "edit": edit(linted.fix_all()),
+            }));
         }
         Value::Array(actions)
     }
