@@ -350,3 +350,88 @@ fn a_burst_of_opens_publishes_each_document_once() {
     // re-linted every open module.
     assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
 }
+
+/// The server advertises `quickfix` and `source.fixAll.proclint`; the
+/// fix-all action, asked for as VS Code asks on save, applies the safe
+/// fix (labels moved into the definition) and not the unsafe one (the
+/// unchecked breakpoint stays), and Node still loads the result.
+#[test]
+fn fix_all_on_save_applies_the_safe_fixes() {
+    let dir = common::tempdir();
+    common::write(
+        dir.path(),
+        "package.json",
+        r#"{"name": "p", "type": "module"}"#,
+    );
+    let text = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
+        export const lint = defineTask('lint', (args) => ({\n  kind: 'shell',\n  title: 'Lint',\n}), {\n  labels: ['lint'],\n});\n\n\
+        export async function process(inputs, ctx) {\n  await ctx.task(lint, {});\n  \
+        await ctx.breakpoint({ question: 'Ship?' });\n  return {};\n}\n";
+    let path = common::write(dir.path(), "m.js", text);
+    let uri = format!("file://{}", path.display());
+    let mut input = initialize();
+    input.extend(message(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": { "textDocument": { "uri": uri, "languageId": "javascript", "version": 1, "text": text } } })));
+    input.extend(message(json!({ "jsonrpc": "2.0", "id": 1, "method": "textDocument/codeAction",
+        "params": { "textDocument": { "uri": uri },
+            "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 15, "character": 0 } },
+            "context": { "diagnostics": [], "only": ["source.fixAll.proclint"], "triggerKind": 2 } } })));
+    let mut server = Server::start(dir.path());
+    server.send(&input);
+    let init = server.reply(0);
+    assert_eq!(
+        init["result"]["capabilities"]["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix", "source.fixAll.proclint"])
+    );
+    let reply = server.reply(1);
+    let actions = reply["result"].as_array().cloned().unwrap_or_default();
+    assert_eq!(actions.len(), 1, "{reply}");
+    assert_eq!(actions[0]["kind"], "source.fixAll.proclint");
+    // ASCII text: UTF-16 units are bytes. Ranges refer to the text before
+    // the edit, so apply from the end.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let at = |p: &Value| {
+        starts[p["line"].as_u64().unwrap_or(0) as usize]
+            + p["character"].as_u64().unwrap_or(0) as usize
+    };
+    let mut edits: Vec<(usize, usize, String)> = actions[0]["edit"]["changes"][uri.as_str()]
+        .as_array()
+        .unwrap_or_else(|| panic!("no edits: {reply}"))
+        .iter()
+        .map(|e| {
+            let r = &e["range"];
+            (
+                at(&r["start"]),
+                at(&r["end"]),
+                e["newText"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));
+    let mut fixed = text.to_string();
+    for (s, e, t) in edits {
+        fixed.replace_range(s..e, &t);
+    }
+    assert!(
+        fixed.contains("  kind: 'shell',\n  labels: ['lint'],\n"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("}), {\n});"), "{fixed}");
+    assert!(
+        fixed.contains("  await ctx.breakpoint({ question: 'Ship?' });"),
+        "{fixed}"
+    );
+    server.send(&shutdown_and_exit(2));
+    let (status, _, stderr) = server.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let fixed_path = common::write(dir.path(), "fixed.mjs", &fixed);
+    if let Ok(o) = Command::new("node")
+        .arg("--check")
+        .arg(&fixed_path)
+        .output()
+    {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}

@@ -175,11 +175,17 @@ fn json_keys(text: &str) -> Option<Vec<String>> {
 /// `stdin`, against the buffer linted from stdin (`--fix --diff
 /// --stdin-filename`, which prints the diff; it printed nothing).
 pub fn plan(outcome: &Outcome, stdin: Option<&[u8]>) -> Plan {
+    plan_with(outcome, stdin, false)
+}
+
+/// [`plan`], with the unsafe fixes too when `unsafe_fixes` (MCP's `fix`
+/// with `unsafe: true`).
+pub fn plan_with(outcome: &Outcome, stdin: Option<&[u8]>, unsafe_fixes: bool) -> Plan {
     let mut by_file: BTreeMap<&str, Vec<&Diagnostic>> = BTreeMap::new();
     for d in &outcome.diagnostics {
         if d.fix
             .as_ref()
-            .is_some_and(|f| f.safe && !f.edits.is_empty())
+            .is_some_and(|f| (f.safe || unsafe_fixes) && !f.edits.is_empty())
         {
             by_file.entry(&d.location.path).or_default().push(d);
         }

@@ -12,7 +12,8 @@
 //!
 //! Tools: `check` (paths, or a source text and the file name it will have:
 //! findings as JSON, fixes as edits with positions), `explain` (a rule's
-//! doc) and `fix` (the unified diff of the safe fixes; nothing is written).
+//! doc) and `fix` (the unified diff of the safe fixes, or with `unsafe`
+//! of every fix; nothing is written).
 
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -181,7 +182,8 @@ fn initialize(params: &Value) -> Value {
         "serverInfo": { "name": "proclint", "version": env!("CARGO_PKG_VERSION") },
         "instructions": "Check babysitter process modules (JavaScript), SKILL.md files and \
             package.json with `check` before running them; `fix` gives the safe fixes as a \
-            diff; `explain` gives a rule's documentation.",
+            diff (with `unsafe: true`, every fix; review those); `explain` gives a rule's \
+            documentation.",
     })
 }
 
@@ -200,6 +202,12 @@ fn tools() -> Value {
             "description": "The path `source` will have (its name picks process module, SKILL.md or package.json; its folder gives the project's other modules as context)."
         }
     });
+    let mut fix_args = target.clone();
+    fix_args["unsafe"] = json!({
+        "type": "boolean",
+        "default": false,
+        "description": "Apply the unsafe fixes too (they change what the process does at run time, as most fixes of real findings intend to; review the diff). Default: safe fixes only."
+    });
     json!([
         {
             "name": "check",
@@ -207,17 +215,18 @@ fn tools() -> Value {
             "description": "Lint babysitter process modules, SKILL.md files and package.json: \
                 paths, or a source text plus the file name it will have. Returns every finding \
                 (rule, severity, 1-based line/column in UTF-16 units, message, help, related \
-                locations) and each safe fix as edits.",
+                locations) and each fix as edits, with whether it is safe.",
             "inputSchema": { "type": "object", "properties": target },
             "annotations": { "readOnlyHint": true, "openWorldHint": false },
         },
         {
             "name": "fix",
-            "title": "Safe fixes as a diff",
+            "title": "Fixes as a diff",
             "description": "The unified diff of every safe fix for paths or a source text \
-                (with `filename`); nothing is written. For a source text the fixed text is \
-                returned too.",
-            "inputSchema": { "type": "object", "properties": target },
+                (with `filename`); with `unsafe: true`, of the unsafe fixes too (they change \
+                what the process does at run time: review them). Nothing is written. For a \
+                source text the fixed text is returned too.",
+            "inputSchema": { "type": "object", "properties": fix_args },
             "annotations": { "readOnlyHint": true, "openWorldHint": false },
         },
         {
@@ -433,41 +442,59 @@ fn finding(d: &Diagnostic, text: Option<&(String, LineIndex)>) -> Value {
 }
 
 fn fix(args: &Map<String, Value>) -> Result<Value, String> {
+    let unsafe_fixes = match args.get("unsafe") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("`unsafe` is true or false, not {other}")),
+    };
     let target = target(args)?;
-    match &target {
+    let mut result = match &target {
         Target::Source { path, text } => {
             let (config, warning) = config(path);
-            let (fixed, applied) = lint::fix_buffer(path, text, &config);
+            let (fixed, applied, left_out) = lint::fix_buffer(path, text, &config, unsafe_fixes);
             let display = crate::engine::discover::display_path(&lint::relative(path)).to_string();
             let diff = if applied > 0 {
                 lint::diff(&display, text, &fixed)
             } else {
                 String::new()
             };
-            let mut result = json!({ "diff": diff, "applied": applied, "fixed": fixed });
+            let mut result = json!({
+                "diff": diff,
+                "applied": applied,
+                "fixed": fixed,
+                "unsafe_left_out": left_out,
+            });
             if let Some(w) = warning {
                 result["warning"] = Value::String(w);
             }
-            Ok(result)
+            result
         }
         Target::Paths(_) => {
             let (outcome, warning, _) = lint_target(&target);
-            let plan = crate::engine::fix::plan(&outcome, None);
+            let plan = crate::engine::fix::plan_with(&outcome, None, unsafe_fixes);
             if let Some(d) = plan.failed.first() {
                 return Err(format!("{}: {}", d.location.path, d.message));
             }
+            let left_out = outcome
+                .diagnostics
+                .iter()
+                .filter(|d| !unsafe_fixes && d.fix.as_ref().is_some_and(|f| !f.safe))
+                .count();
             let mut result = json!({
                 "diff": crate::engine::fix::diff(&plan),
                 "applied": plan.applied(),
                 "files": plan.files.iter().map(|f| f.display.clone()).collect::<Vec<_>>(),
                 "changed_on_disk": plan.changed,
+                "unsafe_left_out": left_out,
             });
             if let Some(w) = warning {
                 result["warning"] = Value::String(w);
             }
-            Ok(result)
+            result
         }
-    }
+    };
+    result["unsafe"] = json!(unsafe_fixes);
+    Ok(result)
 }
 
 fn explain(args: &Map<String, Value>) -> Result<Value, String> {
@@ -609,5 +636,64 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("did you mean `unchecked-breakpoint`"));
+    }
+
+    /// A module with a safe fix (missing-labels) and an unsafe one
+    /// (unchecked-breakpoint).
+    const FIXABLE: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
+export const lint = defineTask('lint', (args) => ({\n  kind: 'shell',\n  title: 'Lint',\n}), {\n  labels: ['lint'],\n});\n\n\
+export async function process(inputs, ctx) {\n  await ctx.task(lint, {});\n  \
+await ctx.breakpoint({ question: 'Ship?' });\n  return {};\n}\n";
+
+    fn call_fix(arguments: Value) -> Value {
+        let replies = exchange(&[json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+            "params":{"name":"fix","arguments":arguments}})]);
+        replies[0]["result"].clone()
+    }
+
+    /// `unsafe` false (the default) applies the safe fixes and counts the
+    /// unsafe ones left out; true applies both. For a source text and for
+    /// paths; nothing is written either way.
+    #[test]
+    fn fix_applies_unsafe_fixes_only_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"name": "p", "type": "module"}"#,
+        )
+        .unwrap();
+        let path = dir.path().join("m.js");
+        std::fs::write(&path, FIXABLE).unwrap();
+        let filename = path.to_str().unwrap();
+        let safe_line = "+  labels: ['lint'],";
+        let guard = "+  const decision = await ctx.breakpoint({ question: 'Ship?' });";
+        for args in [
+            json!({ "source": FIXABLE, "filename": filename }),
+            json!({ "paths": [filename] }),
+        ] {
+            for unsafe_fixes in [None, Some(false), Some(true)] {
+                let mut args = args.clone();
+                if let Some(u) = unsafe_fixes {
+                    args["unsafe"] = json!(u);
+                }
+                let result = call_fix(args.clone());
+                assert_eq!(result["isError"], false, "{result}");
+                let out = &result["structuredContent"];
+                let diff = out["diff"].as_str().unwrap();
+                let all = unsafe_fixes == Some(true);
+                assert!(diff.contains(safe_line), "{args}: {diff}");
+                assert_eq!(diff.contains(guard), all, "{args}: {diff}");
+                assert_eq!(out["applied"], if all { 2 } else { 1 }, "{args}: {out}");
+                assert_eq!(out["unsafe"], all);
+                assert_eq!(out["unsafe_left_out"], if all { 0 } else { 1 }, "{out}");
+                if let Some(fixed) = out["fixed"].as_str() {
+                    assert_eq!(fixed.contains("if (!decision.approved)"), all);
+                    assert!(crate::js::syntax::oxc::loads(fixed).unwrap().module);
+                }
+            }
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), FIXABLE);
+        let result = call_fix(json!({ "paths": [filename], "unsafe": "yes" }));
+        assert_eq!(result["isError"], true, "{result}");
     }
 }

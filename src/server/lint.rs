@@ -114,38 +114,104 @@ pub fn cache_for(config: &Config) -> Cache {
     Cache::new(config.cache_dir(), &Cache::build_id(), config)
 }
 
-/// Applies the safe fixes to a buffer, re-linting after each pass so fixes
-/// that overlapped apply too (as `check --fix` does). Returns the fixed
-/// text and how many fixes were applied.
-pub fn fix_buffer(path: &Path, text: &str, config: &Config) -> (String, usize) {
+/// Applies the safe fixes (with `unsafe_fixes`, every fix) to a buffer,
+/// re-linting after each pass so fixes that overlapped apply too (as
+/// `check --fix` does). Returns the fixed text, how many fixes were
+/// applied, and how many unsafe fixes the first lint offered that were
+/// left out (0 with `unsafe_fixes`).
+pub fn fix_buffer(
+    path: &Path,
+    text: &str,
+    config: &Config,
+    unsafe_fixes: bool,
+) -> (String, usize, usize) {
     let mut current = text.to_string();
     let mut applied = 0;
+    let mut left_out = None;
     for _ in 0..4 {
         let (outcome, display) = lint_buffer(path, current.clone(), config);
-        let edits: Vec<&[Edit]> = outcome
+        let mine: Vec<&Diagnostic> = outcome
             .diagnostics
             .iter()
             .filter(|d| *d.location.path == *display)
-            .filter_map(|d| d.fix.as_ref())
-            .filter(|f| f.safe && !f.edits.is_empty())
-            .map(|f| f.edits.as_slice())
             .collect();
-        if edits.is_empty() {
-            break;
-        }
+        left_out.get_or_insert_with(|| {
+            mine.iter()
+                .filter(|d| !unsafe_fixes && d.fix.as_ref().is_some_and(|f| !f.safe))
+                .count()
+        });
         let kind = outcome
             .files
             .iter()
             .find(|f| *f.display == *display)
             .map_or(FileKind::Process, |f| f.kind);
-        let (fixed, n, _) = fix::apply_verified(&current, &edits, kind);
+        let (fixed, n) = apply_fixes(&current, &mine, kind, unsafe_fixes);
         if n == 0 || fixed == current {
             break;
         }
         applied += n;
         current = fixed;
     }
-    (current, applied)
+    (current, applied, left_out.unwrap_or(0))
+}
+
+/// The fixes of `diagnostics` (the safe ones; with `unsafe_fixes`, all),
+/// applied to `text` in one pass and verified by [`fix::apply_verified`]:
+/// a fix that would keep the file from loading as it did is dropped.
+/// Returns the fixed text and how many fixes it applied.
+pub fn apply_fixes(
+    text: &str,
+    diagnostics: &[&Diagnostic],
+    kind: FileKind,
+    unsafe_fixes: bool,
+) -> (String, usize) {
+    let edits: Vec<&[Edit]> = diagnostics
+        .iter()
+        .filter_map(|d| d.fix.as_ref())
+        .filter(|f| (f.safe || unsafe_fixes) && !f.edits.is_empty())
+        .map(|f| f.edits.as_slice())
+        .collect();
+    if edits.is_empty() {
+        return (text.to_string(), 0);
+    }
+    let (fixed, applied, _) = fix::apply_verified(text, &edits, kind);
+    (fixed, applied)
+}
+
+/// Whether one fix, applied alone to `text`, passes
+/// [`fix::apply_verified`]: the editor offers no edit that breaks loading.
+pub fn fix_holds(text: &str, edits: &[Edit], kind: FileKind) -> bool {
+    !edits.is_empty() && fix::apply_verified(text, &[edits], kind).1 == 1
+}
+
+/// The edits, line by line, that turn `old` into `new`: what the editor
+/// gets for a whole-document change (its cursor and folds stay where the
+/// lines did not change). Lines break as LSP breaks them (`\n`, `\r\n`,
+/// a lone `\r`).
+pub fn line_edits(old: &str, new: &str) -> Vec<Edit> {
+    let old_lines: Vec<&str> = crate::source::lines_inclusive(old).collect();
+    let new_lines: Vec<&str> = crate::source::lines_inclusive(new).collect();
+    let offsets = |lines: &[&str]| -> Vec<usize> {
+        let mut at = 0;
+        let mut out = Vec::with_capacity(lines.len() + 1);
+        out.push(0);
+        for l in lines {
+            at += l.len();
+            out.push(at);
+        }
+        out
+    };
+    let (old_at, new_at) = (offsets(&old_lines), offsets(&new_lines));
+    similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines)
+        .into_iter()
+        .filter_map(|op| {
+            let (tag, o, n) = op.as_tag_tuple();
+            (tag != similar::DiffTag::Equal).then(|| Edit {
+                span: crate::source::Span::new(old_at[o.start], old_at[o.end]),
+                replacement: new[new_at[n.start]..new_at[n.end]].to_string(),
+            })
+        })
+        .collect()
 }
 
 /// A unified diff between two versions of one file, headed `a/` and `b/`
@@ -287,5 +353,21 @@ mod tests {
             assert_eq!(e.span.start, 19 + newline.len(), "{newline:?}");
             assert!(e.replacement.ends_with(&format!("reason{newline}")));
         }
+    }
+
+    /// The line edits of a change rebuild the new text from the old, with
+    /// any line break; unchanged lines are not in them.
+    #[test]
+    fn line_edits_rebuild_the_new_text() {
+        for newline in ["\n", "\r\n", "\r"] {
+            let old = "a\nb\nc\nd\ne\n".replace('\n', newline);
+            let new = "a\nB\nc\nd\nx\ne\nf".replace('\n', newline);
+            let edits = line_edits(&old, &new);
+            assert_eq!(edits.len(), 3, "{newline:?}: {edits:?}");
+            let all: Vec<&[Edit]> = edits.iter().map(std::slice::from_ref).collect();
+            assert_eq!(fix::apply(&old, &all), (new.clone(), 3), "{newline:?}");
+            assert!(edits.iter().all(|e| !e.replacement.contains('a')));
+        }
+        assert!(line_edits("same\n", "same\n").is_empty());
     }
 }

@@ -24,6 +24,7 @@
 //! `exit` ends the loop ([`Ended`]: exit code 0 after `shutdown`, 1
 //! without).
 
+use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -31,12 +32,17 @@ use lsp_server::{Connection, Message, Notification, Request, RequestId, Response
 use lsp_types as lsp;
 use serde_json::{json, Value};
 
-use crate::diagnostic::{Diagnostic, Edit, Severity};
+use crate::diagnostic::{Diagnostic, Edit, Fix, Severity};
 use crate::engine::discover::FileKind;
 use crate::engine::{open, FileOutcome};
 use crate::server::document::Text;
 use crate::server::{jsonrpc, lint, transport};
 use crate::source::{LineIndex, Pos};
+
+/// The code action that applies every safe fix of a document, as
+/// ESLint's `source.fixAll.eslint`: VS Code runs it on save with
+/// `"editor.codeActionsOnSave": { "source.fixAll.proclint": "explicit" }`.
+const FIX_ALL: &str = "source.fixAll.proclint";
 
 /// An open document.
 struct Doc {
@@ -79,6 +85,52 @@ struct Linted {
     index: LineIndex,
     kind: Option<FileKind>,
     diagnostics: Vec<Diagnostic>,
+    /// Whether each diagnostic's fix passed verification, and the
+    /// fix-all edits: computed when first asked for (an editor asks for
+    /// code actions at every cursor move), kept until the next lint.
+    holds: Vec<OnceCell<bool>>,
+    fix_all: OnceCell<Vec<Edit>>,
+}
+
+impl Linted {
+    fn new(text: String, kind: Option<FileKind>, diagnostics: Vec<Diagnostic>) -> Linted {
+        Linted {
+            index: LineIndex::new(&text),
+            holds: diagnostics.iter().map(|_| OnceCell::new()).collect(),
+            fix_all: OnceCell::new(),
+            text,
+            kind,
+            diagnostics,
+        }
+    }
+
+    /// The fix of the `i`th diagnostic, if the document still loads as it
+    /// did with it applied ([`crate::engine::fix::apply_verified`]).
+    fn verified_fix(&self, i: usize) -> Option<&Fix> {
+        let fix = self.diagnostics.get(i)?.fix.as_ref()?;
+        let kind = self.kind?;
+        let holds = self
+            .holds
+            .get(i)?
+            .get_or_init(|| lint::fix_holds(&self.text, &fix.edits, kind));
+        holds.then_some(fix)
+    }
+
+    /// Every safe fix applied in one verified pass, as line edits; empty
+    /// when none applies.
+    fn fix_all(&self) -> &[Edit] {
+        self.fix_all.get_or_init(|| {
+            let Some(kind) = self.kind else {
+                return Vec::new();
+            };
+            let all: Vec<&Diagnostic> = self.diagnostics.iter().collect();
+            let (fixed, applied) = lint::apply_fixes(&self.text, &all, kind, false);
+            if applied == 0 || fixed == self.text {
+                return Vec::new();
+            }
+            lint::line_edits(&self.text, &fixed)
+        })
+    }
 }
 
 pub(super) struct Server {
@@ -188,7 +240,7 @@ pub(super) fn serve(connection: Connection) -> Result<Ended, String> {
             "change": 2,
             "save": { "includeText": false },
         },
-        "codeActionProvider": { "codeActionKinds": ["quickfix"] },
+        "codeActionProvider": { "codeActionKinds": ["quickfix", FIX_ALL] },
         "hoverProvider": true,
     });
     if pull {
@@ -614,12 +666,7 @@ impl Server {
             }
         };
         if let Some(doc) = self.docs.get_mut(uri) {
-            doc.linted = Some(Linted {
-                index: LineIndex::new(&text),
-                text,
-                kind,
-                diagnostics,
-            });
+            doc.linted = Some(Linted::new(text, kind, diagnostics));
             doc.dirty = false;
         }
     }
@@ -743,49 +790,70 @@ impl Server {
         json!({ "kind": "full", "items": items })
     }
 
+    /// Quick fixes on the findings in `range`: each finding's fix
+    /// (preferred when safe), then "disable" comments; and
+    /// [`FIX_ALL`], every safe fix of the document in one edit. A fix is
+    /// offered only when [`crate::engine::fix::apply_verified`] keeps it:
+    /// the document still loads as it did with it applied.
     fn code_actions(
         &mut self,
         uri: &lsp::Uri,
         range: lsp::Range,
         context: &lsp::CodeActionContext,
     ) -> Value {
-        if context
-            .only
-            .as_ref()
-            .is_some_and(|only| !only.iter().any(|k| k.as_str().starts_with("quickfix")))
-        {
+        // A kind is asked for when `only` names it or a kind above it
+        // (`source.fixAll` and `source` cover `source.fixAll.proclint`).
+        let wants = |kind: &str| {
+            context.only.as_ref().is_none_or(|only| {
+                only.iter().any(|o| {
+                    let o = o.as_str();
+                    kind == o || kind.strip_prefix(o).is_some_and(|r| r.starts_with('.'))
+                })
+            })
+        };
+        let (quickfix, fix_all) = (wants("quickfix"), wants(FIX_ALL));
+        if !quickfix && !fix_all {
             return json!([]);
         }
         self.ensure_linted(uri.as_str());
         let Some(linted) = self.docs.get(uri.as_str()).and_then(|d| d.linted.as_ref()) else {
             return json!([]);
         };
+        let edit = |edits: &[Edit]| -> Value {
+            let edits: Vec<Value> = edits
+                .iter()
+                .map(|e| {
+                    let (s, t) = lint::edit_range(&linted.index, &linted.text, e);
+                    json!({ "range": { "start": lsp_pos(s), "end": lsp_pos(t) }, "newText": e.replacement })
+                })
+                .collect();
+            json!({ "changes": { (uri.as_str()): edits } })
+        };
         let mut actions = Vec::new();
         let mut disabled_file = BTreeSet::new();
-        for d in &linted.diagnostics {
+        for (i, d) in linted.diagnostics.iter().enumerate().filter(|_| quickfix) {
             let (start, end) = (lsp_pos(d.location.start), lsp_pos(d.location.end));
             if !overlaps((start, end), (range.start, range.end)) {
                 continue;
             }
             let lsp_diag = to_lsp_one(d);
-            let edit = |edits: &[Edit]| -> Value {
-                let edits: Vec<Value> = edits
-                    .iter()
-                    .map(|e| {
-                        let (s, t) = lint::edit_range(&linted.index, &linted.text, e);
-                        json!({ "range": { "start": lsp_pos(s), "end": lsp_pos(t) }, "newText": e.replacement })
-                    })
-                    .collect();
-                json!({ "changes": { (uri.as_str()): edits } })
-            };
-            if let Some(fix) = d.fix.as_ref().filter(|f| f.safe && !f.edits.is_empty()) {
-                actions.push(json!({
+            if let Some(fix) = linted.verified_fix(i) {
+                let mut action = json!({
                     "title": format!("Fix {}: {}", d.rule, fix.description),
                     "kind": "quickfix",
-                    "isPreferred": true,
                     "diagnostics": [lsp_diag],
                     "edit": edit(&fix.edits),
-                }));
+                });
+                if fix.safe {
+                    action["isPreferred"] = json!(true);
+                } else {
+                    // Not what `--fix` or fix-all applies: the title says why.
+                    action["title"] = json!(format!(
+                        "Fix {}: {} (unsafe: changes what the process does)",
+                        d.rule, fix.description
+                    ));
+                }
+                actions.push(action);
             }
             if d.rule == "internal-error" {
                 continue;
@@ -811,6 +879,13 @@ impl Server {
                     }));
                 }
             }
+        }
+        if fix_all && !linted.fix_all().is_empty() {
+            actions.push(json!({
+                "title": "Fix all safe proclint findings",
+                "kind": FIX_ALL,
+                "edit": edit(linted.fix_all()),
+            }));
         }
         Value::Array(actions)
     }

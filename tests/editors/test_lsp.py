@@ -119,6 +119,22 @@ async def test_diagnostics_edits_actions_config(client: LanguageClient):
     assert whole.new_text == "// proclint-disable-file parallel-thunk -- reason\n"
     assert whole.range.start == types.Position(0, 0)
 
+    # Fix all, as VS Code asks on save: the safe fix, as a line edit; the
+    # breakpoint has no fix (a comment precedes it on its line).
+    fix_all = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            range=types.Range(types.Position(0, 0), types.Position(15, 0)),
+            context=types.CodeActionContext(
+                diagnostics=[], only=["source.fixAll.proclint"], trigger_kind=types.CodeActionTriggerKind.Automatic
+            ),
+        )
+    )
+    assert [a.kind for a in fix_all] == ["source.fixAll.proclint"], fix_all
+    (line_edit,) = fix_all[0].edit.changes[URI]
+    assert line_edit.range == types.Range(types.Position(11, 0), types.Position(12, 0)), line_edit
+    assert line_edit.new_text == "    () => ctx.task(checkTask, { command: 'npm test' }, { key: 'test' }),\n"
+
     # Branch on `approved` (two incremental edits, the first after the
     # emoji): the breakpoint finding clears.
     client.text_document_did_change(

@@ -79,6 +79,19 @@ async def test_check_fix_explain(tmp_path):
             assert diff.startswith("--- a/processes/ship.js\n+++ b/processes/ship.js\n"), diff
             assert "+    () => ctx.task(checkTask" in diff, diff
             assert fixed.structured_content["applied"] == 1
+            # The breakpoint's fix is unsafe: left out, and counted.
+            assert fixed.structured_content["unsafe"] is False
+            assert fixed.structured_content["unsafe_left_out"] == 1
+            every = await session.call_tool(
+                "fix", {"source": SOURCE, "filename": "processes/ship.js", "unsafe": True}
+            )
+            assert not every.is_error, every.content
+            assert every.structured_content["applied"] == 2
+            assert every.structured_content["unsafe_left_out"] == 0
+            every_diff = every.structured_content["diff"]
+            assert "+    () => ctx.task(checkTask" in every_diff, every_diff
+            assert "+  const decision = await ctx.breakpoint(" in every_diff, every_diff
+            assert "if (!decision.approved)" in every.structured_content["fixed"]
 
             # Paths on disk: the same file written out, fixed as a diff.
             (tmp_path / "processes").mkdir()
