@@ -193,23 +193,9 @@ fn placeholder_note(variable: Option<&str>) -> &'static str {
 #[cfg(test)]
 mod tests {
     use crate::diagnostic::Diagnostic;
-    use crate::engine::discover::FileKind;
-    use crate::engine::lint_text;
-    use crate::project::config::Config;
 
     fn lint(body: &str) -> Vec<Diagnostic> {
-        let src = format!(
-            "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
-             const reviewTask = defineTask('review', () => ({{ kind: 'agent', labels: ['r'] }}));\n\
-             const fixTask = defineTask('fix', () => ({{ kind: 'agent', labels: ['f'] }}));\n\
-             export async function process(inputs, ctx) {{\n{body}\n}}\n"
-        );
-        let mut config = Config::default();
-        config.select = Some(vec!["missing-stable-key".into()]);
-        lint_text("p.js", FileKind::Process, src, &config)
-            .into_iter()
-            .filter(|d| d.rule == "missing-stable-key")
-            .collect()
+        super::super::testing::lint_process_body("missing-stable-key", body)
     }
 
     #[test]

@@ -652,3 +652,31 @@ impl RuleSwitches for Config {
 pub fn closest_rule(id: &str) -> Option<&'static str> {
     crate::project::config::closest_rule(id, &Registry)
 }
+
+/// What rule tests share: a process module around a body, linted with one
+/// rule selected.
+#[cfg(test)]
+pub mod testing {
+    use crate::diagnostic::Diagnostic;
+    use crate::engine::discover::FileKind;
+    use crate::engine::lint_text;
+    use crate::project::config::Config;
+
+    /// `body` inside `process(inputs, ctx)`, with two labelled agent tasks
+    /// in scope (`reviewTask` with id `review`, `fixTask` with id `fix`);
+    /// the findings of `rule` only.
+    pub fn lint_process_body(rule: &str, body: &str) -> Vec<Diagnostic> {
+        let src = format!(
+            "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
+             const reviewTask = defineTask('review', () => ({{ kind: 'agent', labels: ['r'] }}));\n\
+             const fixTask = defineTask('fix', () => ({{ kind: 'agent', labels: ['f'] }}));\n\
+             export async function process(inputs, ctx) {{\n{body}\n}}\n"
+        );
+        let mut config = Config::default();
+        config.select = Some(vec![rule.to_string()]);
+        lint_text("p.js", FileKind::Process, src, &config)
+            .into_iter()
+            .filter(|d| d.rule == rule)
+            .collect()
+    }
+}
