@@ -422,3 +422,50 @@ fn rules_lists_whether_each_rule_fixes() {
     let o = proclint(&["explain", "missing-stable-key"]);
     assert!(stdout(&o).contains("**Fix:** unsafe"), "{}", stdout(&o));
 }
+
+/// A buffer linted from stdin has its fixes placed in the buffer, not in
+/// the file on disk at its name (here an older, shorter version).
+#[test]
+fn json_places_the_fixes_of_a_stdin_buffer_in_the_buffer() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "p.js",
+        "export async function process(inputs, ctx) {}\n",
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_proclint"))
+        .args([
+            "check",
+            "--stdin-filename",
+            "p.js",
+            "--format",
+            "json",
+            "--no-cache",
+        ])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin
+            .write_all(MODULE.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let v = report_json(&o);
+    let edits: Vec<serde_json::Value> = v["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["fix"]["edits"].as_array().cloned())
+        .flatten()
+        .collect();
+    assert_eq!(edits.len(), 3, "{v}");
+    let fixed = apply_by_position(MODULE, &edits);
+    assert!(
+        fixed.contains(SAFE_LINE) && fixed.contains(UNSAFE_TEXT),
+        "{fixed}"
+    );
+}

@@ -139,3 +139,73 @@ pub fn help_line(fix: &Fix, unsafe_fixes: bool) -> Option<String> {
     };
     Some(format!("{how}: {}", fix.description))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::{Edit, Severity};
+    use crate::engine::discover::FileKind;
+    use crate::source::{SourceFile, Span};
+
+    /// A file that changed on disk since it was linted gets no positions:
+    /// edits placed in the new text would land in the wrong place.
+    #[test]
+    fn a_file_changed_since_it_was_linted_gets_no_positions() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("p.js");
+        let text = "const a = 1;\nconst b = 2;\n";
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+        let file = SourceFile::new("p.js", text.to_string());
+        let d = Diagnostic::new(
+            "undefined-reference",
+            Severity::Error,
+            file.location(Span::new(13, 18)),
+            "m",
+        )
+        .with_fix(Fix {
+            description: "d".into(),
+            edits: vec![Edit {
+                span: Span::new(19, 20),
+                replacement: "c".into(),
+            }],
+            safe: true,
+        });
+        let outcome = Outcome {
+            files: vec![FileOutcome {
+                display: Arc::from("p.js"),
+                path: path.clone(),
+                kind: FileKind::Process,
+                lines: 2,
+                report: true,
+                diagnostics: Vec::new(),
+                directives: Vec::new(),
+                summary: None,
+                facts: None,
+                hash: Some(crate::source::content_hash(text.as_bytes())),
+                cache_key: None,
+            }],
+            diagnostics: vec![d],
+            run: None,
+        };
+        let placed = Texts::new(&outcome, None).edits(&outcome.diagnostics[0]);
+        let at = |line, column| Pos { line, column };
+        assert_eq!(
+            placed,
+            Some(vec![EditAt {
+                start: at(2, 7),
+                end: at(2, 8),
+                replacement: "c",
+            }])
+        );
+        std::fs::write(&path, format!("// new\n{text}")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            Texts::new(&outcome, None).edits(&outcome.diagnostics[0]),
+            None
+        );
+        // Without `--unsafe-fixes` only a safe fix counts as fixable now.
+        assert_eq!(
+            summary(&outcome, false).as_deref(),
+            Some("1 fixable with `--fix`")
+        );
+    }
+}
