@@ -151,11 +151,7 @@ fn runner() -> TestRunner {
 fn lint_dir(dir: &Path, texts: &[(PathBuf, Vec<u8>)]) -> Result<String, TestCaseError> {
     let config = Config::default();
     let outcome = engine::run(&[dir.to_path_buf()], &config, Stage::Full);
-    let options = report::Options {
-        color: false,
-        quiet: false,
-        retro: None,
-    };
+    let options = report::Options::default();
     let json = report::render(Format::Json, &outcome, &options);
     for d in &outcome.diagnostics {
         prop_assert!(d.rule != "internal-error", "{d:?}");

@@ -155,6 +155,16 @@ pub struct CheckArgs {
     #[arg(long, requires = "fix")]
     pub diff: bool,
 
+    /// Let --fix (and --diff) apply unsafe fixes too: fixes that change what
+    /// the process does at run time, to review before committing
+    /// (overrides `unsafe-fixes` in proclint.toml).
+    #[arg(long, overrides_with = "no_unsafe_fixes")]
+    pub unsafe_fixes: bool,
+
+    /// Apply only safe fixes, whatever proclint.toml's `unsafe-fixes` says.
+    #[arg(long, overrides_with = "unsafe_fixes")]
+    pub no_unsafe_fixes: bool,
+
     /// Let --fix and --output rewrite a read-only file (its mode is kept) or
     /// one with other hard links (written in place, so every link sees it);
     /// without it such files are refused and left unchanged.

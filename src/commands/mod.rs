@@ -217,6 +217,15 @@ fn check(mut args: CheckArgs) -> i32 {
     if let Some(why) = cache.as_ref().and_then(Cache::refusal) {
         eprintln!("warning: running without the result cache: {why}");
     }
+    // `--unsafe-fixes` / `--no-unsafe-fixes` (the last given wins), else
+    // `unsafe-fixes` in proclint.toml.
+    let unsafe_fixes = if args.unsafe_fixes {
+        true
+    } else if args.no_unsafe_fixes {
+        false
+    } else {
+        config.unsafe_fixes
+    };
     // Files whose fixes could not be planned because of a bug in proclint.
     let mut fix_failures: Vec<crate::diagnostic::Diagnostic> = Vec::new();
     // A file `--fix` could not write: the report is still written, and the
@@ -225,7 +234,7 @@ fn check(mut args: CheckArgs) -> i32 {
     if args.fix {
         if args.diff {
             let buffer = stdin.as_ref().map(|(_, bytes)| bytes.as_slice());
-            let plan = fix::plan(&outcome, buffer);
+            let plan = fix::plan_with(&outcome, buffer, unsafe_fixes);
             if crate::source::output::print_stdout(&fix::diff(&plan), EXIT_OK) != EXIT_OK {
                 return EXIT_ERROR;
             }
@@ -257,7 +266,7 @@ fn check(mut args: CheckArgs) -> i32 {
         let mut said = std::collections::BTreeSet::new();
         // Fixes that overlapped are applied on the next pass.
         for _ in 0..4 {
-            let mut plan = fix::plan(&outcome, None);
+            let mut plan = fix::plan_with(&outcome, None, unsafe_fixes);
             plan.files.retain(|f| !unwritable.contains(&f.display));
             report_unfixable(&plan, &mut said);
             for d in &plan.failed {
@@ -361,6 +370,10 @@ fn check(mut args: CheckArgs) -> i32 {
         color,
         quiet: args.quiet,
         retro,
+        unsafe_fixes,
+        stdin: stdin
+            .as_ref()
+            .map(|(_, bytes)| std::sync::Arc::from(bytes.as_slice())),
     };
     // `--statistics` alone prints only the counts; after a text report they
     // follow it; a JSON, SARIF or GitHub report must stay parseable, so
@@ -610,6 +623,7 @@ fn list_rules(args: &RulesArgs) -> i32 {
                         "severity": m.severity.as_str(),
                         "summary": m.summary,
                         "builtin": m.builtin,
+                        "fix": m.fix.name(),
                     })
                 })
                 .collect();
@@ -624,8 +638,8 @@ fn list_rules(args: &RulesArgs) -> i32 {
                 .unwrap_or(4);
             let _ = writeln!(
                 text,
-                "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  SUMMARY",
-                "RULE", "CATEGORY", "AREA", "SEVERITY"
+                "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  {:<9}  SUMMARY",
+                "RULE", "CATEGORY", "AREA", "SEVERITY", "FIX"
             );
             for r in all {
                 let m = r.meta();
@@ -638,11 +652,12 @@ fn list_rules(args: &RulesArgs) -> i32 {
                 };
                 let _ = writeln!(
                     text,
-                    "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  {}",
+                    "{:<w_id$}  {:<14}  {:<w_area$}  {:<8}  {:<9}  {}",
                     m.id,
                     category,
                     m.area.name(),
                     m.severity.as_str(),
+                    m.fix.name(),
                     m.summary
                 );
             }

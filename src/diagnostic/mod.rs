@@ -72,12 +72,35 @@ pub struct Edit {
     pub replacement: String,
 }
 
-/// A suggested (and, when `safe`, automatically applicable) fix.
+/// A fix a rule offers. Its applicability is ruff's: a *safe* fix keeps
+/// what the process does at run time and `--fix` applies it; an *unsafe*
+/// one changes run-time behaviour (as most fixes of a finding intend to),
+/// so the user reviews it, and it is applied only with `--unsafe-fixes`.
+/// Configuration may move a rule's fixes either way (`extend-safe-fixes`,
+/// `extend-unsafe-fixes`): rules set `safe`, the sink that collects their
+/// findings applies the configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
     pub description: String,
     pub edits: Vec<Edit>,
     pub safe: bool,
+}
+
+impl Fix {
+    /// `"safe"` or `"unsafe"`, as JSON and SARIF name it.
+    pub fn applicability(&self) -> &'static str {
+        if self.safe {
+            "safe"
+        } else {
+            "unsafe"
+        }
+    }
+
+    /// Whether `--fix` applies it: a fix with edits that is safe, or any
+    /// with `--unsafe-fixes`.
+    pub fn applies(&self, unsafe_fixes: bool) -> bool {
+        !self.edits.is_empty() && (self.safe || unsafe_fixes)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

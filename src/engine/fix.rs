@@ -1,4 +1,5 @@
-//! Applies the safe fixes rules attach to diagnostics: edits by byte span,
+//! Applies the fixes rules attach to diagnostics (the safe ones, and with
+//! `--unsafe-fixes` the unsafe ones too): edits by byte span,
 //! never re-printing a file; a file that changed on disk since it was read
 //! is left alone.
 
@@ -171,22 +172,20 @@ fn json_keys(text: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// Plans the safe fixes of an outcome against the files on disk, and, with
-/// `stdin`, against the buffer linted from stdin (`--fix --diff
-/// --stdin-filename`, which prints the diff; it printed nothing).
+/// Plans the safe fixes of an outcome: [`plan_with`] without unsafe fixes.
 pub fn plan(outcome: &Outcome, stdin: Option<&[u8]>) -> Plan {
     plan_with(outcome, stdin, false)
 }
 
-/// [`plan`], with the unsafe fixes too when `unsafe_fixes` (MCP's `fix`
-/// with `unsafe: true`).
+/// Plans the fixes of an outcome that `--fix` applies (the safe ones; with
+/// `unsafe_fixes`, all: `check --unsafe-fixes`, MCP's `fix` with `unsafe:
+/// true`) against the files on disk, and, with `stdin`, against the buffer
+/// linted from stdin (`--fix --diff --stdin-filename`, which prints the
+/// diff; it printed nothing).
 pub fn plan_with(outcome: &Outcome, stdin: Option<&[u8]>, unsafe_fixes: bool) -> Plan {
     let mut by_file: BTreeMap<&str, Vec<&Diagnostic>> = BTreeMap::new();
     for d in &outcome.diagnostics {
-        if d.fix
-            .as_ref()
-            .is_some_and(|f| (f.safe || unsafe_fixes) && !f.edits.is_empty())
-        {
+        if d.fix.as_ref().is_some_and(|f| f.applies(unsafe_fixes)) {
             by_file.entry(&d.location.path).or_default().push(d);
         }
     }

@@ -67,6 +67,15 @@ pub struct Config {
     pub scan_named_files: bool,
     /// `cache-dir`, relative to the config file's directory.
     pub cache_dir: Option<PathBuf>,
+    /// `unsafe-fixes = true`: `--fix` applies unsafe fixes too (what
+    /// `--unsafe-fixes` does; `--no-unsafe-fixes` overrides it).
+    pub unsafe_fixes: bool,
+    /// `extend-safe-fixes`: rules or categories whose unsafe fixes count as
+    /// safe.
+    pub extend_safe_fixes: Vec<String>,
+    /// `extend-unsafe-fixes`: rules or categories whose safe fixes count as
+    /// unsafe.
+    pub extend_unsafe_fixes: Vec<String>,
 }
 
 impl Default for Config {
@@ -85,6 +94,9 @@ impl Default for Config {
             baseline: None,
             scan_named_files: false,
             cache_dir: None,
+            unsafe_fixes: false,
+            extend_safe_fixes: Vec::new(),
+            extend_unsafe_fixes: Vec::new(),
         }
     }
 }
@@ -100,6 +112,9 @@ struct RawConfig {
     cache_dir: Option<Spanned<String>>,
     rules: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
     extend_select: Option<Vec<Spanned<String>>>,
+    unsafe_fixes: Option<bool>,
+    extend_safe_fixes: Option<Vec<Spanned<String>>>,
+    extend_unsafe_fixes: Option<Vec<Spanned<String>>>,
 }
 
 /// A configuration error with its place in the file.
@@ -292,24 +307,34 @@ impl Config {
                 Err((s, m)) => errors.push(err(Some(s), m)),
             }
         }
-        for name in raw.extend_select.unwrap_or_default() {
-            let span = name.span();
-            let name = name.into_inner();
-            if known.options(&name).is_none() && !known.is_group(&name) {
-                let hint = closest_rule(&name, known)
-                    .map(|c| format!(" (did you mean `{c}`?)"))
-                    .unwrap_or_default();
-                errors.push(err(
-                    Some(span),
-                    format!(
-                        "unknown rule or category `{name}` in `extend-select`{hint} \
-                         (categories: correctness, suspicious, pedantic, run, tooling, all)"
-                    ),
-                ));
-                continue;
-            }
-            config.extend_select.push(name);
+        if let Some(on) = raw.unsafe_fixes {
+            config.unsafe_fixes = on;
         }
+        let mut selectors = |key: &str, names: Option<Vec<Spanned<String>>>| {
+            let mut out = Vec::new();
+            for name in names.unwrap_or_default() {
+                let span = name.span();
+                let name = name.into_inner();
+                if known.options(&name).is_none() && !known.is_group(&name) {
+                    let hint = closest_rule(&name, known)
+                        .map(|c| format!(" (did you mean `{c}`?)"))
+                        .unwrap_or_default();
+                    errors.push(err(
+                        Some(span),
+                        format!(
+                            "unknown rule or category `{name}` in `{key}`{hint} \
+                             (categories: correctness, suspicious, pedantic, run, tooling, all)"
+                        ),
+                    ));
+                    continue;
+                }
+                out.push(name);
+            }
+            out
+        };
+        config.extend_select = selectors("extend-select", raw.extend_select);
+        config.extend_safe_fixes = selectors("extend-safe-fixes", raw.extend_safe_fixes);
+        config.extend_unsafe_fixes = selectors("extend-unsafe-fixes", raw.extend_unsafe_fixes);
         for (id, value) in raw.rules.unwrap_or_default() {
             let id_span = id.span();
             let id = id.into_inner();
@@ -389,11 +414,18 @@ impl Config {
 
     /// Everything in the configuration that can change a file's per-file
     /// results (the result cache keys on it). Globs and `max-file-size` only
-    /// decide which files are linted, which happens before the cache.
+    /// decide which files are linted, which happens before the cache;
+    /// `unsafe-fixes` only what `--fix` applies.
     pub fn fingerprint(&self) -> String {
         format!(
-            "rules={:?};options={:?};context={:?};select={:?};extend={:?}",
-            self.rules, self.rule_options, self.context_names, self.select, self.extend_select
+            "rules={:?};options={:?};context={:?};select={:?};extend={:?};safe={:?};unsafe={:?}",
+            self.rules,
+            self.rule_options,
+            self.context_names,
+            self.select,
+            self.extend_select,
+            self.extend_safe_fixes,
+            self.extend_unsafe_fixes
         )
     }
 

@@ -1,4 +1,5 @@
-//! `path:line:col: severity[rule] message` — one line per finding.
+//! `path:line:col: severity[rule] message` — one line per finding; a
+//! finding `--fix` would fix has `[*] ` before its message, as in ruff.
 
 use crate::engine::Outcome;
 use crate::report::{escape, Options};
@@ -7,13 +8,19 @@ use crate::report::{escape, Options};
 /// path and the message escaped ([`escape::line`]), so each finding is one
 /// line whatever they hold.
 pub fn line(d: &crate::diagnostic::Diagnostic) -> String {
+    marked(d, false)
+}
+
+/// [`line`], with `[*] ` before the message when `fixable`.
+fn marked(d: &crate::diagnostic::Diagnostic, fixable: bool) -> String {
     format!(
-        "{}:{}:{}: {}[{}] {}\n",
+        "{}:{}:{}: {}[{}] {}{}\n",
         escape::line(&d.location.path),
         d.location.start.line,
         d.location.start.column,
         d.severity,
         d.rule,
+        if fixable { "[*] " } else { "" },
         escape::line(&d.message)
     )
 }
@@ -24,10 +31,15 @@ pub fn write(
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     for d in &outcome.diagnostics {
-        out.write_all(line(d).as_bytes())?;
+        let fixable = crate::report::fixes::applies(d, options.unsafe_fixes);
+        out.write_all(marked(d, fixable).as_bytes())?;
     }
     if !options.quiet {
-        writeln!(out, "proclint: {}", crate::report::summary_line(outcome))?;
+        writeln!(
+            out,
+            "proclint: {}",
+            crate::report::summary_with_fixes(outcome, options)
+        )?;
     }
     Ok(())
 }

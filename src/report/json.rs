@@ -1,11 +1,18 @@
 //! The frozen JSON v1 shape. These structs are the public contract and are
-//! kept separate from the internal [`Diagnostic`] type.
+//! kept separate from the internal [`Diagnostic`] type. Fields are only
+//! ever added (`fix`, in v1 since issue 34), never changed or removed.
 
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Outcome;
+use crate::report::fixes::{EditAt, Texts};
+use crate::report::Options;
 
+/// The whole report, as serde_json would write it: [`write`] writes it
+/// faster, byte for byte the same (tested), so this is the shape's
+/// reference.
+#[cfg_attr(not(test), allow(dead_code))]
 #[derive(Serialize)]
 struct Report<'a> {
     version: u32,
@@ -14,12 +21,19 @@ struct Report<'a> {
 }
 
 /// The diagnostics, converted one at a time as they are written (a run
-/// over a large tree has tens of thousands).
-struct Diagnostics<'a>(&'a [Diagnostic]);
+/// over a large tree has tens of thousands), with their fixes' edits
+/// placed.
+#[cfg_attr(not(test), allow(dead_code))]
+struct Diagnostics<'a>(&'a [Diagnostic], Vec<Option<Vec<EditAt<'a>>>>);
 
 impl Serialize for Diagnostics<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(convert))
+        s.collect_seq(
+            self.0
+                .iter()
+                .zip(&self.1)
+                .map(|(d, edits)| convert(d, edits.clone())),
+        )
     }
 }
 
@@ -34,6 +48,30 @@ struct JsonDiagnostic<'a> {
     end_column: u32,
     message: &'a str,
     help: Option<&'a str>,
+    fix: Option<JsonFix<'a>>,
+}
+
+/// A finding's fix: what it does, whether `--fix` applies it (`"safe"`) or
+/// only `--fix --unsafe-fixes` does (`"unsafe"`), and its edits.
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    description: &'a str,
+    applicability: &'a str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+/// Replace the text from (`line`, `column`) up to (`end_line`,
+/// `end_column`) — 1-based, columns in UTF-16 code units, the end
+/// exclusive; an insertion when they are equal — with `replacement`. The
+/// edits of one fix never overlap and all refer to the file as it was
+/// linted.
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    replacement: &'a str,
 }
 
 #[derive(Serialize)]
@@ -44,7 +82,21 @@ struct Summary {
     infos: usize,
 }
 
-fn convert(d: &Diagnostic) -> JsonDiagnostic<'_> {
+fn convert<'a>(d: &'a Diagnostic, edits: Option<Vec<EditAt<'a>>>) -> JsonDiagnostic<'a> {
+    let fix = d.fix.as_ref().zip(edits).map(|(f, edits)| JsonFix {
+        description: &f.description,
+        applicability: f.applicability(),
+        edits: edits
+            .into_iter()
+            .map(|e| JsonEdit {
+                line: e.start.line,
+                column: e.start.column,
+                end_line: e.end.line,
+                end_column: e.end.column,
+                replacement: e.replacement,
+            })
+            .collect(),
+    });
     JsonDiagnostic {
         rule: d.rule,
         severity: d.severity.as_str(),
@@ -55,19 +107,28 @@ fn convert(d: &Diagnostic) -> JsonDiagnostic<'_> {
         end_column: d.location.end.column,
         message: &d.message,
         help: d.help.as_deref(),
+        fix,
     }
 }
 
-fn report(outcome: &Outcome) -> Report<'_> {
+#[cfg(test)]
+fn report<'a>(outcome: &'a Outcome, texts: &mut Texts<'a>) -> Report<'a> {
     Report {
         version: 1,
-        diagnostics: Diagnostics(&outcome.diagnostics),
-        summary: Summary {
-            files: outcome.files.len(),
-            errors: outcome.count(Severity::Error),
-            warnings: outcome.count(Severity::Warning),
-            infos: outcome.count(Severity::Info),
-        },
+        diagnostics: Diagnostics(
+            &outcome.diagnostics,
+            outcome.diagnostics.iter().map(|d| texts.edits(d)).collect(),
+        ),
+        summary: summary(outcome),
+    }
+}
+
+fn summary(outcome: &Outcome) -> Summary {
+    Summary {
+        files: outcome.files.len(),
+        errors: outcome.count(Severity::Error),
+        warnings: outcome.count(Severity::Warning),
+        infos: outcome.count(Severity::Info),
     }
 }
 
@@ -77,7 +138,23 @@ fn report(outcome: &Outcome) -> Report<'_> {
 /// warm run; here batches of diagnostics are formatted in parallel into
 /// buffers (in the exact shape and escaping of serde_json's pretty
 /// printer, see the tests) and written in order.
-pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+pub fn write(
+    outcome: &Outcome,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    write_with(
+        outcome,
+        &mut Texts::new(outcome, options.stdin.as_deref()),
+        out,
+    )
+}
+
+fn write_with<'a>(
+    outcome: &'a Outcome,
+    texts: &mut Texts<'a>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     /// Diagnostics per buffer, and per batch (what is held at once).
     const CHUNK: usize = 256;
     const BATCH: usize = 4 * CHUNK;
@@ -87,17 +164,21 @@ pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result
         out.write_all(b"]")?;
     } else {
         for (b, batch) in all.chunks(BATCH).enumerate() {
+            // Placed in order (a file's text is read once), formatted in
+            // parallel.
+            let placed: Vec<Option<Vec<EditAt>>> = batch.iter().map(|d| texts.edits(d)).collect();
             let parts: Vec<Vec<u8>> = crate::engine::on_pool(|| {
                 use rayon::prelude::*;
                 batch
                     .par_chunks(CHUNK)
+                    .zip(placed.par_chunks(CHUNK))
                     .enumerate()
-                    .map(|(c, chunk)| {
+                    .map(|(c, (chunk, placed))| {
                         let mut buf = Vec::with_capacity(chunk.len() * 768);
-                        for (i, d) in chunk.iter().enumerate() {
+                        for (i, (d, edits)) in chunk.iter().zip(placed).enumerate() {
                             let first = b == 0 && c == 0 && i == 0;
                             buf.extend_from_slice(if first { b"\n" } else { b",\n" });
-                            diagnostic(&mut buf, &convert(d));
+                            diagnostic(&mut buf, &convert(d, edits.clone()));
                         }
                         buf
                     })
@@ -109,7 +190,7 @@ pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result
         }
         out.write_all(b"\n  ]")?;
     }
-    let summary = report(outcome).summary;
+    let summary = summary(outcome);
     let mut buf = Vec::with_capacity(128);
     buf.extend_from_slice(b",\n  \"summary\": {\n    \"files\": ");
     number(&mut buf, summary.files as u64);
@@ -145,6 +226,17 @@ fn diagnostic(buf: &mut Vec<u8>, d: &JsonDiagnostic<'_>) {
     buf.extend_from_slice(b",\n      \"help\": ");
     match d.help {
         Some(help) => string(buf, help),
+        None => buf.extend_from_slice(b"null"),
+    }
+    buf.extend_from_slice(b",\n      \"fix\": ");
+    match &d.fix {
+        // Rare beside the findings (a few per file): serde_json's own
+        // pretty printer, indented to this depth (a JSON string holds no
+        // line break, so every line break is the printer's).
+        Some(fix) => match serde_json::to_string_pretty(fix) {
+            Ok(text) => buf.extend_from_slice(text.replace('\n', "\n      ").as_bytes()),
+            Err(_) => buf.extend_from_slice(b"null"),
+        },
         None => buf.extend_from_slice(b"null"),
     }
     buf.extend_from_slice(b"\n    }");
@@ -212,6 +304,8 @@ mod tests {
     use crate::diagnostic::Location;
     use crate::source::{Pos, Span};
 
+    const FIXED_TEXT: &str = "a\nb\r\nc\u{e9}\u{1f389}d\n";
+
     fn outcome(n: usize) -> Outcome {
         let texts = [
             "plain",
@@ -237,12 +331,28 @@ mod tests {
                     },
                 };
                 let severity = [Severity::Info, Severity::Warning, Severity::Error][i % 3];
-                let d = Diagnostic::new("unused-output-field", severity, location, t);
+                let mut d = Diagnostic::new("unused-output-field", severity, location, t);
                 if i % 2 == 0 {
-                    d.with_help(texts[(i + 1) % texts.len()])
-                } else {
-                    d
+                    d = d.with_help(texts[(i + 1) % texts.len()]);
                 }
+                if i % 3 == 0 {
+                    // Edits in a text with line breaks and non-ASCII.
+                    d = d.with_fix(crate::diagnostic::Fix {
+                        description: texts[(i + 2) % texts.len()].to_string(),
+                        edits: vec![
+                            crate::diagnostic::Edit {
+                                span: Span::new(0, 0),
+                                replacement: texts[i % texts.len()].to_string(),
+                            },
+                            crate::diagnostic::Edit {
+                                span: Span::new(i % FIXED_TEXT.len(), FIXED_TEXT.len()),
+                                replacement: String::new(),
+                            },
+                        ],
+                        safe: i % 2 == 0,
+                    });
+                }
+                d
             })
             .collect();
         Outcome {
@@ -275,10 +385,21 @@ mod tests {
     fn write_matches_serde_json() {
         for n in [0, 1, 2, 7, 513, 20_000] {
             let o = outcome(n);
+            let texts = || {
+                let mut t = Texts::new(&o, None);
+                for d in o.diagnostics.iter().filter(|d| d.fix.is_some()) {
+                    t.give(&d.location.path, FIXED_TEXT);
+                }
+                t
+            };
             let mut written = Vec::new();
-            write(&o, &mut written).unwrap_or_else(|e| panic!("{e}"));
-            let mut expected =
-                serde_json::to_string_pretty(&report(&o)).unwrap_or_else(|e| panic!("{e}"));
+            write_with(&o, &mut texts(), &mut written).unwrap_or_else(|e| panic!("{e}"));
+            // Some fixes are placed, and some not (an edit inside a character).
+            let shown = String::from_utf8_lossy(&written);
+            assert_eq!(n >= 7, shown.contains("\"applicability\": \"unsafe\""));
+            assert_eq!(n >= 7, shown.contains("\"replacement\": \"quote"));
+            let mut expected = serde_json::to_string_pretty(&report(&o, &mut texts()))
+                .unwrap_or_else(|e| panic!("{e}"));
             expected.push('\n');
             assert!(
                 written == expected.as_bytes(),

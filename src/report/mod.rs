@@ -7,6 +7,7 @@ use crate::engine::Outcome;
 
 pub mod concise;
 pub mod escape;
+pub mod fixes;
 pub mod github;
 pub mod json;
 pub mod pretty;
@@ -33,6 +34,12 @@ pub struct Options {
     pub quiet: bool,
     /// Date, commit, command line… for `--format retrospective`.
     pub retro: Option<retrospective::RetroInfo>,
+    /// `--unsafe-fixes` (or `unsafe-fixes = true`): which fixes `--fix`
+    /// applies, for the summary's counts and the findings' marks.
+    pub unsafe_fixes: bool,
+    /// The buffer linted from stdin (`--stdin-filename`): the text its
+    /// fixes' edits are placed in (see [`fixes::Texts`]).
+    pub stdin: Option<std::sync::Arc<[u8]>>,
 }
 
 pub fn render(format: Format, outcome: &Outcome, options: &Options) -> String {
@@ -53,10 +60,20 @@ pub fn write(
     match format {
         Format::Pretty => pretty::write(outcome, options, out),
         Format::Concise => concise::write(outcome, options, out),
-        Format::Json => json::write(outcome, out),
-        Format::Sarif => sarif::write(outcome, out),
+        Format::Json => json::write(outcome, options, out),
+        Format::Sarif => sarif::write(outcome, options, out),
         Format::Github => github::write(outcome, out),
         Format::Retrospective => out.write_all(retrospective::render(outcome, options).as_bytes()),
+    }
+}
+
+/// What ends `pretty`'s and `concise`'s output: the summary line, and what
+/// `--fix` would fix.
+pub fn summary_with_fixes(outcome: &Outcome, options: &Options) -> String {
+    let line = summary_line(outcome);
+    match fixes::summary(outcome, options.unsafe_fixes) {
+        Some(fixable) => format!("{line}; {fixable}"),
+        None => line,
     }
 }
 

@@ -65,7 +65,7 @@ pub fn write(
         let rendered: Vec<String> = crate::engine::on_pool(|| {
             batch
                 .par_iter()
-                .map(|d| render_one(&handler, d, text_of(&d.location.path)))
+                .map(|d| render_one(&handler, d, text_of(&d.location.path), options.unsafe_fixes))
                 .collect()
         });
         for r in &rendered {
@@ -74,7 +74,11 @@ pub fn write(
         last = sources.pop();
     }
     if !options.quiet {
-        writeln!(out, "proclint: {}", crate::report::summary_line(outcome))?;
+        writeln!(
+            out,
+            "proclint: {}",
+            crate::report::summary_with_fixes(outcome, options)
+        )?;
     }
     Ok(())
 }
@@ -100,7 +104,12 @@ fn source_text(paths: &HashMap<&str, &Path>, display: &Arc<str>) -> Snippet {
     Snippet::new(text)
 }
 
-fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Snippet) -> String {
+fn render_one(
+    handler: &miette::GraphicalReportHandler,
+    d: &Diagnostic,
+    text: Snippet,
+    unsafe_fixes: bool,
+) -> String {
     // Long lines are cut to a window around the finding (miette panics past
     // 65,535 columns); related spans the excerpt does not show are listed in
     // the help like those in other files.
@@ -131,6 +140,18 @@ fn render_one(handler: &miette::GraphicalReportHandler, d: &Diagnostic, text: Sn
             r.location.start.column,
             escape::line(&r.message)
         );
+        help = Some(match help {
+            Some(h) => format!("{h}\n{extra}"),
+            None => extra,
+        });
+    }
+    // What the fix does, and whether `--fix` applies it under these flags.
+    if let Some(extra) = d
+        .fix
+        .as_ref()
+        .and_then(|f| crate::report::fixes::help_line(f, unsafe_fixes))
+    {
+        let extra = escape::line(&extra).into_owned();
         help = Some(match help {
             Some(h) => format!("{h}\n{extra}"),
             None => extra,

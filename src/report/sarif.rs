@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::engine::Outcome;
+use crate::report::fixes::{EditAt, Texts};
+use crate::report::Options;
 use crate::rules;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -58,6 +60,8 @@ struct Results<'a> {
     /// `keep[i]`: whether the i-th diagnostic is within [`MAX_RESULTS`].
     keep: Vec<bool>,
     root: Root,
+    /// Where fixes' edits are placed (read as the results are written).
+    texts: std::cell::RefCell<Texts<'a>>,
 }
 
 impl Serialize for Results<'_> {
@@ -70,7 +74,8 @@ impl Serialize for Results<'_> {
                 .filter(|(_, keep)| **keep)
                 .map(|(d, _)| {
                     let index = all.iter().position(|r| r.meta().id == d.rule).unwrap_or(0);
-                    result(d, index, &self.root)
+                    let edits = self.texts.borrow_mut().edits(d);
+                    result(d, index, &self.root, edits)
                 }),
         )
     }
@@ -180,6 +185,44 @@ struct SarifResult<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<SarifLocation>,
     partial_fingerprints: serde_json::Value,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fixes: Vec<SarifFix<'a>>,
+}
+
+/// SARIF's `fix`: one artifact change (the finding's file) whose
+/// replacements are the edits; `properties.applicability` says whether
+/// `--fix` applies it (`safe`) or only `--fix --unsafe-fixes` (`unsafe`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifFix<'a> {
+    description: Text,
+    artifact_changes: Vec<ArtifactChange<'a>>,
+    properties: FixProperties,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactChange<'a> {
+    artifact_location: ArtifactLocation,
+    replacements: Vec<Replacement<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Replacement<'a> {
+    /// Empty (start = end) for an insertion.
+    deleted_region: Region,
+    inserted_content: Content<'a>,
+}
+
+#[derive(Serialize)]
+struct Content<'a> {
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct FixProperties {
+    applicability: &'static str,
 }
 
 #[derive(Serialize)]
@@ -363,7 +406,45 @@ pub fn fnv1a(parts: &[&str]) -> String {
     format!("{h:016x}")
 }
 
-fn result<'a>(d: &'a Diagnostic, index: usize, root: &Root) -> SarifResult<'a> {
+/// The finding's fix, when its edits could be placed.
+fn fixes<'a>(d: &'a Diagnostic, edits: Option<Vec<EditAt<'a>>>, root: &Root) -> Vec<SarifFix<'a>> {
+    let (Some(fix), Some(edits)) = (&d.fix, edits) else {
+        return Vec::new();
+    };
+    let (uri, uri_base_id) = root.uri(&d.location.path);
+    vec![SarifFix {
+        description: Text {
+            text: fix.description.clone(),
+        },
+        artifact_changes: vec![ArtifactChange {
+            artifact_location: ArtifactLocation { uri, uri_base_id },
+            replacements: edits
+                .into_iter()
+                .map(|e| Replacement {
+                    deleted_region: Region {
+                        start_line: e.start.line,
+                        start_column: e.start.column,
+                        end_line: e.end.line,
+                        end_column: e.end.column,
+                    },
+                    inserted_content: Content {
+                        text: e.replacement,
+                    },
+                })
+                .collect(),
+        }],
+        properties: FixProperties {
+            applicability: fix.applicability(),
+        },
+    }]
+}
+
+fn result<'a>(
+    d: &'a Diagnostic,
+    index: usize,
+    root: &Root,
+    edits: Option<Vec<EditAt<'a>>>,
+) -> SarifResult<'a> {
     let mut text = d.message.clone();
     if !text.ends_with('.') {
         text.push('.');
@@ -399,10 +480,15 @@ fn result<'a>(d: &'a Diagnostic, index: usize, root: &Root) -> SarifResult<'a> {
         partial_fingerprints: serde_json::json!({
             "proclint/v1": fnv1a(&[d.rule, &d.location.path, &d.message]),
         }),
+        fixes: fixes(d, edits, root),
     }
 }
 
-pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+pub fn write(
+    outcome: &Outcome,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let all = rules::all();
     let descriptors = all
         .iter()
@@ -465,6 +551,7 @@ pub fn write(outcome: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result
                 diagnostics: &outcome.diagnostics,
                 keep,
                 root: Root::find(),
+                texts: std::cell::RefCell::new(Texts::new(outcome, options.stdin.as_deref())),
             },
             column_kind: "utf16CodeUnits",
             original_uri_base_ids: serde_json::json!({

@@ -24,6 +24,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/agent-verification.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// Commands and phrases that describe a deterministic check. Matched

@@ -22,6 +22,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/anonymous-breakpoint.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// What an object argument says about a property.

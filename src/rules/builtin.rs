@@ -20,6 +20,7 @@ macro_rules! builtin {
                 doc: include_str!(concat!("../../rules/", $id, ".md")),
                 builtin: true,
                 options: &[],
+                fix: crate::rules::FixAvailability::Never,
             };
         }
         impl Rule for $ty {

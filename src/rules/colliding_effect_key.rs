@@ -27,6 +27,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/colliding-effect-key.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 impl Rule for CollidingEffectKey {

@@ -28,6 +28,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/exhausted-retry-unhandled.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 const HELP: &str = "record an explicit outcome (`let outcome = 'failed'`; `outcome = 'passed'` on \

@@ -23,6 +23,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/git-in-agent-task.md"),
     builtin: false,
     options: &["phrases"],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 pub const DEFAULT_PHRASES: &[&str] = &[

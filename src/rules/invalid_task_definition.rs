@@ -26,6 +26,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/invalid-task-definition.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 const FACTORY_HELP: &str = "pass a factory: `defineTask('my-task', (args, taskCtx) => ({ kind: 'agent', title: …, agent: { … } }))`, or use the single-object form `defineTask({ id: 'my-task', kind: 'agent', … })`";

@@ -22,6 +22,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/invalid-task-invocation.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 const HELP: &str = "pass the value `defineTask` returned: `const reviewTask = defineTask('review', (args, taskCtx) => ({ kind: 'agent', … }));` then `await ctx.task(reviewTask, args)`";

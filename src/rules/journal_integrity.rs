@@ -19,6 +19,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/journal-integrity.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 impl Rule for JournalIntegrity {

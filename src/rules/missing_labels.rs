@@ -27,6 +27,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/missing-labels.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 /// Where labels that never reach an effect were written.

@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/missing-output-schema.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// Promise chaining: not a field read.

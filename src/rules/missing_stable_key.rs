@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/missing-stable-key.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 impl Rule for MissingStableKey {

@@ -183,6 +183,31 @@ pub struct RuleMeta {
     pub builtin: bool,
     /// Option keys accepted in `[rules.<id>]` besides `severity`.
     pub options: &'static [&'static str],
+    /// Whether its findings carry a fix (`proclint rules`' Fix column);
+    /// tests/fix_availability.rs holds it to what the fixtures show.
+    pub fix: FixAvailability,
+}
+
+/// Whether a rule's findings carry a fix, as ruff's rule table says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixAvailability {
+    /// No finding of the rule has a fix.
+    Never,
+    /// Some findings do: the fix is offered only where the code determines
+    /// it (the rule's doc says when).
+    Sometimes,
+    /// Every finding does.
+    Always,
+}
+
+impl FixAvailability {
+    pub fn name(self) -> &'static str {
+        match self {
+            FixAvailability::Never => "never",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "always",
+        }
+    }
 }
 
 /// What a rule sees of one process module.
@@ -233,9 +258,47 @@ fn pick(overridden: bool, configured: Severity, chosen: Severity) -> Severity {
     }
 }
 
+/// Whether configuration makes a rule's fixes safe (`Some(true)`, from
+/// `extend-safe-fixes`) or unsafe (`Some(false)`, `extend-unsafe-fixes`).
+/// The most specific selector wins — the rule's id over its category over
+/// `all` — and unsafe at a tie, as in ruff.
+pub fn fix_safety(config: &Config, m: &RuleMeta) -> Option<bool> {
+    let rank = |s: &String| {
+        if s == m.id {
+            3
+        } else if Category::parse(s) == Some(m.category) {
+            2
+        } else if s == "all" {
+            1
+        } else {
+            0
+        }
+    };
+    let safe = config.extend_safe_fixes.iter().map(rank).max().unwrap_or(0);
+    let not = config
+        .extend_unsafe_fixes
+        .iter()
+        .map(rank)
+        .max()
+        .unwrap_or(0);
+    match (safe, not) {
+        (0, 0) => None,
+        (s, u) => Some(s > u),
+    }
+}
+
+/// Applies [`fix_safety`]'s answer to a finding's fix.
+fn set_safety(d: &mut Diagnostic, safety: Option<bool>) {
+    if let (Some(safe), Some(fix)) = (safety, d.fix.as_mut()) {
+        fix.safe = safe;
+    }
+}
+
 /// Collects one rule's diagnostics for one file.
 pub struct Sink<'a> {
     meta: &'static RuleMeta,
+    /// See [`fix_safety`].
+    safety: Option<bool>,
     /// Whether this rule's notes (info findings) are wanted: see
     /// [`RuleSwitches::wants_notes`].
     notes: bool,
@@ -252,6 +315,7 @@ impl<'a> Sink<'a> {
         let over = config.severity_override(meta.id);
         Sink {
             meta,
+            safety: fix_safety(config, meta),
             notes: config.wants_notes(meta.id),
             severity: over.unwrap_or(meta.severity),
             overridden: over.is_some(),
@@ -287,8 +351,9 @@ impl<'a> Sink<'a> {
 
     /// Keeps a finding; a note (info) only when notes are wanted, so the
     /// default output holds what is worth acting on.
-    pub fn push(&mut self, d: Diagnostic) {
+    pub fn push(&mut self, mut d: Diagnostic) {
         if d.severity != Severity::Info || self.notes {
+            set_safety(&mut d, self.safety);
             self.out.push(d);
         }
     }
@@ -431,6 +496,7 @@ pub trait Rule: Sync + Send {
 /// Collects one rule's cross-module diagnostics.
 pub struct ProjectSink {
     meta: &'static RuleMeta,
+    safety: Option<bool>,
     notes: bool,
     severity: Severity,
     overridden: bool,
@@ -442,6 +508,7 @@ impl ProjectSink {
         let over = config.severity_override(meta.id);
         ProjectSink {
             meta,
+            safety: fix_safety(config, meta),
             notes: config.wants_notes(meta.id),
             severity: over.unwrap_or(meta.severity),
             overridden: over.is_some(),
@@ -463,8 +530,9 @@ impl ProjectSink {
         Diagnostic::new(self.meta.id, severity, location, message)
     }
 
-    pub fn push(&mut self, d: Diagnostic) {
+    pub fn push(&mut self, mut d: Diagnostic) {
         if d.severity != Severity::Info || self.notes {
+            set_safety(&mut d, self.safety);
             self.out.push(d);
         }
     }

@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/node-task-kind.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 impl Rule for NodeTaskKind {

@@ -24,6 +24,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/non-convergent-loop.md"),
     builtin: false,
     options: &["stall-rounds"],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// `[rules.non-convergent-loop] stall-rounds = N` (validated to be ≥ 2).

@@ -23,6 +23,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/nondeterministic-process.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,6 +17,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/parallel-map-index.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 const HELP: &str = "carry the index with the item: `ctx.parallel.map(items.map((item, i) => ({ item, i })), ({ item, i }) => …)`";

@@ -23,6 +23,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/parallel-thunk.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 impl Rule for ParallelThunk {

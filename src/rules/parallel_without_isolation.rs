@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/parallel-without-isolation.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 const HELP: &str = "capture each peer's failure as a value, letting the SDK's signals through: \

@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/parallelizable-tasks.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 impl Rule for ParallelizableTasks {

@@ -22,6 +22,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/promise-combinator-effect.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 const COMBINATORS: &[&str] = &["all", "allSettled", "race", "any"];

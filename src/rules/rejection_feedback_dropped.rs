@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/rejection-feedback-dropped.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// The decision fields a branch may test; every other read carries what the

@@ -25,6 +25,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/retry-without-history.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 impl Rule for RetryWithoutHistory {

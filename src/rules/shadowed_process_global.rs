@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/shadowed-process-global.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// What a function object has: reading these from the module's own

@@ -22,6 +22,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/side-effect-outside-task.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/skill-broken-link.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// Where a link points once URL syntax is taken apart.

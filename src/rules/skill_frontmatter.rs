@@ -32,6 +32,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/skill-frontmatter.md"),
     builtin: false,
     options: &["skill-spec", "extra-keys"],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 const MAX_NAME: usize = 64;

@@ -22,6 +22,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/swallowed-effect-signal.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 impl Rule for SwallowedEffectSignal {

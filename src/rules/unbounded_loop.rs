@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unbounded-loop.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 const CAP_HELP: &str = "decide what happens at the cap: a breakpoint whose result is branched \

@@ -25,6 +25,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unchecked-breakpoint.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 /// Result fields that carry the decision. `feedback` and `respondedBy`

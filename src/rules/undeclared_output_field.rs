@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/undeclared-output-field.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// Names read on any value that are not data fields: promise chaining and

@@ -35,6 +35,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/undefined-reference.md"),
     builtin: false,
     options: &[GLOBALS],
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 impl Rule for UndefinedReference {

@@ -29,6 +29,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unknown-context-method.md"),
     builtin: false,
     options: &[EXTRA_METHODS],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// The known methods: the SDK's plus the configured extras.

@@ -22,6 +22,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unpinned-sdk.md"),
     builtin: false,
     options: &["packages", "minimum-version"],
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 /// The rule's settings from `[rules.unpinned-sdk]`.

@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unresolved-placeholder.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// Properties whose text an agent or a human reads.

@@ -17,6 +17,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unused-output-field.md"),
     builtin: false,
     options: &["ignore-fields"],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// The `ignore-fields` option: output fields the project asks every agent

@@ -25,6 +25,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../../rules/unbounded-loop-instruction.md"),
     builtin: false,
     options: &["phrases"],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 const HELP: &str = "state the cap and what happens at it (arbitration, a ledger entry, or a \
