@@ -221,7 +221,7 @@ mod tests {
         let ds = lint("for (const f of inputs.a) await ctx.task(reviewTask, { f });\nfor (const f of inputs.b) await ctx.task(reviewTask, { f });");
         assert_eq!(ds.len(), 2);
         assert!(ds.iter().all(|d| d.fix.is_none()), "{ds:#?}");
-        let ds = lint("for (const f of inputs.files) {\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
+        let ds = lint("for (let f = 0; f < inputs.n; f++) {\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
         // One fix keys every call of the loop, each with its own key.
         let fix = ds[0]
             .fix
@@ -285,5 +285,37 @@ mod tests {
         }
         let ds = lint("for (let attempt = 0; attempt < 3; attempt++) await ctx.task(reviewTask, { attempt });");
         assert!(ds[0].fix.is_some());
+    }
+
+    /// A key from a value not known to be a string or number could render
+    /// as `[object Object]` on every repetition: no fix, no such example.
+    #[test]
+    fn keys_come_only_from_strings_and_numbers() {
+        for unknown in [
+            "for (const feature of inputs.features) await ctx.task(reviewTask, { feature });",
+            "await ctx.parallel.map(inputs.items, (item) => ctx.task(reviewTask, { item }));",
+            "let round = 0;\nwhile (round < 3) { await ctx.task(reviewTask, { round }); round++; }",
+        ] {
+            let ds = lint(unknown);
+            assert_eq!(ds.len(), 1, "{unknown}: {ds:#?}");
+            assert!(ds[0].fix.is_none(), "{unknown}");
+            assert!(
+                ds[0]
+                    .help
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("`review-${…}`"),
+                "{unknown}"
+            );
+        }
+        for known in [
+            "for (let i = 0; i < 3; i++) await ctx.task(reviewTask, { i });",
+            "for (const k in inputs.map) await ctx.task(reviewTask, { k });",
+            "for (const part of ['api', 'ui']) await ctx.task(reviewTask, { part });",
+            "await ctx.parallel.map(['api', 'ui'], (part) => ctx.task(reviewTask, { part }));",
+        ] {
+            let ds = lint(known);
+            assert!(ds[0].fix.is_some(), "{known}: {ds:#?}");
+        }
     }
 }

@@ -9,7 +9,7 @@ use crate::js::analysis::repeat::{repetition, Repeat};
 use crate::js::analysis::results::{reads_of, reads_of_pattern, Reads};
 use crate::js::analysis::strings::{literal_text, strings_of, ArgsParam, Strings};
 use crate::js::model::objects;
-use crate::js::model::{Imported, JsModel, TaskTarget};
+use crate::js::model::{Imported, JsModel, LoopKind, TaskTarget};
 use crate::js::summary::{
     ExportKind, ExportSummary, ImportSummary, ImportedCall, ImportedTask, InvocationSummary,
     ModuleSummary, PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit,
@@ -656,11 +656,60 @@ pub fn describe_repeat(m: &JsModel, r: &Repeat) -> RepeatInfo {
     // Suggest only a variable the call can see: the call sits lexically in
     // the loop or callback, but through a helper the loop's variable is out
     // of its scope.
-    let variable = variable.filter(|_| via.is_none());
+    let variable = variable
+        .filter(|_| via.is_none())
+        .filter(|_| holds_primitive(m, r.root()));
     RepeatInfo {
         what,
         location,
         variable,
+    }
+}
+
+/// Whether the repetition's variable holds a string or a number: a key
+/// built from an object renders as `[object Object]` on every repetition
+/// (the keys collide), so no example or fix builds one from anything else.
+/// Known to: a `for` counter that starts at a number, a `for…in` key, and
+/// the item of a `for…of` or callback over a list written out of strings
+/// and numbers.
+fn holds_primitive(m: &JsModel, r: &Repeat) -> bool {
+    let primitive_list = |list: Option<Node>| {
+        list.map(unparen).is_some_and(|l| {
+            l.kind_str() == "array"
+                && l.named()
+                    .filter(|e| e.kind_str() != "comment")
+                    .all(|e| matches!(e.kind_str(), "string" | "number"))
+        })
+    };
+    match r {
+        Repeat::Loop(l) => {
+            let lp = &m.loops[*l];
+            match lp.kind {
+                LoopKind::For => lp
+                    .node
+                    .field("initializer")
+                    .and_then(|i| i.named_child(0))
+                    .and_then(|d| d.field("value"))
+                    .is_some_and(|v| unparen(v).kind_str() == "number"),
+                LoopKind::ForIn => true,
+                LoopKind::ForOf => primitive_list(lp.node.field("right")),
+                LoopKind::While | LoopKind::DoWhile => false,
+            }
+        }
+        Repeat::Callback(call) => {
+            // `ctx.parallel.map(list, fn)` / `list.map(fn)`.
+            let list = call
+                .field("arguments")
+                .and_then(|a| a.named().find(|n| n.kind_str() != "comment"))
+                .filter(|first| m.function_of_node(*first).is_none())
+                .or_else(|| {
+                    call.field("function")
+                        .filter(|f| f.kind_str() == "member_expression")
+                        .and_then(|f| f.field("object"))
+                });
+            primitive_list(list)
+        }
+        Repeat::Recursive(_) | Repeat::Via { .. } => false,
     }
 }
 
