@@ -277,12 +277,27 @@ impl Cache {
     }
 
     pub fn key(&self, display: &Arc<str>, module: &Path, report: bool, bytes: &[u8]) -> Key {
+        self.key_with(display, module, report, &[], bytes)
+    }
+
+    /// [`Cache::key`] for results that also depend on `outside`, what the
+    /// file's own bytes do not say (how Node loads a process module, from
+    /// the nearest package.json).
+    pub fn key_with(
+        &self,
+        display: &Arc<str>,
+        module: &Path,
+        report: bool,
+        outside: &[u8],
+        bytes: &[u8],
+    ) -> Key {
         let mut place = Sha256::new();
         for part in [display.as_bytes(), module.as_os_str().as_encoded_bytes()] {
             place.update((part.len() as u64).to_le_bytes());
             place.update(part);
         }
         place.update([u8::from(report)]);
+        place.update(outside);
         let place: [u8; 32] = place.finalize().into();
         let mut full = Sha256::new();
         full.update(self.salt());

@@ -45,7 +45,13 @@ pub(super) fn entry<'c>(
 ) -> Option<(&'c Cache, Key)> {
     match (cache, c.kind, stage) {
         (Some(cache), FileKind::Process, Stage::Full) => {
-            Some((cache, cache.key(&c.display, key, report, bytes)))
+            // `parse-error` judges the module as Node would load it, which
+            // the nearest package.json's "type" decides.
+            let load_as = super::load_as::load_as(Path::new(&*c.display)) as u8;
+            Some((
+                cache,
+                cache.key_with(&c.display, key, report, &[load_as], bytes),
+            ))
         }
         (Some(cache), FileKind::Skill, Stage::Full) if skill_cacheable(&c.display) => {
             Some((cache, cache.key(&c.display, key, report, bytes)))

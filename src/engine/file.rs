@@ -13,6 +13,8 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::discover::FileKind;
 use crate::engine::guard::{internal, panic_message};
 use crate::engine::suppress;
+use crate::js::syntax::oxc::LoadAs;
+use crate::js::syntax::parse::SyntaxErrorKind;
 use crate::js::{self, JsModel, ModelOptions};
 use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
@@ -257,48 +259,8 @@ fn analyse_tree(
             return (out, None, None, tree, comments);
         }
     };
-    if let Some(first) = model.syntax_errors.first() {
-        let more = model.syntax_errors.len() - 1;
-        let suffix = if more > 0 {
-            format!(" (and {more} more)")
-        } else {
-            String::new()
-        };
-        let (message, help) =
-            match js::syntax::parse::describe_syntax_error(&flat, &file.text, first.start) {
-                js::syntax::parse::SyntaxErrorKind::TemplateBacktick { template_line } => {
-                    let from = if template_line > 0 {
-                        format!(" that starts on line {template_line}")
-                    } else {
-                        String::new()
-                    };
-                    (
-                    format!(
-                        "syntax error{suffix}: a backtick ends the template literal{from} early \
-                         (Markdown code in a prompt?), so Node cannot load this module and the \
-                         process fails before its first effect"
-                    ),
-                    "escape backticks inside the template literal as \\` (or build that text with \
-                     single quotes)",
-                )
-                }
-                js::syntax::parse::SyntaxErrorKind::Plain => (
-                    format!(
-                        "syntax error{suffix}: Node cannot load this module, so the process fails \
-                     before its first effect; proclint linted what parsed"
-                    ),
-                    "fix the syntax (`node --check FILE` shows Node's own message)",
-                ),
-            };
-        out.push(
-            Diagnostic::new(
-                "parse-error",
-                config.severity_of("parse-error").unwrap_or(Severity::Error),
-                file.location(*first),
-                message,
-            )
-            .with_help(help),
-        );
+    if let Some(d) = parse_error(file, config, &flat, &model) {
+        out.push(d);
     }
     if let Some(span) = model.depth_limited {
         out.push(Diagnostic::new(
@@ -374,6 +336,108 @@ fn js_comments(file: &SourceFile, flat: &js::syntax::tree::Tree) -> suppress::Js
         comments,
         continued,
     }
+}
+
+/// The `parse-error` of a process module: what stops Node loading it, as
+/// oxc reports it (the parser, then ECMAScript's early errors: a name
+/// declared twice, `await` outside async code…), judged as Node would load
+/// this file (`load_as`), whichever parser wrote the tree; or, where oxc
+/// cannot judge the text, tree-sitter's first syntax error. A syntax error
+/// tree-sitter reports in a text Node loads is its grammar's, not Node's.
+fn parse_error(
+    file: &SourceFile,
+    config: &Config,
+    flat: &js::syntax::tree::Tree,
+    model: &JsModel,
+) -> Option<Diagnostic> {
+    let severity = config.severity_of("parse-error").unwrap_or(Severity::Error);
+    let load_as = super::load_as::load_as(Path::new(&*file.path));
+    let load = js::syntax::oxc::load_error(&file.text, load_as);
+    let first = model.syntax_errors.first();
+    let kind = first.map(|f| js::syntax::parse::describe_syntax_error(flat, &file.text, f.start));
+    let error = match load {
+        Some(Ok(())) => return None,
+        Some(Err(e)) if !matches!(kind, Some(SyntaxErrorKind::TemplateBacktick { .. })) => e,
+        _ => {
+            let first = first?;
+            return Some(tree_sitter_error(file, severity, model, *first, kind?));
+        }
+    };
+    let mut message = error.message.trim_end_matches('.').to_string();
+    // oxc does not say which token: the text it points at does.
+    let token = file.text.get(error.span.0..error.span.1).unwrap_or("");
+    if message == "Unexpected token"
+        && !token.is_empty()
+        && token.len() <= 20
+        && !token.contains('\n')
+    {
+        message = format!("Unexpected token `{token}`");
+    }
+    let check = match load_as {
+        LoadAs::CommonJs => "`node --check FILE`",
+        LoadAs::Module | LoadAs::Either => "`node --input-type=module --check < FILE`",
+    };
+    let mut d = Diagnostic::new(
+        "parse-error",
+        severity,
+        file.location(Span::new(error.span.0, error.span.1)),
+        format!(
+            "{message}: Node refuses to load this module, so the process fails before its first \
+             effect"
+        ),
+    )
+    .with_help(match &error.help {
+        Some(advice) => format!("{}; {check} prints Node's own message", advice.trim_end()),
+        None => format!("fix it; {check} prints Node's own message"),
+    });
+    for ((start, end), label) in error.related {
+        let label = label.unwrap_or_else(|| "related".into());
+        d = d.with_related(file.location(Span::new(start, end)), label);
+    }
+    Some(d)
+}
+
+/// Tree-sitter's first syntax error, where oxc does not judge the text or
+/// a backtick that ended a template literal early explains it better.
+fn tree_sitter_error(
+    file: &SourceFile,
+    severity: Severity,
+    model: &JsModel,
+    first: Span,
+    kind: SyntaxErrorKind,
+) -> Diagnostic {
+    let more = model.syntax_errors.len() - 1;
+    let suffix = if more > 0 {
+        format!(" (and {more} more)")
+    } else {
+        String::new()
+    };
+    let (message, help) = match kind {
+        SyntaxErrorKind::TemplateBacktick { template_line } => {
+            let from = if template_line > 0 {
+                format!(" that starts on line {template_line}")
+            } else {
+                String::new()
+            };
+            (
+                format!(
+                    "syntax error{suffix}: a backtick ends the template literal{from} early \
+                     (Markdown code in a prompt?), so Node cannot load this module and the \
+                     process fails before its first effect"
+                ),
+                "escape backticks inside the template literal as \\` (or build that text with \
+                 single quotes)",
+            )
+        }
+        SyntaxErrorKind::Plain => (
+            format!(
+                "syntax error{suffix}: Node cannot load this module, so the process fails \
+                 before its first effect; proclint linted what parsed"
+            ),
+            "fix the syntax (`node --check FILE` shows Node's own message)",
+        ),
+    };
+    Diagnostic::new("parse-error", severity, file.location(first), message).with_help(help)
 }
 
 /// package.json: a file that is not JSON gets one `parse-error` at the error, and no rule runs

@@ -37,6 +37,7 @@ mod file;
 pub mod fingerprint;
 pub mod fix;
 mod guard;
+mod load_as;
 pub mod open;
 mod project_pass;
 mod read;

@@ -127,39 +127,239 @@ pub fn loads(text: &str) -> Option<Loads> {
 
 /// [`loads`] without the guard against deep nesting.
 fn loads_unbounded(text: &str) -> Loads {
-    // The parser's errors (regular expressions validated too), then
-    // ECMAScript's early errors (a name declared twice, `await` outside
-    // async code…), which only the semantic pass reports: Node refuses to
-    // load a module with either.
-    let accepts = |source_type: SourceType, text: &str| {
-        let arena = Allocator::default();
-        let options = oxc_parser::ParseOptions {
-            parse_regular_expression: true,
-            ..oxc_parser::ParseOptions::default()
-        };
-        let ret = oxc_parser::Parser::new(&arena, text, source_type)
-            .with_options(options)
-            .parse();
-        if ret.panicked || ret.diagnostics.has_errors() {
-            return false;
-        }
-        let semantic = oxc_semantic::SemanticBuilder::new()
-            .with_check_syntax_error(true)
-            .build(&ret.program);
-        !semantic.diagnostics.has_errors()
+    Loads {
+        module: first_error(SourceType::mjs(), text).is_none(),
+        commonjs: commonjs_error(text).is_none(),
+    }
+}
+
+/// How Node would load a file, from its name and the nearest package.json
+/// (decided by the engine): as an ES module (`.mjs`, `"type": "module"`), as
+/// CommonJS (`.cjs`, `"type": "commonjs"`), or, with no `"type"`, as CommonJS
+/// unless that fails on module syntax (an `import`, `export`, top-level
+/// `await`, a `let require`…), when Node compiles it again as an ES module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadAs {
+    Module,
+    CommonJs,
+    Either,
+}
+
+/// Why Node refuses to load a text, from oxc's first diagnostic (by
+/// position): its message, the span it points at and its other labelled
+/// spans (the first declaration of a name declared twice). Offsets are the
+/// text's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub message: String,
+    pub span: (usize, usize),
+    pub label: Option<String>,
+    pub related: Vec<((usize, usize), Option<String>)>,
+    /// oxc's advice, when it gives one.
+    pub help: Option<String>,
+}
+
+/// Whether Node would load `text` as `load_as` says: `Ok(())`, or the first
+/// error, by oxc's parser (regular expressions validated) and ECMAScript's
+/// early errors (`oxc_semantic`'s syntax checks). `None` when the text could
+/// nest deeper than is safe to parse here.
+pub fn load_error(text: &str, load_as: LoadAs) -> Option<Result<(), LoadError>> {
+    const CHECKABLE: usize = 512 << 10;
+    if text.len() >= (u32::MAX / 2) as usize {
+        return None;
+    }
+    if nesting_bound(text.as_bytes()) <= MAX_NESTING {
+        return Some(load_error_unbounded(text, load_as));
+    }
+    if text.len() > CHECKABLE {
+        return None;
+    }
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn({
+            let text = text.to_string();
+            move || load_error_unbounded(&text, load_as)
+        })
+        .ok()?
+        .join()
+        .ok()
+}
+
+fn load_error_unbounded(text: &str, load_as: LoadAs) -> Result<(), LoadError> {
+    let module = || first_error(SourceType::mjs(), text);
+    let error = match load_as {
+        LoadAs::Module => module(),
+        LoadAs::CommonJs => commonjs_error(text),
+        // Node compiles CommonJS first and, when that fails on module
+        // syntax, the module; what compiles as a module fails as CommonJS
+        // only on such syntax (`import`, `let require`, top-level `await`),
+        // so the module is judged first: one parse for most files.
+        LoadAs::Either => module().and_then(|esm| {
+            if has_module_syntax(text) {
+                Some(esm)
+            } else {
+                commonjs_error(text)
+            }
+        }),
     };
-    // CommonJS compiles the module as the body of a function of these
-    // parameters: `return` is allowed at the top, and `let module` is a
-    // redeclaration. A `#!` line is dropped first, as Node does.
+    error.map_or(Ok(()), Err)
+}
+
+/// The error compiling `text` as CommonJS does: the body of a function of
+/// the wrapper's parameters (`return` allowed at the top, `let module` a
+/// redeclaration), after a `#!` line, which Node drops.
+fn commonjs_error(text: &str) -> Option<LoadError> {
+    const HEAD: &str = "(function (exports, require, module, __filename, __dirname) {\n";
     let body = match text.strip_prefix("#!") {
         Some(rest) => rest.find(['\n', '\r']).map_or("", |i| &rest[i..]),
         None => text,
     };
-    let wrapped =
-        format!("(function (exports, require, module, __filename, __dirname) {{\n{body}\n}});");
-    Loads {
-        module: accepts(SourceType::mjs(), text),
-        commonjs: accepts(SourceType::script(), &wrapped),
+    let wrapped = format!("{HEAD}{body}\n}});");
+    // Positions in the wrapper, back to the text: the body starts at
+    // `HEAD.len()` there and at `text.len() - body.len()` here.
+    first_error(SourceType::script(), &wrapped).map(|mut e| {
+        let back =
+            |at: usize| (at.saturating_sub(HEAD.len()) + text.len() - body.len()).min(text.len());
+        e.span = (back(e.span.0), back(e.span.1));
+        for (span, _) in &mut e.related {
+            *span = (back(span.0), back(span.1));
+        }
+        e
+    })
+}
+
+/// Whether `text` holds an `import` or `export` declaration, `import.meta`
+/// or a top-level `await`: what makes Node retry a file as a module.
+fn has_module_syntax(text: &str) -> bool {
+    let arena = Allocator::default();
+    let ret = oxc_parser::Parser::new(&arena, text, SourceType::unambiguous()).parse();
+    ret.module_record.has_module_syntax
+}
+
+/// The first error (by position) oxc reports for `source`, parsed as
+/// `source_type`.
+fn first_error(source_type: SourceType, source: &str) -> Option<LoadError> {
+    // Each call assigned to is a parse that stops there: a text can hold
+    // only so many, and one with more is judged by the last parse.
+    let mut source = std::borrow::Cow::Borrowed(source);
+    for _ in 0..64 {
+        match parse_errors(source_type, &source) {
+            Err(at) => {
+                let mut text = source.into_owned();
+                text.replace_range(at.0..at.1, &"_".repeat(at.1 - at.0));
+                source = std::borrow::Cow::Owned(text);
+            }
+            Ok(error) => return error,
+        }
+    }
+    None
+}
+
+/// The first error of one parse, or `Err` with the span of a call that
+/// is assigned to, which V8 accepts when it compiles (the assignment throws
+/// a ReferenceError when it runs) and oxc's parser does not.
+fn parse_errors(
+    source_type: SourceType,
+    source: &str,
+) -> Result<Option<LoadError>, (usize, usize)> {
+    let arena = Allocator::default();
+    let options = oxc_parser::ParseOptions {
+        parse_regular_expression: true,
+        ..oxc_parser::ParseOptions::default()
+    };
+    let ret = oxc_parser::Parser::new(&arena, source, source_type)
+        .with_options(options)
+        .parse();
+    let first = ret
+        .diagnostics
+        .errors()
+        .map(|d| load_error_of(d, source.len()))
+        .min_by_key(|e| e.span);
+    if let Some(e) = first {
+        if e.message == "Cannot assign to this expression" && call_assigned_to(source, e.span) {
+            return Err(e.span);
+        }
+        return Ok(Some(e));
+    }
+    if ret.panicked {
+        return Ok(Some(LoadError {
+            message: "Unexpected token".into(),
+            span: (0, 0),
+            label: None,
+            related: Vec::new(),
+            help: None,
+        }));
+    }
+    let semantic = oxc_semantic::SemanticBuilder::new()
+        .with_check_syntax_error(true)
+        .build(&ret.program);
+    Ok(semantic
+        .diagnostics
+        .errors()
+        .map(|d| load_error_of(d, source.len()))
+        .min_by_key(|e| e.span))
+}
+
+/// Whether `source[span]` is a call (not optional, parenthesised or not)
+/// that `=`, an arithmetic compound assignment, `++`/`--` or a `for … of`/
+/// `in` head assigns to: what V8 compiles (`&&=` and destructuring it
+/// rejects, as oxc does).
+fn call_assigned_to(source: &str, (start, end): (usize, usize)) -> bool {
+    let Some(target) = source.get(start..end) else {
+        return false;
+    };
+    let arena = Allocator::default();
+    let mut expr = oxc_parser::Parser::new(&arena, target, SourceType::mjs()).parse_expression();
+    while let Ok(oxc_ast::ast::Expression::ParenthesizedExpression(p)) = expr {
+        expr = Ok(p.unbox().expression);
+    }
+    if !matches!(&expr, Ok(oxc_ast::ast::Expression::CallExpression(c)) if !c.optional) {
+        return false;
+    }
+    // `(f()) = 1`: oxc points at the call inside the parentheses.
+    let (mut before, mut after) = (source[..start].trim_end(), source[end..].trim_start());
+    while let (Some(b), Some(a)) = (before.strip_suffix('('), after.strip_prefix(')')) {
+        (before, after) = (b.trim_end(), a.trim_start());
+    }
+    let compound = [
+        "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", ">>>=", "&=", "|=", "^=",
+    ];
+    (after.starts_with('=') && !after.starts_with("==") && !after.starts_with("=>"))
+        || compound.iter().any(|op| after.starts_with(op))
+        || after.starts_with("++")
+        || after.starts_with("--")
+        || before.ends_with("++")
+        || before.ends_with("--")
+        || after.starts_with("of ")
+        || after.starts_with("in ")
+}
+
+/// One of oxc's diagnostics as a [`LoadError`]: the span marked primary,
+/// else the last labelled one (oxc labels a redeclaration's first
+/// declaration, then the second), the others related.
+fn load_error_of(d: &oxc_diagnostics::OxcDiagnostic, len: usize) -> LoadError {
+    let clamp = |s: oxc_span::Span| ((s.start as usize).min(len), (s.end as usize).min(len));
+    let mut labels: Vec<_> = d.labels.iter().collect();
+    let primary = labels
+        .iter()
+        .position(|l| l.primary())
+        .or_else(|| labels.len().checked_sub(1));
+    let (span, label) = match primary {
+        Some(i) => {
+            let l = labels.remove(i);
+            (clamp(l.span()), l.label().map(str::to_string))
+        }
+        None => ((0, 0), None),
+    };
+    LoadError {
+        message: d.message.to_string(),
+        help: d.help.as_ref().map(|h| h.to_string()),
+        span,
+        label,
+        related: labels
+            .into_iter()
+            .map(|l| (clamp(l.span()), l.label().map(str::to_string)))
+            .collect(),
     }
 }
 
