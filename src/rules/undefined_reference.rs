@@ -80,6 +80,7 @@ impl Rule for UndefinedReference {
                 || extra.contains(name)
                 || guarded.contains(name)
                 || in_typeof(m, node)
+                || exported(node)
             {
                 continue;
             }
@@ -203,6 +204,13 @@ fn configured_globals(config: &Config) -> HashSet<String> {
 }
 
 /// Whether `node` is the operand of `typeof` (which never throws).
+/// `export { name }` of a name the module does not declare: Node refuses
+/// to load the module (`parse-error` says so), so nothing runs to throw.
+fn exported(node: Node) -> bool {
+    node.parent()
+        .is_some_and(|p| p.kind_str() == "export_specifier")
+}
+
 fn in_typeof(m: &JsModel, node: Node) -> bool {
     let mut cur = node;
     while let Some(p) = cur.parent() {
