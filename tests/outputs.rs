@@ -338,9 +338,9 @@ fn github_annotations_put_errors_first_one_per_rule_before_repeats_and_the_step_
         .collect();
     let expected = [
         ("error", "unchecked-breakpoint", "a.js:4"),
-        ("error", "parse-error", "y.js:1"),
+        ("error", "parse-error", "y.js:3"),
         ("error", "unchecked-breakpoint", "a.js:5"),
-        ("error", "parse-error", "z.js:1"),
+        ("error", "parse-error", "z.js:3"),
         ("error", "unchecked-breakpoint", "a.js:6"),
         ("warning", "unused-suppression", "a.js:2"),
     ];

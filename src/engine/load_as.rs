@@ -31,13 +31,17 @@ pub fn load_as(path: &Path) -> LoadAs {
         }
     };
     for dir in path.ancestors().skip(1) {
-        let Ok(bytes) = std::fs::read(dir.join("package.json")) else {
+        let manifest = dir.join("package.json");
+        if !manifest.exists() {
             continue;
-        };
+        }
+        // Read as proclint reads any file it takes data from: a regular
+        // file, bounded (a FIFO named package.json must not hang the run).
         // Node fails on a package.json that is not JSON; `parse-error`
         // reports that file itself, and this one is judged as untyped.
-        let kind = serde_json::from_slice::<serde_json::Value>(&bytes)
+        let kind = crate::source::read_small_file(&manifest, 1 << 20)
             .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
             .and_then(|v| v.get("type")?.as_str().map(str::to_string));
         return match kind.as_deref() {
             Some("module") => LoadAs::Module,

@@ -165,6 +165,10 @@ pub struct LoadError {
 /// nest deeper than is safe to parse here.
 pub fn load_error(text: &str, load_as: LoadAs) -> Option<Result<(), LoadError>> {
     const CHECKABLE: usize = 512 << 10;
+    // The characters Node rejects between tokens and oxc skips as
+    // whitespace (U+0085, U+200B…) are made ones oxc rejects too; the
+    // length is kept, so spans hold in `text`.
+    let text = &*crate::js::syntax::parser_text(text);
     if text.len() >= (u32::MAX / 2) as usize {
         return None;
     }
