@@ -58,17 +58,20 @@ mod tests {
 
     #[test]
     fn extension_then_nearest_package_type() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let root = dir.path();
-        std::fs::create_dir_all(root.join("a/b")).unwrap();
-        std::fs::write(root.join("package.json"), r#"{"type":"module"}"#).unwrap();
-        std::fs::write(root.join("a/package.json"), r#"{"name":"a"}"#).unwrap();
+        std::fs::create_dir_all(root.join("a/b")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.join("package.json"), r#"{"type":"module"}"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.join("a/package.json"), r#"{"name":"a"}"#)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(load_as(&root.join("p.js")), LoadAs::Module);
         assert_eq!(load_as(&root.join("p.cjs")), LoadAs::CommonJs);
         // The nearest package.json decides, even without a "type".
         assert_eq!(load_as(&root.join("a/b/p.js")), LoadAs::Either);
         assert_eq!(load_as(&root.join("a/b/p.mjs")), LoadAs::Module);
-        std::fs::write(root.join("a/package.json"), r#"{"type":"commonjs"}"#).unwrap();
+        std::fs::write(root.join("a/package.json"), r#"{"type":"commonjs"}"#)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(load_as(&root.join("a/b/p.js")), LoadAs::CommonJs);
     }
 }
