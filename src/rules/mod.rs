@@ -45,6 +45,7 @@ pub mod swallowed_effect_signal;
 pub mod unbounded_loop;
 pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
+pub mod unchecked_shell_result;
 pub mod undeclared_output_field;
 pub mod undefined_reference;
 pub mod unknown_context_method;
@@ -620,6 +621,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &unbounded_loop::UnboundedLoop,
         &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unchecked_shell_result::UncheckedShellResult,
         &undeclared_output_field::UndeclaredOutputField,
         &undefined_reference::UndefinedReference,
         &unknown_context_method::UnknownContextMethod,
