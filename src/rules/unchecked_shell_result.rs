@@ -84,7 +84,13 @@ impl Rule for UncheckedShellResult {
                     .forwards
                     .iter()
                     .any(|f| matches!(f, ForwardKind::ProcessOutput));
-                let read: Vec<String> = uses.fields.keys().map(|f| format!("`{f}`")).collect();
+                // `.then`/`.catch` on the call's promise are not fields.
+                let read: Vec<String> = uses
+                    .fields
+                    .keys()
+                    .filter(|f| !matches!(f.as_str(), "then" | "catch" | "finally"))
+                    .map(|f| format!("`{f}`"))
+                    .collect();
                 let how = if returned {
                     "it is returned as process output without a test of `success` or `exitCode`"
                         .to_string()
@@ -107,7 +113,7 @@ impl Rule for UncheckedShellResult {
                 );
                 if untested.catch.is_some() {
                     message.push_str(
-                        "; the `catch` around it never runs for a failed command (a failed shell task resolves, it does not throw)",
+                        "; its `catch` never runs for a failed command (a failed shell task resolves, it does not throw)",
                     );
                 }
                 let mut d = sink.diag(inv.location.clone(), message).with_help(
@@ -180,16 +186,31 @@ mod tests {
     }
 
     #[test]
+    fn what_runs_on_a_condition_is_not_what_follows() {
+        let f = findings(&with(
+            "await ctx.task(buildTask, {});\nif (inputs.dry) { return { success: false }; }\nawait ctx.task(fixTask, {});\nreturn {};",
+        ));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].contains("goes on to `ctx.task(fixTask, …)`"),
+            "{}",
+            f[0]
+        );
+    }
+
+    #[test]
     fn try_catch_is_named() {
         let f = findings(&with(
             "try { await ctx.task(buildTask, {}); } catch (e) { await ctx.task(fixTask, {}); }\nreturn {};",
         ));
         assert_eq!(f.len(), 1, "{f:?}");
-        assert!(
-            f[0].contains("the `catch` around it never runs"),
-            "{}",
-            f[0]
-        );
+        assert!(f[0].contains("its `catch` never runs"), "{}", f[0]);
+        let f = findings(&with(
+            "const r = await ctx.task(buildTask, {}).catch(() => null);\nreturn {};",
+        ));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].contains("nothing reads the result"), "{}", f[0]);
+        assert!(f[0].contains("its `catch` never runs"), "{}", f[0]);
     }
 
     #[test]

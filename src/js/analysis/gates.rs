@@ -67,7 +67,7 @@ pub fn result_gate<'t>(m: &JsModel<'t>, call: CallId, reads: &Reads<'t>) -> Gate
     Gate {
         tested,
         judged_by_task,
-        catch: enclosing_catch(node),
+        catch: enclosing_catch(node).or_else(|| promise_catch(m, node)),
         next: next_step(m, call),
     }
 }
@@ -138,6 +138,29 @@ fn enclosing_catch(node: Node) -> Option<Node> {
     None
 }
 
+/// `ctx.task(…).catch(…)` (or `.then(ok, failed)`): the rejection handler
+/// on the call's promise.
+fn promise_catch<'t>(m: &JsModel<'t>, call: Node<'t>) -> Option<Node<'t>> {
+    let mut n = call;
+    while let Some(p) = n
+        .parent()
+        .filter(|p| p.kind_str() == "parenthesized_expression")
+    {
+        n = p;
+    }
+    let member = n
+        .parent()
+        .filter(|p| p.kind_str() == "member_expression" && p.field("object") == Some(n))?;
+    let handler = member
+        .parent()
+        .filter(|c| c.kind_str() == "call_expression")?;
+    match m.text(member.field("property")?) {
+        "catch" => Some(handler),
+        "then" if handler.field("arguments")?.named().count() >= 2 => Some(handler),
+        _ => None,
+    }
+}
+
 /// The statement holding `node` in a block of its function (climbing out of
 /// arrow-function thunks: `() => ctx.task(…)` in a batch).
 fn statement_of(node: Node) -> Option<Node> {
@@ -195,7 +218,8 @@ fn return_step<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<Next<'t>> {
     Some(describe_return(m, stmt, value))
 }
 
-/// The first effect or `return` inside `stmt`, in source order, not
+/// The first effect or `return` inside `stmt` that runs whenever `stmt`
+/// does, in source order: not under an `if`, a `switch` or a `catch`, nor
 /// inside a function defined there (unless it is a batch's thunk).
 fn first_step_in<'t>(m: &JsModel<'t>, stmt: Node<'t>, func: Option<FnId>) -> Option<Next<'t>> {
     if is_function(stmt) || stmt.kind_str() == "function_declaration" {
@@ -222,6 +246,13 @@ fn first_step_in<'t>(m: &JsModel<'t>, stmt: Node<'t>, func: Option<FnId>) -> Opt
             if let Some(next) = m.call_of_node(n).and_then(|ci| describe_effect(m, ci)) {
                 return Some(next);
             }
+        }
+        // What runs only on a condition is not where the process goes on.
+        if matches!(
+            n.kind_str(),
+            "if_statement" | "switch_statement" | "catch_clause" | "ternary_expression"
+        ) {
+            continue;
         }
         if is_function(n) && n.id() != stmt.id() {
             // A thunk of a batch runs now; any other function later.
