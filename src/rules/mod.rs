@@ -370,6 +370,8 @@ pub enum Sites {
     RepeatedInvocations,
     TaskDefinitions,
     AgentTasks,
+    /// Task definitions of `kind: 'shell'`.
+    ShellTasks,
     /// Tasks that declare an `outputSchema`.
     SchemaTasks,
     RetryLoops,
@@ -390,6 +392,7 @@ impl Sites {
             Sites::RepeatedInvocations => "repeated invocation sites",
             Sites::TaskDefinitions => "task definitions",
             Sites::AgentTasks => "agent tasks",
+            Sites::ShellTasks => "shell tasks",
             Sites::SchemaTasks => "tasks with an output schema",
             Sites::RetryLoops => "open-ended loops",
             Sites::EffectLoops => "loops that dispatch effects",
@@ -412,6 +415,7 @@ impl Sites {
             Sites::RepeatedInvocations => "repeated invocation site",
             Sites::TaskDefinitions => "task definition",
             Sites::AgentTasks => "agent task",
+            Sites::ShellTasks => "shell task",
             Sites::SchemaTasks => "task with an output schema",
             Sites::RetryLoops => "open-ended loop",
             Sites::EffectLoops => "loop that dispatches effects",

@@ -42,7 +42,7 @@ impl Rule for UncheckedShellResult {
 
     fn report(&self) -> ReportMeta {
         ReportMeta {
-            sites: Sites::Invocations,
+            sites: Sites::ShellTasks,
             praise: "Every shell task's result is tested before the process goes on",
             sdk_hint: "A failed shell task resolves `ctx.task` to `{ success: false, exitCode, … }` instead of throwing, so a verification step whose result nobody tests never stops a run. An opt-in that throws on a non-zero exit (the `shell.expectedExitCode` the SDK's guidelines recommend is not read by the runtime) would make such a gate fail loudly.",
         }
