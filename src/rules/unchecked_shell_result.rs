@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unchecked-shell-result.md"),
     builtin: false,
     options: &[],
+    fix: crate::rules::FixAvailability::Never,
 };
 
 /// Where a whole result may go without anyone judging it: printed.
