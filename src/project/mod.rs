@@ -18,7 +18,7 @@ use crate::diagnostic::Location;
 pub use crate::js::summary::{
     ExportKind, ExportSummary, ForwardKind, ImportSummary, ImportedCall, InvocationSummary,
     ModuleSummary, PendingFlow, PendingKind, ReadSet, RepeatInfo, SchemaFields, SchemaState, Seg,
-    StringLit, StringSet, TaskRef, TaskSummary,
+    StringLit, StringSet, TaskRef, TaskSummary, UntestedResult,
 };
 use crate::project::result_uses::ResultUse;
 

@@ -3,7 +3,7 @@
 //! functions and re-exports in other modules) and where whole results
 //! escape to. Computed once per project ([`Project::result_uses`]) and
 //! shared by `unused-output-field`, `undeclared-output-field` and
-//! `missing-output-schema`.
+//! `missing-output-schema`; [`of_invocation`] answers for one call.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -34,6 +34,21 @@ pub(crate) fn compute(p: &Project) -> BTreeMap<(usize, usize), ResultUse> {
         }
     }
     out
+}
+
+/// The uses of one invocation's result, across modules
+/// (`unchecked-shell-result` asks per call, not per task).
+pub fn of_invocation(p: &Project, module: usize, invocation: usize) -> ResultUse {
+    let mut uses = ResultUse::default();
+    if let Some(inv) = p
+        .modules
+        .get(module)
+        .and_then(|m| m.invocations.get(invocation))
+    {
+        collect(p, module, inv.reads(), 0, &mut uses);
+    }
+    uses.release_walk_state();
+    uses
 }
 
 /// What is known about every use of one task's results.

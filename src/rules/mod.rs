@@ -45,6 +45,7 @@ pub mod swallowed_effect_signal;
 pub mod unbounded_loop;
 pub mod unbounded_loop_instruction;
 pub mod unchecked_breakpoint;
+pub mod unchecked_shell_result;
 pub mod undeclared_output_field;
 pub mod undefined_reference;
 pub mod unknown_context_method;
@@ -369,6 +370,8 @@ pub enum Sites {
     RepeatedInvocations,
     TaskDefinitions,
     AgentTasks,
+    /// Task definitions of `kind: 'shell'`.
+    ShellTasks,
     /// Tasks that declare an `outputSchema`.
     SchemaTasks,
     RetryLoops,
@@ -389,6 +392,7 @@ impl Sites {
             Sites::RepeatedInvocations => "repeated invocation sites",
             Sites::TaskDefinitions => "task definitions",
             Sites::AgentTasks => "agent tasks",
+            Sites::ShellTasks => "shell tasks",
             Sites::SchemaTasks => "tasks with an output schema",
             Sites::RetryLoops => "open-ended loops",
             Sites::EffectLoops => "loops that dispatch effects",
@@ -411,6 +415,7 @@ impl Sites {
             Sites::RepeatedInvocations => "repeated invocation site",
             Sites::TaskDefinitions => "task definition",
             Sites::AgentTasks => "agent task",
+            Sites::ShellTasks => "shell task",
             Sites::SchemaTasks => "task with an output schema",
             Sites::RetryLoops => "open-ended loop",
             Sites::EffectLoops => "loop that dispatches effects",
@@ -620,6 +625,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &unbounded_loop::UnboundedLoop,
         &unbounded_loop_instruction::UnboundedLoopInstruction,
         &unchecked_breakpoint::UncheckedBreakpoint,
+        &unchecked_shell_result::UncheckedShellResult,
         &undeclared_output_field::UndeclaredOutputField,
         &undefined_reference::UndefinedReference,
         &unknown_context_method::UnknownContextMethod,

@@ -13,7 +13,7 @@ use crate::js::model::{Imported, JsModel, LoopKind, TaskTarget};
 use crate::js::summary::{
     ExportKind, ExportSummary, ImportSummary, ImportedCall, ImportedTask, InvocationSummary,
     ModuleSummary, PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit,
-    StringSet, TaskRef, TaskSummary,
+    StringSet, TaskRef, TaskSummary, UntestedResult,
 };
 use crate::js::syntax::{span, string_value, unparen};
 use crate::js::EffectKind;
@@ -305,6 +305,8 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         build_throws: crate::js::analysis::tasks::build_throws(m, t),
         output_request: output_request(m, t, &args_param),
         prompt_schema_fields,
+        shell_never_fails: t.declared_kind() == Some("shell")
+            && crate::js::analysis::shell::task_never_fails(m, t),
     }
 }
 
@@ -511,8 +513,11 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         c.args.first().map(|a| m.text(*a)).unwrap_or("")
     )
     .into_boxed_str();
-    let reads = read_set(m, &reads_of(m, c.node));
+    let result_reads = reads_of(m, c.node);
+    let reads = read_set(m, &result_reads);
+    let untested = untested(m, call, &target, &result_reads);
     InvocationSummary {
+        untested,
         target,
         call_text,
         location: loc(m, c.node),
@@ -526,6 +531,37 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         keyed,
         key_edit,
     }
+}
+
+/// What the process does with an untested result of a call that may be a
+/// shell task's: a local one whose kind is `shell`, or an imported one (its
+/// kind is known in the cross-module pass).
+fn untested(
+    m: &JsModel,
+    call: usize,
+    target: &TaskRef,
+    reads: &Reads,
+) -> Option<Box<UntestedResult>> {
+    let candidate = match target {
+        TaskRef::Local(i) => m
+            .task_defs
+            .get(*i)
+            .is_some_and(|t| t.declared_kind() == Some("shell")),
+        TaskRef::Imported(_) => true,
+        TaskRef::Unknown => false,
+    };
+    if !candidate {
+        return None;
+    }
+    let gate = crate::js::analysis::gates::result_gate(m, call, reads);
+    if gate.tested {
+        return None;
+    }
+    Some(Box::new(UntestedResult {
+        catch: gate.catch.map(|c| loc(m, c)),
+        next: gate.next.map(|n| (n.what, loc(m, n.node))),
+        judged_by_task: gate.judged_by_task,
+    }))
 }
 
 /// `` { key: `review-${round}` } `` for a task variable and a per-repetition

@@ -122,6 +122,9 @@ pub struct TaskSummary {
     pub schema: SchemaState,
     /// Strings of `title`.
     pub title: Option<StringSet>,
+    /// A shell task whose every command exits zero
+    /// ([`crate::js::analysis::shell::task_never_fails`]).
+    pub shell_never_fails: bool,
 }
 
 impl TaskSummary {
@@ -174,6 +177,22 @@ pub struct InvocationSummary {
     pub shape_grows: bool,
     /// The edit that adds a key built from the repetition's variable.
     pub key_edit: Option<Box<crate::diagnostic::Edit>>,
+    /// For a call of a local shell task or an imported task whose result
+    /// this module does not test: what the process does instead
+    /// ([`crate::js::analysis::gates`]). `None` for every other call.
+    pub untested: Option<Box<UntestedResult>>,
+}
+
+/// A task result no code in its module tests (see
+/// [`InvocationSummary::untested`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UntestedResult {
+    /// The `catch` clause of a `try` around the call.
+    pub catch: Option<Location>,
+    /// What the process does next as if the result were fine, and where.
+    pub next: Option<(String, Location)>,
+    /// The result (or a field of it) is passed in another task's args.
+    pub judged_by_task: bool,
 }
 
 impl InvocationSummary {

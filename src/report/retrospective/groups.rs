@@ -367,8 +367,10 @@ impl Group {
                     }
                     for t in &p.tasks {
                         add(Kind::TaskDefinitions, path, t.line);
-                        if t.kind.as_deref() == Some("agent") {
-                            add(Kind::AgentTasks, path, t.line);
+                        match t.kind.as_deref() {
+                            Some("agent") => add(Kind::AgentTasks, path, t.line),
+                            Some("shell") => add(Kind::ShellTasks, path, t.line),
+                            _ => {}
                         }
                         if t.has_schema {
                             add(Kind::SchemaTasks, path, t.line);
