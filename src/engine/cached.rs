@@ -124,6 +124,7 @@ pub(super) fn store(cache: &Cache, k: &Key, kind: FileKind, outcome: &mut FileOu
                 _ => None,
             },
             facts: outcome.facts.as_ref(),
+            looked_up: &outcome.looked_up,
         },
     );
 }

@@ -10,8 +10,8 @@ use crate::js::analysis::tasks::{
 };
 use crate::js::model::objects;
 use crate::js::model::TaskDef;
-use crate::js::syntax::{span, unparen};
 use crate::js::summary::TaskSummary;
+use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::project::config::Config;
 use crate::project::Project;
