@@ -201,14 +201,14 @@ fn payload_fields_in_options(m: &JsModel, call: &Call, sink: &mut Sink) {
     )));
 }
 
+/// (first argument, second argument, the second's properties).
+pub(crate) type PayloadInOptions<'t> = (Node<'t>, Node<'t>, Vec<(String, objects::Prop<'t>)>);
+
 /// A breakpoint call whose first argument is a string and whose second is
 /// an object carrying payload fields: (first, second, the second's
 /// properties). What this rule reports, and what `anonymous-breakpoint`
 /// leaves to it (the fix names the breakpoint).
-pub(crate) fn payload_fields<'t>(
-    m: &JsModel<'t>,
-    call: &Call<'t>,
-) -> Option<(Node<'t>, Node<'t>, Vec<(String, objects::Prop<'t>)>)> {
+pub(crate) fn payload_fields<'t>(m: &JsModel<'t>, call: &Call<'t>) -> Option<PayloadInOptions<'t>> {
     let (&first, &second) = (call.args.first()?, call.args.get(1)?);
     if !matches!(
         value_of(m, first),
