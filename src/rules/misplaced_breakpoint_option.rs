@@ -7,7 +7,7 @@ use crate::js::analysis::tasks::{lacks_property, value_of, Value};
 use crate::js::model::objects::{self, properties};
 use crate::js::model::Call;
 use crate::js::syntax::tree::Node;
-use crate::js::syntax::{contains, span};
+use crate::js::syntax::{contains, span, string_value};
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
 
@@ -132,26 +132,43 @@ fn payload_fields_in_options(m: &JsModel, call: &Call, sink: &mut Sink) {
     let Some((first, second, props)) = payload_fields(m, call) else {
         return;
     };
-    let found: Vec<&(String, objects::Prop)> = props
+    // Everything the SDK does not read from the options, the listed payload
+    // fields first: they all stay unseen.
+    let mut found: Vec<&(String, objects::Prop)> = props
         .iter()
         .filter(|(name, _)| PAYLOAD_FIELDS.contains(&name.as_str()))
         .collect();
-    let Some((_, first_prop)) = found.first() else {
+    let others: Vec<&(String, objects::Prop)> = props
+        .iter()
+        .filter(|(name, _)| {
+            !PAYLOAD_FIELDS.contains(&name.as_str()) && !OPTION_NAMES.contains(&name.as_str())
+        })
+        .collect();
+    let Some((_, first_prop)) = found.first().copied() else {
         return;
     };
-    let names: Vec<String> = found.iter().map(|(n, _)| format!("`{n}`")).collect();
-    let (they, are) = if names.len() == 1 {
-        ("it", "is")
+    let listed = found.len();
+    found.extend(others);
+    let mut names: Vec<String> = found
+        .iter()
+        .take(5)
+        .map(|(n, _)| format!("`{n}`"))
+        .collect();
+    if found.len() > 5 {
+        names.push(format!("{} more", found.len() - 5));
+    }
+    let (they, are, reach) = if found.len() == 1 {
+        ("it", "is", "reaches")
     } else {
-        ("they", "are")
+        ("they", "are", "reach")
     };
     let callee = m.text(call.callee);
     let payload = short_text(m.text(first));
     let inline = |p: &objects::Prop| contains(second, p.key);
     let message = format!(
         "{} {are} written in the second argument of `{callee}`, which the SDK reads as routing \
-         options: the first argument, {payload}, is the whole payload, so {they} never reach the \
-         reviewer",
+         options: the first argument, {payload}, is the whole payload, so {they} never {reach} \
+         the reviewer",
         join(&names)
     );
     let mut d = if inline(first_prop) {
@@ -162,16 +179,18 @@ fn payload_fields_in_options(m: &JsModel, call: &Call, sink: &mut Sink) {
             format!("`{}` is written here", found[0].0),
         )
     };
-    for (name, p) in found.iter().skip(1) {
+    for (name, p) in found.iter().take(listed).skip(1) {
         d = d.with_related(
             sink.location(prop_span(p)),
             format!("`{name}` does not reach the reviewer either"),
         );
     }
-    // The fields move into the payload; the string names the breakpoint
+    // The fields move into the payload. A string that reads as a sentence
+    // is the question; one that reads as an id names the breakpoint,
     // unless the options already do.
-    let moved: Vec<String> = found
+    let mut moved: Vec<String> = found
         .iter()
+        .take(4)
         .map(|(n, p)| {
             let v = m.text(p.value);
             if p.key.id() == p.value.id() {
@@ -183,23 +202,57 @@ fn payload_fields_in_options(m: &JsModel, call: &Call, sink: &mut Sink) {
             }
         })
         .collect();
+    if found.len() > 4 {
+        moved.push("…".into());
+    }
+    let raw = m.text(first);
+    let writable = raw.len() <= 60 && !raw.contains('\n');
+    let sentence = string_value(first, m.src()).is_some_and(|t| t.trim().contains(' '));
     let named = props
         .iter()
         .any(|(n, _)| n == "label" || n == "breakpointId");
-    let raw = m.text(first);
-    let rest = if named {
-        "…".to_string()
-    } else if raw.len() > 40 || raw.contains('\n') {
-        "label: …".to_string()
-    } else {
-        format!("label: {raw}")
-    };
+    let routing = props
+        .iter()
+        .any(|(n, _)| OPTION_NAMES.contains(&n.as_str()) && n != "label" && n != "breakpointId");
+    let mut options: Vec<String> = Vec::new();
+    if sentence && !found.iter().any(|(n, _)| n == "question") {
+        moved.insert(
+            0,
+            if writable {
+                format!("question: {raw}")
+            } else {
+                "question: …".into()
+            },
+        );
+    }
+    if !named {
+        options.push(if writable && !sentence {
+            format!("label: {raw}")
+        } else {
+            "label: …".into()
+        });
+    }
+    if named || routing {
+        options.push("…".into());
+    }
     sink.push(d.with_help(format!(
-        "make the object the payload and name the breakpoint in the options: \
-         `{callee}({{ {} }}, {{ {rest} }})`",
-        moved.join(", ")
+        "make the object the payload and keep only routing in the options: \
+         `{callee}({{ {} }}, {{ {} }})`",
+        moved.join(", "),
+        options.join(", ")
     )));
 }
+
+/// What the SDK reads from `ctx.breakpoint`'s second argument.
+const OPTION_NAMES: &[&str] = &[
+    "label",
+    "breakpointId",
+    "expert",
+    "tags",
+    "strategy",
+    "autoApproveAfterN",
+    "presentAlwaysApprove",
+];
 
 /// (first argument, second argument, the second's properties).
 pub(crate) type PayloadInOptions<'t> = (Node<'t>, Node<'t>, Vec<(String, objects::Prop<'t>)>);
