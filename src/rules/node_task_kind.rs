@@ -28,7 +28,7 @@ impl Rule for NodeTaskKind {
     fn report(&self) -> ReportMeta {
         ReportMeta {
             sites: Sites::TaskDefinitions,
-            praise: "No `kind: 'node'` tasks, and every script a task names exists",
+            praise: "No `kind: 'node'` tasks",
             sdk_hint: "",
         }
     }
