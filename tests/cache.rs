@@ -558,3 +558,31 @@ fn imported_helpers_are_loaded_from_cached_imports() {
     assert!(!after.contains("git-in-agent-task"), "{after}");
     assert_eq!(after, uncached(d));
 }
+
+/// A finding about a script that does not exist depends on another file:
+/// creating the script invalidates the entry of the module that names it.
+#[test]
+fn a_created_script_relints_the_module_that_names_it() {
+    let dir = tempdir();
+    let d = dir.path();
+    project(d);
+    write(
+        d,
+        "verify.js",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+         export const verifyTask = defineTask('verify', () => ({\n\
+         \x20 kind: 'shell',\n\
+         \x20 labels: ['verify'],\n\
+         \x20 shell: { command: 'bash scripts/verify-all.sh' },\n\
+         }));\n",
+    );
+    let (cold, _) = check(d, &[]);
+    assert!(cold.contains("scripts/verify-all.sh"), "{cold}");
+    let (_, s) = check(d, &[]);
+    assert_eq!(s, (5, 0, 0));
+    write(d, "scripts/verify-all.sh", "exit 0\n");
+    let (out, s) = check(d, &[]);
+    assert_eq!(s, (4, 1, 1));
+    assert!(!out.contains("scripts/verify-all.sh"), "{out}");
+    assert_eq!(out, uncached(d));
+}

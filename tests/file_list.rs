@@ -124,3 +124,49 @@ fn only_process_code_skips_named_plain_javascript() {
         "named files are linted by default"
     );
 }
+
+#[test]
+fn duplicate_task_ids_are_reported_at_the_import_of_a_given_workflow() {
+    let dir = tempdir();
+    let d = dir.path();
+    write(d, "package.json", "{ \"name\": \"p\" }\n");
+    for (file, title) in [("a.js", "A"), ("b.js", "B")] {
+        write(
+            d,
+            file,
+            &format!(
+                "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
+                 export const t = defineTask('review', () => ({{ kind: 'agent', title: '{title}', labels: ['r'] }}));\n"
+            ),
+        );
+    }
+    write(
+        d,
+        "workflow.js",
+        "import { t as a } from './a.js';\n\
+         import { t as b } from './b.js';\n\
+         export async function process(inputs, ctx) {\n\
+         \x20 await ctx.task(a, {});\n\
+         \x20 await ctx.task(b, {});\n\
+         }\n",
+    );
+    // Pre-commit passes only the changed workflow: the definitions are
+    // context, and the workflow is where loading throws.
+    let o = proclint_in(
+        d,
+        &[
+            "check",
+            "workflow.js",
+            "--select",
+            "invalid-task-definition",
+            "--format",
+            "concise",
+            "-q",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.starts_with("workflow.js:1:"), "{out}");
+    assert!(out.contains("task id `review`"), "{out}");
+    // The definitions themselves are context: not reported.
+    assert_eq!(out.lines().count(), 1, "{out}");
+}

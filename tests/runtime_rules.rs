@@ -187,10 +187,14 @@ fn duplicate_ids_only_within_a_load_set() {
         ],
     );
     let out = stdout(&o);
-    assert_eq!(out.lines().count(), 2, "{out}{}", stderr(&o));
+    // Both definitions, and the module whose imports load them both.
+    assert_eq!(out.lines().count(), 3, "{out}{}", stderr(&o));
     assert!(
-        out.contains("a/tasks.js:2:") && out.contains("shared/more.js:2:"),
+        out.contains("a/tasks.js:2:")
+            && out.contains("shared/more.js:2:")
+            && out.contains("a/process.js:1:"),
         "{out}"
     );
     assert!(!out.contains("b/tasks.js:2:"), "{out}");
+    assert!(!out.contains("b/process.js"), "{out}");
 }

@@ -111,6 +111,9 @@ pub struct CachedRef<'a> {
     pub directives: &'a [Directive],
     pub summary: Option<&'a ModuleSummary>,
     pub facts: Option<&'a Facts>,
+    /// Paths whose existence the findings depend on, with whether each
+    /// existed: the entry holds only while each still does.
+    pub looked_up: &'a [(PathBuf, bool)],
 }
 
 /// An entry's payload is a length-prefixed `Head`, then the module summary
@@ -125,6 +128,7 @@ struct Head {
     /// The summary's relative import specifiers (what loading context
     /// modules needs), present exactly when there is a summary.
     imports: Option<Vec<String>>,
+    looked_up: Vec<(PathBuf, bool)>,
 }
 
 /// The borrowed twin of [`Head`] (same encoding).
@@ -135,6 +139,7 @@ struct HeadRef<'a> {
     directives: &'a [Directive],
     facts: Option<&'a Facts>,
     imports: Option<Vec<&'a str>>,
+    looked_up: &'a [(PathBuf, bool)],
 }
 
 /// A module summary still encoded in the entry it was read from.
@@ -644,6 +649,7 @@ fn encode(key: &Key, value: &CachedRef<'_>) -> Option<(Vec<u8>, Vec<u8>)> {
                     .filter(|source| crate::project::is_relative(source))
                     .collect()
             }),
+            looked_up: value.looked_up,
         })
         .ok()?;
         let summary = match value.summary {
@@ -715,6 +721,15 @@ fn read_entry(
 /// Decodes an entry's head; the summary is left encoded.
 fn decode(head: &[u8], summary: Vec<u8>, key: &Key) -> Option<Cached> {
     let head: Head = interned_path::with(&key.display, || postcard::from_bytes(head).ok())?;
+    // A file a finding named was created or removed since: the findings
+    // may differ, so the entry counts as a miss.
+    if head
+        .looked_up
+        .iter()
+        .any(|(p, found)| p.is_file() != *found)
+    {
+        return None;
+    }
     let summary = match head.imports {
         Some(imports) => Some(StoredSummary {
             bytes: summary,
@@ -840,6 +855,7 @@ mod tests {
                 directives: &[],
                 summary: None,
                 facts: None,
+                looked_up: &[],
             },
         );
         std::fs::read(cache.dir().join(&key.name)).unwrap_or_default()
@@ -872,6 +888,7 @@ mod tests {
                 directives: &[],
                 summary: None,
                 facts: None,
+                looked_up: &[],
             },
         );
         let bytes = std::fs::read(cache.dir().join(&key.name)).unwrap_or_default();
@@ -879,6 +896,31 @@ mod tests {
         assert!(bytes.windows(8).any(|w| w == b"dir/b.js"));
         let got = cache.get(&key).map(|c| c.diagnostics).unwrap_or_default();
         assert_eq!(got.as_slice(), &d[..]);
+    }
+
+    /// An entry whose findings looked a file up holds only while the file
+    /// is still there (or still missing).
+    #[test]
+    fn a_looked_up_file_created_since_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = Cache::new(dir.path().join("c"), "v1", &in_dir(dir.path()));
+        let own: Arc<str> = Arc::from("dir/a.js");
+        let key = cache.key(&own, Path::new("/p/dir/a.js"), true, b"x");
+        let script = dir.path().join("run.sh");
+        cache.put(
+            &key,
+            &CachedRef {
+                lines: 1,
+                diagnostics: &[],
+                directives: &[],
+                summary: None,
+                facts: None,
+                looked_up: &[(script.clone(), false)],
+            },
+        );
+        assert!(cache.get(&key).is_some());
+        std::fs::write(&script, "true\n").unwrap_or_else(|e| panic!("{e}"));
+        assert!(cache.get(&key).is_none());
     }
 
     /// The summary stays encoded until asked for; what loading context
@@ -920,6 +962,7 @@ mod tests {
                 directives: &[],
                 summary: Some(&summary),
                 facts: None,
+                looked_up: &[],
             },
         );
         let stored = cache

@@ -130,6 +130,7 @@ pub(super) fn store(cache: &Cache, k: &Key, kind: FileKind, outcome: &mut FileOu
                 _ => None,
             },
             facts: outcome.facts.as_ref(),
+            looked_up: &outcome.looked_up,
         },
     );
 }

@@ -84,6 +84,7 @@ pub fn analyse_from(
                 facts: None,
                 hash: None,
                 cache_key: None,
+                looked_up: Vec::new(),
             },
             None,
         ),
@@ -101,11 +102,13 @@ fn analyse_inner(
 ) -> (FileOutcome, Option<tree_sitter::Tree>) {
     let mut tree = None;
     let mut comments = None;
+    let mut looked_up = Vec::new();
     let (mut diagnostics, summary, facts) = match kind {
         FileKind::Process => {
-            let (d, s, f, t, c) = lint_js(file, config, stage, key, report, reparse);
+            let (d, s, f, t, c, l) = lint_js(file, config, stage, key, report, reparse);
             tree = t;
             comments = c;
+            looked_up = l;
             (d, s, f)
         }
         FileKind::Skill => (lint_skill(file, config, stage), None, Some(Facts::Skill)),
@@ -139,6 +142,7 @@ fn analyse_inner(
         facts,
         hash: None,
         cache_key: None,
+        looked_up,
     };
     (outcome, tree)
 }
@@ -149,6 +153,8 @@ type JsAnalysis = (
     Option<Facts>,
     Option<tree_sitter::Tree>,
     Option<suppress::JsComments>,
+    // Paths the rules looked up on disk (`Sink::file_exists`).
+    Vec<(PathBuf, bool)>,
 );
 
 /// Source size from which the parser's freed arena is returned to the
@@ -176,7 +182,7 @@ fn lint_js(
         }));
         if let Ok(Some(flat)) = fast {
             if stage == Stage::ParseOnly {
-                return (out, None, None, None, None);
+                return (out, None, None, None, None, Vec::new());
             }
             if file.text.len() >= RELEASE_AFTER {
                 crate::engine::release_freed();
@@ -197,15 +203,15 @@ fn lint_js(
                 "parser",
                 "tree-sitter returned no tree".into(),
             ));
-            return (out, None, None, None, None);
+            return (out, None, None, None, None, Vec::new());
         }
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return (out, None, None, None, None);
+            return (out, None, None, None, None, Vec::new());
         }
     };
     if stage == Stage::ParseOnly {
-        return (out, None, None, Some(tree), None);
+        return (out, None, None, Some(tree), None, Vec::new());
     }
     let copied = catch_unwind(AssertUnwindSafe(|| {
         js::syntax::tree::Tree::from_tree_sitter(&tree, &file.text)
@@ -214,7 +220,14 @@ fn lint_js(
         Ok(flat) => flat,
         Err(p) => {
             out.push(internal(file, "parser", panic_message(&p)));
-            return (out, None, None, reparse.keep_tree.then_some(tree), None);
+            return (
+                out,
+                None,
+                None,
+                reparse.keep_tree.then_some(tree),
+                None,
+                Vec::new(),
+            );
         }
     };
     let tree = if reparse.keep_tree {
@@ -256,7 +269,7 @@ fn analyse_tree(
         Ok(m) => m,
         Err(p) => {
             out.push(internal(file, "model", panic_message(&p)));
-            return (out, None, None, tree, comments);
+            return (out, None, None, tree, comments, Vec::new());
         }
     };
     if let Some(d) = parse_error(file, config, &flat, &model) {
@@ -278,10 +291,15 @@ fn analyse_tree(
         file,
         config,
     };
+    let mut looked_up = Vec::new();
     if report {
-        out.append(&mut run_rules(file, config, |rule, sink| {
-            rule.check_js(&cx, sink)
-        }));
+        out.append(&mut run_rules_where(
+            file,
+            config,
+            |_| true,
+            &mut looked_up,
+            |rule, sink| rule.check_js(&cx, sink),
+        ));
     }
     crate::engine::fingerprint::stamp(
         file,
@@ -316,7 +334,7 @@ fn analyse_tree(
         None
     };
     drop(model);
-    (out, summary, facts, tree, comments)
+    (out, summary, facts, tree, comments, looked_up)
 }
 
 /// Where the comments of a module are, and which of its lines continue the
@@ -540,7 +558,7 @@ pub(super) fn lint_skill_where(
         file,
         config,
     };
-    run_rules_where(file, config, select, |rule, sink| {
+    run_rules_where(file, config, select, &mut Vec::new(), |rule, sink| {
         rule.check_skill(&cx, sink)
     })
 }
@@ -552,7 +570,7 @@ fn run_rules(
     config: &Config,
     check: impl Fn(&dyn rules::Rule, &mut Sink),
 ) -> Vec<Diagnostic> {
-    run_rules_where(file, config, |_| true, check)
+    run_rules_where(file, config, |_| true, &mut Vec::new(), check)
 }
 
 /// [`run_rules`] over the rules `select` accepts.
@@ -560,6 +578,7 @@ fn run_rules_where(
     file: &SourceFile,
     config: &Config,
     select: impl Fn(&str) -> bool,
+    looked_up: &mut Vec<(PathBuf, bool)>,
     check: impl Fn(&dyn rules::Rule, &mut Sink),
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -573,7 +592,10 @@ fn run_rules_where(
             inject::point(meta.id, &file.path);
             check(*rule, &mut sink)
         })) {
-            Ok(()) => out.append(&mut sink.out),
+            Ok(()) => {
+                out.append(&mut sink.out);
+                looked_up.append(&mut sink.looked_up);
+            }
             Err(p) => out.push(internal(file, meta.id, panic_message(&p))),
         }
     }

@@ -83,6 +83,9 @@ pub struct FileOutcome {
     /// or stored under: the summary is a function of it, which is what lets
     /// the cross-module pass be cached.
     pub cache_key: Option<[u8; 32]>,
+    /// Paths whose existence the per-file findings depend on, with whether
+    /// each existed (see [`crate::rules::Sink::file_exists`]).
+    pub looked_up: Vec<(PathBuf, bool)>,
 }
 
 impl FileOutcome {
@@ -101,6 +104,7 @@ impl FileOutcome {
             facts: None,
             hash: None,
             cache_key: None,
+            looked_up: Vec::new(),
         }
     }
 }

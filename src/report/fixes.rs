@@ -183,6 +183,7 @@ mod tests {
                 facts: None,
                 hash: Some(crate::source::content_hash(text.as_bytes())),
                 cache_key: None,
+                looked_up: Vec::new(),
             }],
             diagnostics: vec![d],
             run: None,

@@ -82,8 +82,10 @@ impl Rule for AnonymousBreakpoint {
             ];
             // A call with routing options in its payload is
             // `misplaced-breakpoint-option`'s finding (its fix moves them,
-            // a `breakpointId` among them): not reported twice.
-            let misplaced = !misplaced_breakpoint_option::misplaced(m, call).1.is_empty();
+            // a `breakpointId` among them), as is a string payload with the
+            // question in the options (its fix names it): not reported twice.
+            let misplaced = !misplaced_breakpoint_option::misplaced(m, call).1.is_empty()
+                || misplaced_breakpoint_option::payload_fields(m, call).is_some();
             if !misplaced && routes.iter().all(|h| *h == Has::No) {
                 let targetable =
                     has(m, options, "tags") == Has::Yes || has(m, options, "expert") == Has::Yes;

@@ -10,10 +10,12 @@ use crate::js::analysis::tasks::{
 };
 use crate::js::model::objects;
 use crate::js::model::TaskDef;
+use crate::js::summary::TaskSummary;
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::project::config::Config;
 use crate::project::Project;
+use crate::source::Location;
 
 pub struct InvalidTaskDefinition;
 
@@ -60,17 +62,12 @@ impl Rule for InvalidTaskDefinition {
     fn check_project(&self, project: &Project, _config: &Config, sink: &mut ProjectSink) {
         // Every pair of definition sites that clash in some load set.
         let mut clashes: BTreeMap<(usize, usize), BTreeSet<(usize, usize)>> = BTreeMap::new();
-        for set in load_sets(project) {
+        let edges = import_edges(project);
+        for set in load_sets(&edges) {
             let mut by_id: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
             for &mi in &set {
                 for (ti, t) in project.modules[mi].tasks.iter().enumerate() {
-                    // The SDK trims ids before registering them.
-                    if let Some(id) = t
-                        .static_id
-                        .as_deref()
-                        .map(str::trim)
-                        .filter(|i| !i.is_empty())
-                    {
+                    if let Some(id) = registered_id(t) {
                         by_id.entry(id).or_default().push((mi, ti));
                     }
                 }
@@ -122,21 +119,169 @@ impl Rule for InvalidTaskDefinition {
                     format!("`{id}` defined here too"),
                 );
             }
-            sink.push(d.with_help(
-                "give every task a unique id (prefix it with the process or phase, \
-                 e.g. `delivery.spec-review`), or import the one definition where it is needed",
-            ));
+            sink.push(d.with_help(UNIQUE_ID_HELP));
+        }
+        check_loaders(project, &edges, sink);
+    }
+}
+
+const UNIQUE_ID_HELP: &str = "give every task a unique id (prefix it with the process or phase, \
+     e.g. `delivery.spec-review`), or import the one definition where it is needed";
+
+/// A module whose imports load two modules that define one id at their top
+/// level: loading it throws, whichever of them is linted. Reported at its
+/// import statements, so a workflow linted alone (pre-commit passes only
+/// the changed files, the definitions are context) still shows the clash.
+/// A module that defines the id itself is reported at its definition.
+fn check_loaders(project: &Project, edges: &[Vec<usize>], sink: &mut ProjectSink) {
+    // id → (module, task) of the first top-level definition in each module.
+    let mut by_id: BTreeMap<&str, BTreeMap<usize, usize>> = BTreeMap::new();
+    for (mi, m) in project.modules.iter().enumerate() {
+        for (ti, t) in m.tasks.iter().enumerate() {
+            if !t.at_load {
+                continue;
+            }
+            if let Some(id) = registered_id(t) {
+                by_id.entry(id).or_default().entry(mi).or_insert(ti);
+            }
         }
     }
+    by_id.retain(|_, defs| defs.len() > 1);
+    if by_id.is_empty() {
+        return;
+    }
+    let mut reach: Vec<Option<BTreeSet<usize>>> = vec![None; project.modules.len()];
+    for (mi, m) in project.modules.iter().enumerate() {
+        if !m.report {
+            continue;
+        }
+        // Each import source once, at its first binding, with its module.
+        let mut imports: Vec<(&str, &Location, usize)> = Vec::new();
+        for i in &m.imports {
+            if imports.iter().any(|(s, _, _)| *s == i.source) {
+                continue;
+            }
+            if let Some(t) = project.resolve(mi, &i.source).filter(|&t| t != mi) {
+                imports.push((&i.source, &i.location, t));
+            }
+        }
+        for (id, defs) in &by_id {
+            if defs.contains_key(&mi) {
+                continue;
+            }
+            let mut through = Vec::new();
+            let mut loaded = BTreeSet::new();
+            for &(source, at, t) in &imports {
+                let r = reach[t].get_or_insert_with(|| closure(edges, t));
+                let hit: Vec<usize> = defs.keys().copied().filter(|d| r.contains(d)).collect();
+                if !hit.is_empty() {
+                    through.push((source, at));
+                    loaded.extend(hit);
+                }
+            }
+            if loaded.len() < 2 {
+                continue;
+            }
+            let sites: Vec<(usize, usize)> = loaded.iter().map(|&d| (d, defs[&d])).collect();
+            let names = through
+                .iter()
+                .map(|(s, _)| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            let (imports_, load) = if through.len() == 1 {
+                ("the import of", "loads")
+            } else {
+                ("the imports of", "load")
+            };
+            let where_ = sites
+                .iter()
+                .map(|&(om, ot)| {
+                    let l = &project.modules[om].tasks[ot].id_location;
+                    format!("{}:{}", l.path, l.start.line)
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut d = sink.diag(
+                through[0].1.clone(),
+                format!(
+                    "{imports_} {names} {load} {} definitions of task id `{id}` ({where_}): the \
+                     SDK's task registry throws `DuplicateTaskIdError` (Task id \"{id}\" is already \
+                     registered) at the second `defineTask`, so this module fails to load",
+                    if sites.len() == 2 { "two".to_string() } else { sites.len().to_string() },
+                ),
+            );
+            for (source, at) in through.iter().skip(1) {
+                d = d.with_related((*at).clone(), format!("`{source}` imported here"));
+            }
+            for &(om, ot) in &sites {
+                d = d.with_related(
+                    project.modules[om].tasks[ot].id_location.clone(),
+                    format!("`{id}` defined here"),
+                );
+            }
+            sink.push(d.with_help(UNIQUE_ID_HELP));
+        }
+    }
+}
+
+/// The id the SDK registers (it trims ids), when one is known.
+fn registered_id(t: &TaskSummary) -> Option<&str> {
+    t.static_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+}
+
+/// Every module loading `root` loads, `root` included.
+fn closure(edges: &[Vec<usize>], root: usize) -> BTreeSet<usize> {
+    let mut seen = BTreeSet::from([root]);
+    let mut stack = vec![root];
+    while let Some(m) = stack.pop() {
+        for &t in &edges[m] {
+            if seen.insert(t) {
+                stack.push(t);
+            }
+        }
+    }
+    seen
 }
 
 /// The sets of modules loaded together: the transitive imports of every
 /// module no other module imports (an entry), plus, for import cycles no
 /// entry reaches, of each module left over. Processes that never import
 /// each other's modules do not share a task registry.
-fn load_sets(project: &Project) -> Vec<Vec<usize>> {
-    let n = project.modules.len();
-    let edges: Vec<Vec<usize>> = (0..n)
+fn load_sets(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = edges.len();
+    let mut imported = vec![false; n];
+    for targets in edges {
+        for &t in targets {
+            imported[t] = true;
+        }
+    }
+    let mut covered = vec![false; n];
+    let mut sets = Vec::new();
+    for root in (0..n).filter(|&m| !imported[m]) {
+        let set = closure(edges, root);
+        for &m in &set {
+            covered[m] = true;
+        }
+        sets.push(set.into_iter().collect());
+    }
+    for m in 0..n {
+        if !covered[m] {
+            let set = closure(edges, m);
+            for &c in &set {
+                covered[c] = true;
+            }
+            sets.push(set.into_iter().collect());
+        }
+    }
+    sets
+}
+
+/// Each module's imports that resolve to another module of the project.
+fn import_edges(project: &Project) -> Vec<Vec<usize>> {
+    (0..project.modules.len())
         .map(|mi| {
             let mut out: Vec<usize> = project.modules[mi]
                 .imports
@@ -148,44 +293,7 @@ fn load_sets(project: &Project) -> Vec<Vec<usize>> {
             out.dedup();
             out
         })
-        .collect();
-    let mut imported = vec![false; n];
-    for targets in &edges {
-        for &t in targets {
-            imported[t] = true;
-        }
-    }
-    let closure = |root: usize| {
-        let mut seen = BTreeSet::from([root]);
-        let mut stack = vec![root];
-        while let Some(m) = stack.pop() {
-            for &t in &edges[m] {
-                if seen.insert(t) {
-                    stack.push(t);
-                }
-            }
-        }
-        seen
-    };
-    let mut covered = vec![false; n];
-    let mut sets = Vec::new();
-    for root in (0..n).filter(|&m| !imported[m]) {
-        let set = closure(root);
-        for &m in &set {
-            covered[m] = true;
-        }
-        sets.push(set.into_iter().collect());
-    }
-    for m in 0..n {
-        if !covered[m] {
-            let set = closure(m);
-            for &c in &set {
-                covered[c] = true;
-            }
-            sets.push(set.into_iter().collect());
-        }
-    }
-    sets
+        .collect()
 }
 
 /// The consequence of a definition `defineTask` refuses: it throws on the

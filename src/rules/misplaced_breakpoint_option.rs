@@ -3,11 +3,11 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
-use crate::js::analysis::tasks::lacks_property;
+use crate::js::analysis::tasks::{lacks_property, value_of, Value};
 use crate::js::model::objects::{self, properties};
 use crate::js::model::Call;
 use crate::js::syntax::tree::Node;
-use crate::js::syntax::{contains, span};
+use crate::js::syntax::{contains, span, string_value};
 use crate::js::{EffectKind, JsModel};
 use crate::source::Span;
 
@@ -15,7 +15,7 @@ pub struct MisplacedBreakpointOption;
 
 static META: RuleMeta = RuleMeta {
     id: "misplaced-breakpoint-option",
-    summary: "Breakpoint routing options are written in the payload, where the SDK ignores them.",
+    summary: "Breakpoint routing options written in the payload, or payload fields in the options, where the SDK ignores them.",
     severity: Severity::Warning,
     area: Area::BreakpointDiscipline,
     category: Category::Correctness,
@@ -52,6 +52,7 @@ impl Rule for MisplacedBreakpointOption {
         let m = cx.model;
         for e in m.effects_of(EffectKind::Breakpoint) {
             let call = &m.calls[e.call];
+            payload_fields_in_options(m, call, sink);
             let (options, misplaced) = misplaced(m, call);
             let Some((_, first)) = misplaced.first() else {
                 continue;
@@ -116,6 +117,171 @@ impl Rule for MisplacedBreakpointOption {
             };
             sink.push(d.with_help(help));
         }
+    }
+}
+
+/// Fields the human is shown when they are in the payload.
+const PAYLOAD_FIELDS: &[&str] = &["question", "title", "context", "options"];
+
+/// `ctx.breakpoint('review-analysis', { question, context })`: with a
+/// string first argument the string is the whole payload, and the object
+/// is read as routing options (`runBreakpointIntrinsic(payload, context,
+/// options)` takes only `label`, `breakpointId` and the routing fields from
+/// it), so the question and context never reach the reviewer.
+fn payload_fields_in_options(m: &JsModel, call: &Call, sink: &mut Sink) {
+    let Some((first, second, props)) = payload_fields(m, call) else {
+        return;
+    };
+    // Everything the SDK does not read from the options, the listed payload
+    // fields first: they all stay unseen.
+    let mut found: Vec<&(String, objects::Prop)> = props
+        .iter()
+        .filter(|(name, _)| PAYLOAD_FIELDS.contains(&name.as_str()))
+        .collect();
+    let others: Vec<&(String, objects::Prop)> = props
+        .iter()
+        .filter(|(name, _)| {
+            !PAYLOAD_FIELDS.contains(&name.as_str()) && !OPTION_NAMES.contains(&name.as_str())
+        })
+        .collect();
+    let Some((_, first_prop)) = found.first().copied() else {
+        return;
+    };
+    let listed = found.len();
+    found.extend(others);
+    let mut names: Vec<String> = found
+        .iter()
+        .take(5)
+        .map(|(n, _)| format!("`{n}`"))
+        .collect();
+    if found.len() > 5 {
+        names.push(format!("{} more", found.len() - 5));
+    }
+    let (they, are, reach) = if found.len() == 1 {
+        ("it", "is", "reaches")
+    } else {
+        ("they", "are", "reach")
+    };
+    let callee = m.text(call.callee);
+    let payload = short_text(m.text(first));
+    let inline = |p: &objects::Prop| contains(second, p.key);
+    let message = format!(
+        "{} {are} written in the second argument of `{callee}`, which the SDK reads as routing \
+         options: the first argument, {payload}, is the whole payload, so {they} never {reach} \
+         the reviewer",
+        join(&names)
+    );
+    let mut d = if inline(first_prop) {
+        sink.diag(prop_span(first_prop), message)
+    } else {
+        sink.diag(span(second), message).with_related(
+            sink.location(prop_span(first_prop)),
+            format!("`{}` is written here", found[0].0),
+        )
+    };
+    for (name, p) in found.iter().take(listed).skip(1) {
+        d = d.with_related(
+            sink.location(prop_span(p)),
+            format!("`{name}` does not reach the reviewer either"),
+        );
+    }
+    // The fields move into the payload. A string that reads as a sentence
+    // is the question; one that reads as an id names the breakpoint,
+    // unless the options already do.
+    let mut moved: Vec<String> = found
+        .iter()
+        .take(4)
+        .map(|(n, p)| {
+            let v = m.text(p.value);
+            if p.key.id() == p.value.id() {
+                n.clone()
+            } else if v.len() > 30 || v.contains('\n') {
+                format!("{n}: …")
+            } else {
+                format!("{n}: {v}")
+            }
+        })
+        .collect();
+    if found.len() > 4 {
+        moved.push("…".into());
+    }
+    let raw = m.text(first);
+    let writable = raw.len() <= 60 && !raw.contains('\n');
+    let sentence = string_value(first, m.src()).is_some_and(|t| t.trim().contains(' '));
+    let named = props
+        .iter()
+        .any(|(n, _)| n == "label" || n == "breakpointId");
+    let routing = props
+        .iter()
+        .any(|(n, _)| OPTION_NAMES.contains(&n.as_str()) && n != "label" && n != "breakpointId");
+    let mut options: Vec<String> = Vec::new();
+    if sentence && !found.iter().any(|(n, _)| n == "question") {
+        moved.insert(
+            0,
+            if writable {
+                format!("question: {raw}")
+            } else {
+                "question: …".into()
+            },
+        );
+    }
+    if !named {
+        options.push(if writable && !sentence {
+            format!("label: {raw}")
+        } else {
+            "label: …".into()
+        });
+    }
+    if named || routing {
+        options.push("…".into());
+    }
+    sink.push(d.with_help(format!(
+        "make the object the payload and keep only routing in the options: \
+         `{callee}({{ {} }}, {{ {} }})`",
+        moved.join(", "),
+        options.join(", ")
+    )));
+}
+
+/// What the SDK reads from `ctx.breakpoint`'s second argument.
+const OPTION_NAMES: &[&str] = &[
+    "label",
+    "breakpointId",
+    "expert",
+    "tags",
+    "strategy",
+    "autoApproveAfterN",
+    "presentAlwaysApprove",
+];
+
+/// (first argument, second argument, the second's properties).
+pub(crate) type PayloadInOptions<'t> = (Node<'t>, Node<'t>, Vec<(String, objects::Prop<'t>)>);
+
+/// A breakpoint call whose first argument is a string and whose second is
+/// an object carrying payload fields: (first, second, the second's
+/// properties). What this rule reports, and what `anonymous-breakpoint`
+/// leaves to it (the fix names the breakpoint).
+pub(crate) fn payload_fields<'t>(m: &JsModel<'t>, call: &Call<'t>) -> Option<PayloadInOptions<'t>> {
+    let (&first, &second) = (call.args.first()?, call.args.get(1)?);
+    if !matches!(
+        value_of(m, first),
+        Value::Literal("a string literal" | "a template string")
+    ) {
+        return None;
+    }
+    let props = properties(m, m.object_of_expr(second)?);
+    props
+        .iter()
+        .any(|(name, _)| PAYLOAD_FIELDS.contains(&name.as_str()))
+        .then_some((first, second, props))
+}
+
+/// A short source text for messages (`…` when long or multi-line).
+fn short_text(t: &str) -> String {
+    if t.len() > 40 || t.contains('\n') {
+        "…".to_string()
+    } else {
+        format!("`{t}`")
     }
 }
 

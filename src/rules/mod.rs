@@ -309,6 +309,9 @@ pub struct Sink<'a> {
     overridden: bool,
     file: &'a SourceFile,
     pub out: Vec<Diagnostic>,
+    /// Paths whose existence the findings depend on, with whether each
+    /// existed: the result cache holds an entry only while they still do.
+    pub looked_up: Vec<(std::path::PathBuf, bool)>,
 }
 
 impl<'a> Sink<'a> {
@@ -322,7 +325,16 @@ impl<'a> Sink<'a> {
             overridden: over.is_some(),
             file,
             out: Vec::new(),
+            looked_up: Vec::new(),
         }
+    }
+
+    /// Whether `path` is a file, recorded: a finding that depends on
+    /// another file must not outlive a change to it in the result cache.
+    pub fn file_exists(&mut self, path: &std::path::Path) -> bool {
+        let found = path.is_file();
+        self.looked_up.push((path.to_path_buf(), found));
+        found
     }
 
     /// A diagnostic at the rule's effective severity.

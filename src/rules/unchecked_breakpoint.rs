@@ -131,6 +131,10 @@ impl Rule for UncheckedBreakpoint {
             let call = &m.calls[effect.call];
             let uses = uses_of(m, call.node);
             if uses.iter().any(decides) {
+                if let Some(t) = text_only(m, &uses) {
+                    let what = describe(m, call.node, call.args.first().copied());
+                    report_text_only(m, call, &what, &t, sink);
+                }
                 continue;
             }
             let what = describe(m, call.node, call.args.first().copied());
@@ -243,6 +247,440 @@ impl Rule for UncheckedBreakpoint {
             );
         }
     }
+}
+
+/// A decision read only through its reply text, where every test of the
+/// text stops on particular replies and the code after them proceeds.
+struct TextOnly<'t> {
+    /// `response`, `option`: the fields read.
+    fields: Vec<String>,
+    /// The `if` statements that stop on a matching reply, in source order.
+    denies: Vec<Node<'t>>,
+    /// The replies they stop on (literals and patterns, as written).
+    words: Vec<String>,
+    /// The statement after the last of them: what a plain rejection runs.
+    after: Node<'t>,
+}
+
+/// `const reply = String(decision.response || ''); if (/abort/.test(reply))
+/// return …; merge();` — `approved` is never read, and a rejection whose
+/// reply matches none of the tested texts (a plain rejection has none:
+/// `response` is optional in the SDK's `BreakpointResult`) falls through.
+/// `None` (checked, as far as this rule can tell) whenever the text is
+/// used in a way not recognised: another test, a variable derived from a
+/// test, a call, an `else`.
+fn text_only<'t>(m: &JsModel<'t>, uses: &[Use<'t>]) -> Option<TextOnly<'t>> {
+    let mut fields: Vec<String> = Vec::new();
+    let mut subjects: Vec<Node<'t>> = Vec::new();
+    for u in uses {
+        match u {
+            Use::Property { name, node } if name == "response" || name == "option" => {
+                fields.push(name.clone());
+                let holder = match node.kind_str() {
+                    "shorthand_property_identifier_pattern" => Some(*node),
+                    "pair_pattern" => Some(
+                        node.field("value")
+                            .filter(|v| v.kind_str() == "identifier")?,
+                    ),
+                    "member_expression" | "subscript_expression" => {
+                        let top = through_text_wrappers(m, *node);
+                        match top.parent() {
+                            Some(p)
+                                if p.kind_str() == "variable_declarator"
+                                    && p.field("value") == Some(top) =>
+                            {
+                                Some(p.field("name").filter(|n| n.kind_str() == "identifier")?)
+                            }
+                            _ => {
+                                subjects.push(*node);
+                                None
+                            }
+                        }
+                    }
+                    _ => return None,
+                };
+                if let Some(h) = holder {
+                    let b = m.scopes.binding_of(h)?;
+                    subjects.extend(m.scopes.get(b).reads.iter().copied());
+                }
+            }
+            Use::Property { name, .. } if name == "feedback" || name == "respondedBy" => {}
+            _ => return None,
+        }
+    }
+    if subjects.is_empty() {
+        return None;
+    }
+    let ids: std::collections::HashSet<usize> = subjects.iter().map(|n| n.id()).collect();
+    let mut denies: Vec<Node<'t>> = Vec::new();
+    for s in &subjects {
+        match landing(m, *s) {
+            Landing::Condition(stmt) => {
+                if !denies_on_match(m, stmt, &ids) {
+                    return None;
+                }
+                if !denies.iter().any(|d| d.id() == stmt.id()) {
+                    denies.push(stmt);
+                }
+            }
+            Landing::Data => {}
+            Landing::Other => return None,
+        }
+    }
+    denies.sort_by_key(|d| d.start_byte());
+    let last = *denies.last()?;
+    let after = next_statement(last)?;
+    let mut words: Vec<String> = Vec::new();
+    for d in &denies {
+        if let Some(c) = d.field("condition") {
+            literals_in(m, c, &mut words);
+        }
+    }
+    words.dedup();
+    fields.sort();
+    fields.dedup();
+    Some(TextOnly {
+        fields,
+        denies,
+        words,
+        after,
+    })
+}
+
+fn report_text_only(
+    m: &JsModel,
+    call: &crate::js::model::Call,
+    what: &str,
+    t: &TextOnly,
+    sink: &mut Sink,
+) {
+    let fields = t
+        .fields
+        .iter()
+        .map(|f| format!("`.{f}`"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let tested = if t.words.is_empty() {
+        String::new()
+    } else {
+        let shown: Vec<&str> = t.words.iter().take(4).map(String::as_str).collect();
+        format!(", tested for {}", shown.join(", "))
+    };
+    let var = call
+        .node
+        .parent()
+        .map(|p| {
+            if p.kind_str() == "await_expression" {
+                p.parent()
+            } else {
+                Some(p)
+            }
+        })
+        .and_then(|p| p.filter(|p| p.kind_str() == "variable_declarator"))
+        .and_then(|p| p.field("name"))
+        .filter(|n| n.kind_str() == "identifier")
+        .map_or("decision", |n| m.text(n));
+    let mut d = sink
+        .diag(
+            span(call.node),
+            format!(
+                "the decision of {what} is read only through its reply text ({fields}){tested}: \
+                 every test stops on a particular reply and anything else proceeds, so a plain \
+                 rejection (`approved: false` with no reply text, or with other text) runs what \
+                 follows as if approved"
+            ),
+        )
+        .with_help(format!(
+            "branch on the decision first — `if (!{var}.approved) {{ … }}` (the SDK's result \
+             always carries `approved`; `response` and `option` are optional) — then read the reply"
+        ));
+    for deny in &t.denies {
+        d = d.with_related(
+            sink.location(span(deny.field("condition").unwrap_or(*deny))),
+            "stops only on this reply",
+        );
+    }
+    d = d.with_related(
+        sink.location(span(t.after)),
+        "runs on any other reply, a rejection included",
+    );
+    sink.push(d);
+}
+
+/// `String(x || '').toLowerCase().trim()` around `x`: the same text.
+fn through_text_wrappers<'t>(m: &JsModel<'t>, node: Node<'t>) -> Node<'t> {
+    let mut node = node;
+    while let Some(p) = node.parent() {
+        let up = match p.kind_str() {
+            "parenthesized_expression" => true,
+            "binary_expression" => {
+                matches!(bin_op(m, p), "||" | "??") && p.field("left") == Some(node)
+            }
+            "arguments" => p
+                .parent()
+                .is_some_and(|c| c.field("function").is_some_and(|f| m.text(f) == "String")),
+            "call_expression" => {
+                p.field("arguments").is_some_and(|a| a.id() == node.id())
+                    && p.field("function").is_some_and(|f| m.text(f) == "String")
+            }
+            "member_expression" => {
+                p.field("object") == Some(node)
+                    && p.field("property").is_some_and(|q| {
+                        matches!(
+                            m.text(q),
+                            "toLowerCase" | "toUpperCase" | "trim" | "trimStart" | "trimEnd"
+                        )
+                    })
+                    && p.parent().is_some_and(|c| {
+                        c.kind_str() == "call_expression" && c.field("function") == Some(p)
+                    })
+            }
+            _ => false,
+        };
+        if !up {
+            break;
+        }
+        // A text method's member goes up to its call.
+        node = if p.kind_str() == "member_expression" {
+            p.parent().unwrap_or(p)
+        } else {
+            p
+        };
+    }
+    node
+}
+
+enum Landing<'t> {
+    /// In the condition of this `if` statement.
+    Condition(Node<'t>),
+    /// Shown, logged or stored as data: decides nothing.
+    Data,
+    /// Anything else.
+    Other,
+}
+
+/// Where a read of the reply text ends up.
+fn landing<'t>(m: &JsModel<'t>, read: Node<'t>) -> Landing<'t> {
+    let mut node = read;
+    while let Some(p) = node.parent() {
+        match p.kind_str() {
+            "parenthesized_expression" => {
+                if let Some(stmt) = p.parent() {
+                    if stmt.kind_str() == "if_statement" && stmt.field("condition") == Some(p) {
+                        return Landing::Condition(stmt);
+                    }
+                }
+            }
+            "binary_expression" | "unary_expression" | "call_expression" => {}
+            "member_expression" if p.field("object") == Some(node) => {}
+            "arguments" => {
+                let logged = p
+                    .parent()
+                    .and_then(|c| c.field("function"))
+                    .is_some_and(|f| {
+                        let t = m.text(f);
+                        t.starts_with("console.")
+                            || t == "ctx.log"
+                            || [".log", ".info", ".warn", ".debug"]
+                                .iter()
+                                .any(|s| t.ends_with(s))
+                    });
+                if logged {
+                    return Landing::Data;
+                }
+            }
+            "template_substitution" | "pair" | "array" | "shorthand_property_identifier" => {
+                return Landing::Data
+            }
+            _ => return Landing::Other,
+        }
+        node = p;
+    }
+    Landing::Other
+}
+
+/// An `if` without `else` whose branch always leaves (return, throw,
+/// break, continue) and whose condition is false for an empty reply: it
+/// stops on particular replies only.
+fn denies_on_match(m: &JsModel, stmt: Node, subjects: &std::collections::HashSet<usize>) -> bool {
+    if stmt.field("alternative").is_some() {
+        return false;
+    }
+    let Some(then) = stmt.field("consequence") else {
+        return false;
+    };
+    let last = if then.kind_str() == "statement_block" {
+        then.named().filter(|n| n.kind_str() != "comment").last()
+    } else {
+        Some(then)
+    };
+    let leaves = last.is_some_and(|l| {
+        matches!(
+            l.kind_str(),
+            "return_statement" | "throw_statement" | "break_statement" | "continue_statement"
+        )
+    });
+    leaves
+        && stmt
+            .field("condition")
+            .is_some_and(|c| false_on_empty(m, c, subjects))
+}
+
+/// Whether `cond` is false when the reply is empty: a positive match of
+/// the reply (`/abort/.test(r)`, `r.includes('drop')`, `r === 'Cancel'`),
+/// or those joined so that every way to be true needs one.
+fn false_on_empty(m: &JsModel, cond: Node, subjects: &std::collections::HashSet<usize>) -> bool {
+    let cond = unparen(cond);
+    let is_subject = |n: Node| subjects.contains(&text_inside(m, n).id());
+    let nonempty_string = |n: Node| string_value(n, m.src()).is_some_and(|s| !s.is_empty());
+    match cond.kind_str() {
+        "binary_expression" => {
+            let (Some(l), Some(r)) = (cond.field("left"), cond.field("right")) else {
+                return false;
+            };
+            match bin_op(m, cond) {
+                "||" => false_on_empty(m, l, subjects) && false_on_empty(m, r, subjects),
+                "&&" => false_on_empty(m, l, subjects) || false_on_empty(m, r, subjects),
+                "===" | "==" => {
+                    (is_subject(l) && nonempty_string(r)) || (is_subject(r) && nonempty_string(l))
+                }
+                _ => false,
+            }
+        }
+        "call_expression" => {
+            let Some(f) = cond
+                .field("function")
+                .filter(|f| f.kind_str() == "member_expression")
+            else {
+                return false;
+            };
+            let (Some(obj), Some(method)) = (f.field("object"), f.field("property")) else {
+                return false;
+            };
+            let args: Vec<Node> = cond
+                .field("arguments")
+                .map(|a| a.named().filter(|n| n.kind_str() != "comment").collect())
+                .unwrap_or_default();
+            let [arg] = args.as_slice() else {
+                return false;
+            };
+            match m.text(method) {
+                "test" => {
+                    unparen(obj).kind_str() == "regex"
+                        && needs_text(m, unparen(obj))
+                        && is_subject(*arg)
+                }
+                "match" => is_subject(obj) && arg.kind_str() == "regex" && needs_text(m, *arg),
+                "includes" | "startsWith" | "endsWith" => is_subject(obj) && nonempty_string(*arg),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The node a text wrapper (`String(…)`, `.toLowerCase()`, `?? ''`) wraps.
+fn text_inside<'t>(m: &JsModel<'t>, n: Node<'t>) -> Node<'t> {
+    let mut n = unparen(n);
+    loop {
+        let inner = match n.kind_str() {
+            "binary_expression" if matches!(bin_op(m, n), "||" | "??") => n.field("left"),
+            "call_expression" => match n.field("function") {
+                Some(f) if m.text(f) == "String" => n
+                    .field("arguments")
+                    .and_then(|a| a.named().find(|c| c.kind_str() != "comment")),
+                Some(f) if f.kind_str() == "member_expression" => f
+                    .field("property")
+                    .filter(|p| {
+                        matches!(
+                            m.text(*p),
+                            "toLowerCase" | "toUpperCase" | "trim" | "trimStart" | "trimEnd"
+                        )
+                    })
+                    .and_then(|_| f.field("object")),
+                _ => None,
+            },
+            _ => None,
+        };
+        match inner {
+            Some(i) => n = unparen(i),
+            None => return n,
+        }
+    }
+}
+
+/// A regular expression that cannot match the empty string, as far as a
+/// plain reading shows: each top-level alternative of a pattern without
+/// groups requires a letter outside a class that no quantifier makes
+/// optional (`/abort/i`, `/^(no|stop)/` is not judged).
+fn needs_text(m: &JsModel, regex: Node) -> bool {
+    let Some(pattern) = regex.field("pattern").map(|p| m.text(p)) else {
+        return false;
+    };
+    if pattern.contains(['(', ')']) {
+        return false;
+    }
+    pattern.split('|').all(|alt| {
+        let chars: Vec<char> = alt.chars().collect();
+        let mut in_class = false;
+        let mut escaped = false;
+        chars.iter().enumerate().any(|(i, c)| {
+            if escaped {
+                escaped = false;
+                return false;
+            }
+            match c {
+                '\\' => {
+                    escaped = true;
+                    false
+                }
+                '[' => {
+                    in_class = true;
+                    false
+                }
+                ']' => {
+                    in_class = false;
+                    false
+                }
+                c => {
+                    c.is_alphabetic()
+                        && !in_class
+                        && !chars
+                            .get(i + 1)
+                            .is_some_and(|n| matches!(n, '*' | '?' | '{'))
+                }
+            }
+        })
+    })
+}
+
+/// The string literals and regular expressions a condition compares with.
+fn literals_in(m: &JsModel, node: Node, out: &mut Vec<String>) {
+    match node.kind_str() {
+        "string" => {
+            if let Some(s) = string_value(node, m.src()) {
+                let s = format!("\"{s}\"");
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        "regex" => {
+            let s = format!("`{}`", m.text(node));
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        _ => {
+            for c in node.named() {
+                literals_in(m, c, out);
+            }
+        }
+    }
+}
+
+fn bin_op<'a>(m: &JsModel<'a>, node: Node<'a>) -> &'a str {
+    node.field("operator").map(|o| m.text(o)).unwrap_or("")
 }
 
 /// A rewrite that binds the decision and stops on rejection. Not safe to
@@ -448,5 +886,26 @@ mod tests {
         );
         let loads = crate::js::syntax::oxc::loads(&fixed).unwrap_or_else(|| panic!("unjudged"));
         assert!(loads.module, "{fixed}");
+    }
+
+    /// A test true for an empty reply stops a plain rejection: not
+    /// reported; a pattern that needs a letter is.
+    #[test]
+    fn only_tests_false_for_an_empty_reply_let_a_rejection_through() {
+        let lint = |cond: &str| {
+            let src = format!(
+                "export async function process(inputs, ctx) {{\n  const d = await ctx.breakpoint({{ question: 'Go?' }}, {{ breakpointId: 'p.go' }});\n  const reply = String(d.response ?? '').trim();\n  if ({cond}) return {{ ok: false }};\n  await ctx.task(next, {{}});\n}}\n"
+            );
+            let mut config = Config::default();
+            config.select = Some(vec!["unchecked-breakpoint".into()]);
+            lint_text("p.js", FileKind::Process, src, &config).len()
+        };
+        assert_eq!(lint("/abort|stop/i.test(reply)"), 1);
+        assert_eq!(lint("reply === 'no' || reply.startsWith('abort')"), 1);
+        assert_eq!(lint("/^\\s*$/.test(reply)"), 0);
+        assert_eq!(lint("/^(abort)?$/.test(reply)"), 0);
+        assert_eq!(lint("!reply || reply === 'no'"), 0);
+        assert_eq!(lint("reply !== 'yes'"), 0);
+        assert_eq!(lint("reply.includes('abort') || inputs.force"), 0);
     }
 }

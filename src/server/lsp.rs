@@ -936,6 +936,7 @@ fn internal_outcome(rel: &Path, message: String) -> FileOutcome {
         facts: None,
         hash: None,
         cache_key: None,
+        looked_up: Vec::new(),
     }
 }
 

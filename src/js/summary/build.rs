@@ -303,6 +303,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         schema_import,
         prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
         build_throws: crate::js::analysis::tasks::build_throws(m, t),
+        at_load: m.calls[t.call].func.is_none(),
         output_request: output_request(m, t, &args_param),
         prompt_schema_fields,
         shell_never_fails: t.declared_kind() == Some("shell")

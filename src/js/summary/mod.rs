@@ -112,6 +112,9 @@ pub struct TaskSummary {
     /// Building the definition always throws ([`crate::js::analysis::tasks::build_throws`]):
     /// no call of it records an effect.
     pub build_throws: bool,
+    /// `defineTask` is called at the module's top level: the id is
+    /// registered when the module loads.
+    pub at_load: bool,
     /// Strings of `agent.prompt.outputFormat` and `agent.prompt.instructions`:
     /// the output the prompt asks for in words.
     pub output_request: Option<StringSet>,
