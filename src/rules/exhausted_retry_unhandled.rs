@@ -139,6 +139,8 @@ struct Retry {
     /// pushed to before the convergence `break`: handed whole to the next
     /// phase, their last entry tells it which ending it got.
     histories: BTreeSet<BindingId>,
+    /// Locals a convergence `break` tests (`if (review.passed) break;`).
+    tested: BTreeSet<BindingId>,
 }
 
 /// Recognises a retry loop: a non-counter conjunct in the condition
@@ -151,6 +153,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
     let outer_written = |b: BindingId| outer.contains(&b);
     let mut carriers = BTreeSet::new();
     let mut histories = BTreeSet::new();
+    let mut all_tested = BTreeSet::new();
     let mut is_retry = false;
     if let Some(cond) = lp.condition {
         for c in conjuncts(m, cond) {
@@ -176,6 +179,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         return is_retry.then_some(Retry {
             carriers,
             histories: BTreeSet::new(),
+            tested: BTreeSet::new(),
         });
     };
     // Locals the loop computes (`const review = await ctx.task(…)`).
@@ -200,6 +204,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
             continue;
         }
         is_retry = true;
+        all_tested.extend(tested.iter().copied());
         for &b in &tested {
             if outer_written(b) {
                 carriers.insert(b);
@@ -247,6 +252,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
     is_retry.then_some(Retry {
         carriers,
         histories,
+        tested: all_tested,
     })
 }
 
@@ -1052,13 +1058,27 @@ fn gate_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, scope_end: usize) -> Op
     let lp = &m.loops[l];
     let end = lp.node.end_byte();
     let at_gate = |r: Node| {
+        // In a `return`, the outcome itself (`{ converged }`,
+        // `success: converged && …`), not a field of the kept result
+        // (`files: report.filesChanged`).
+        let whole = r.kind_str() == "shorthand_property_identifier"
+            || r.parent().is_none_or(|p| {
+                !(matches!(p.kind_str(), "member_expression" | "subscript_expression")
+                    && p.field("object") == Some(r))
+            });
+        let mut outcome_key = false;
         let mut n = r;
         while let Some(p) = n.parent() {
             if is_function(p) {
                 return false;
             }
+            if p.kind_str() == "pair" && p.field("value") == Some(n) {
+                outcome_key |= p
+                    .field("key")
+                    .is_some_and(|k| OUTCOME_KEYS.contains(&m.text(k).trim_matches(['\'', '"'])));
+            }
             if p.kind_str() == "return_statement" {
-                return true;
+                return whole || outcome_key;
             }
             if m.call_of_node(p).is_some_and(|c| {
                 m.effect_of_call(c)
@@ -1079,6 +1099,19 @@ fn gate_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, scope_end: usize) -> Op
         .map(|r| r.start_byte())
         .min()
 }
+
+/// Keys of a returned object that report how the run went.
+const OUTCOME_KEYS: &[&str] = &[
+    "success",
+    "passed",
+    "ok",
+    "converged",
+    "approved",
+    "status",
+    "outcome",
+    "done",
+    "completed",
+];
 
 /// A check task dispatched with a target: the task and the arguments that
 /// name what it checks (`{ androidDir }`), without per-attempt values.
@@ -1125,6 +1158,12 @@ fn check_key(m: &JsModel, ci: usize) -> Option<CheckKey> {
         }
     }
     targets.sort();
+    // With no stable argument to compare, only the same arguments name
+    // the same check.
+    if targets.is_empty() {
+        let args = c.args.get(1).map_or("", |a| m.text(*a));
+        targets.push((String::new(), args.to_string()));
+    }
     Some((m.text(task).to_string(), targets))
 }
 
@@ -1144,16 +1183,17 @@ fn check_keys(a: &LoopAnalysis, l: LoopId, retry: &Retry) -> Vec<CheckKey> {
             continue;
         }
         let result = result_binding(m, c.node);
-        let feeds = retry.carriers.iter().any(|b| {
-            Some(*b) == result
-                || m.scopes.get(*b).writes.iter().any(|w| {
-                    contains(lp.node, *w)
-                        && assigned_value(*w).is_some_and(|v| {
-                            contains(v, c.node)
-                                || result.is_some_and(|r| bindings_in(m, v).contains(&r))
-                        })
-                })
-        });
+        let feeds = result.is_some_and(|r| retry.tested.contains(&r))
+            || retry.carriers.iter().any(|b| {
+                Some(*b) == result
+                    || m.scopes.get(*b).writes.iter().any(|w| {
+                        contains(lp.node, *w)
+                            && assigned_value(*w).is_some_and(|v| {
+                                contains(v, c.node)
+                                    || result.is_some_and(|r| bindings_in(m, v).contains(&r))
+                            })
+                    })
+            });
         if feeds {
             out.extend(check_key(m, ci));
         }
@@ -1181,6 +1221,22 @@ fn result_binding(m: &JsModel, call: Node) -> Option<BindingId> {
         }
         _ => None,
     }
+}
+
+/// Whether a call's (awaited) result is used at all, not dropped as a
+/// statement.
+fn result_kept(call: Node) -> bool {
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        if !matches!(
+            p.kind_str(),
+            "await_expression" | "parenthesized_expression"
+        ) {
+            return p.kind_str() != "expression_statement";
+        }
+        n = p;
+    }
+    false
 }
 
 /// Whether, once control has passed `lp`, it always reaches `later` (no
@@ -1237,11 +1293,11 @@ fn chain_of(a: &LoopAnalysis, l: LoopId, retry: &Retry) -> Option<Chain> {
             .iter()
             .any(|o| contains(o.node, c.node) && !contains(o.node, lp.node));
         let after = c.node.start_byte() >= lp.node.end_byte();
-        if after && result_binding(m, c.node).is_some() && reached_after(lp.node, c.node) {
+        if after && result_kept(c.node) && reached_after(lp.node, c.node) {
             let at = c.node.start_byte();
             recheck = Some(recheck.map_or(at, |r| r.min(at)));
             linked = true;
-        } else if in_other_loop {
+        } else if in_other_loop && result_kept(c.node) {
             linked = true;
         }
     }
