@@ -6,9 +6,15 @@ use std::collections::BTreeSet;
 
 use crate::js::syntax::tree::Node;
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::unchecked_breakpoint::{decides, DECISION_FIELDS};
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
 use crate::js::analysis::effects::method_path;
+use crate::js::analysis::flow::{uses_of, Use};
 use crate::js::analysis::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
 use crate::js::model::scope::BindingId;
 use crate::js::model::{objects, TaskTarget};
@@ -36,11 +42,19 @@ const HELP: &str = "record an explicit outcome (`let outcome = 'failed'`; `outco
      `if (outcome !== 'passed') { … }` — ask a breakpoint and branch on `.approved`, or fail";
 
 /// For a loop that leaves on a breakpoint's approval: asking again after
-/// the cap only restarts it; what is missing is the rejected ending.
+/// the cap only restarts it; what is missing is the rejected ending. The
+/// SDK's guidance is to loop back on a rejection, never to fail: keep the
+/// outcome and carry it on rather than throwing.
 const APPROVAL_HELP: &str = "keep whether a round was approved (`let approved = false`; \
-     `approved = true` before the `break`) and, when none was, stop with the feedback: \
-     `if (!approved) throw new Error('not approved: ' + feedback)`, or return a \
-     failure that carries it (`return { success: false, feedback }`)";
+     `approved = true` before the `break`) and carry it on instead of continuing as if \
+     approved: the SDK's guidance is to loop back on a rejection rather than fail, so refine \
+     while rounds remain and, when none was approved, hand the outcome and the last feedback \
+     to what comes next (`if (!approved) return { success: false, approved, feedback }`, or \
+     pass `{ approved, feedback }` to the next phase and let it branch)";
+
+/// For a loop whose exhaustion reaches a breakpoint that claims success.
+const CLAIM_HELP: &str = "let the gate say what the loop ended with instead of asserting it \
+     (`Build: ${ok ? 'passes' : 'still failing'}`), or branch on the outcome before it";
 
 /// Values that mark success when assigned to a flag.
 const SUCCESS_VALUES: &[&str] = &["approved", "passed", "done", "success", "accepted", "ok"];
@@ -78,22 +92,37 @@ impl Rule for ExhaustedRetryUnhandled {
             let Some(retry) = retry_shape(&a, l) else {
                 continue;
             };
+            // One escalation finding per loop, and none for a breakpoint
+            // `unchecked-breakpoint` reports (its answer dropped) or whose
+            // decision is read.
+            let mut escalation_reported = false;
             for forced in forced_successes(&a, l) {
+                if let Some(bp) = forced.asked {
+                    if escalation_reported || !answer_kept_unread(m, bp) {
+                        continue;
+                    }
+                    escalation_reported = true;
+                }
                 sink.push(forced_diag(m, sink, forced));
             }
+            let cap = match bound {
+                Bound::Counter { comparison } | Bound::GuardedExit { comparison, .. } => {
+                    cap_of(&a, lp.node, comparison)
+                }
+                _ => None,
+            };
             // When every cap exit throws or returns, falling out of the
-            // loop can only mean it converged.
-            let exhaustion_falls_through = matches!(bound, Bound::Counter { .. })
+            // loop can only mean it converged; so too when the last
+            // attempt throws, returns or asks a human instead of falling
+            // out (what a breakpoint's answer does is that breakpoint's
+            // finding, not this one).
+            let exhaustion_falls_through = (matches!(bound, Bound::Counter { .. })
                 || a.counter_exits(l)
                     .iter()
-                    .any(|e| e.kind_str() == "break_statement");
+                    .any(|e| e.kind_str() == "break_statement"))
+                && !stops_on_last_attempt(&a, l, cap)
+                && !escalates_on_last_attempt(&a, l, cap);
             if exhaustion_falls_through {
-                let cap = match bound {
-                    Bound::Counter { comparison } | Bound::GuardedExit { comparison, .. } => {
-                        cap_of(&a, lp.node, comparison)
-                    }
-                    _ => None,
-                };
                 check_outcome_read(&a, l, &retry, cap, sink);
             }
         }
@@ -110,6 +139,8 @@ struct Retry {
     /// pushed to before the convergence `break`: handed whole to the next
     /// phase, their last entry tells it which ending it got.
     histories: BTreeSet<BindingId>,
+    /// Locals a convergence `break` tests (`if (review.passed) break;`).
+    tested: BTreeSet<BindingId>,
 }
 
 /// Recognises a retry loop: a non-counter conjunct in the condition
@@ -122,6 +153,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
     let outer_written = |b: BindingId| outer.contains(&b);
     let mut carriers = BTreeSet::new();
     let mut histories = BTreeSet::new();
+    let mut all_tested = BTreeSet::new();
     let mut is_retry = false;
     if let Some(cond) = lp.condition {
         for c in conjuncts(m, cond) {
@@ -147,6 +179,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         return is_retry.then_some(Retry {
             carriers,
             histories: BTreeSet::new(),
+            tested: BTreeSet::new(),
         });
     };
     // Locals the loop computes (`const review = await ctx.task(…)`).
@@ -171,6 +204,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
             continue;
         }
         is_retry = true;
+        all_tested.extend(tested.iter().copied());
         for &b in &tested {
             if outer_written(b) {
                 carriers.insert(b);
@@ -218,6 +252,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
     is_retry.then_some(Retry {
         carriers,
         histories,
+        tested: all_tested,
     })
 }
 
@@ -420,12 +455,41 @@ fn check_outcome_read(
     if read_in_time || handed_on {
         return;
     }
+    // The outcome read where the run is judged — a later breakpoint's
+    // question, the returned value — records it, unless something that
+    // cannot be taken back, or a claim of success, came first.
+    let stake = first_stake(a, l, scope_end);
+    let gate = gate_read(a, l, retry, scope_end);
+    if gate.is_some_and(|g| stake.as_ref().is_none_or(|s| g < s.at)) {
+        return;
+    }
+    // In a chain of loops over the same check, the next link's first
+    // attempt re-runs the check this loop gave up on: only a loop after
+    // which something is at stake before any re-check can mislead.
+    let chain = if approval {
+        None
+    } else {
+        chain_of(a, l, retry)
+    };
+    if let Some(chain) = &chain {
+        if chain
+            .recheck
+            .is_some_and(|r| stake.as_ref().is_none_or(|s| r < s.at))
+            || stake.is_none()
+        {
+            return;
+        }
+    }
     let header = loop_header(m, lp);
     let names: Vec<String> = retry
         .carriers
         .iter()
         .map(|b| format!("`{}`", m.scopes.get(*b).name))
         .collect();
+    if let Some(stake) = stake.filter(|_| !approval && (chain.is_some() || gate.is_some())) {
+        sink.push(stake_diag(m, sink, lp, &header, &names, &stake));
+        return;
+    }
     // A loop that leaves on a breakpoint's approval: exhausting it means
     // the human rejected every time, and the code after it cannot tell.
     // What an approval loop carries between rounds is the feedback, which
@@ -547,8 +611,15 @@ fn is_bookkeeping(m: &JsModel, ci: usize) -> bool {
     let Some(&target) = c.args.first() else {
         return false;
     };
-    // The variable's name, or an inline definition's `name`/`id`/`labels`
-    // (not its instructions, which may mention anything).
+    task_names(m, target)
+        .iter()
+        .any(|n| words(n).any(|w| BOOKKEEPING_WORDS.contains(&w.as_str())))
+}
+
+/// The names a dispatched task goes by: the variable's name, or an inline
+/// definition's `name`/`id`/`labels`, and a local definition's id and
+/// labels (not its instructions, which may mention anything).
+fn task_names<'a, 't: 'a>(m: &'a JsModel<'t>, target: Node<'t>) -> Vec<&'a str> {
     let mut names = Vec::new();
     match m.object_of_expr(target) {
         Some(obj) => names.extend(
@@ -570,8 +641,6 @@ fn is_bookkeeping(m: &JsModel, ci: usize) -> bool {
         );
     }
     names
-        .iter()
-        .any(|n| words(n).any(|w| BOOKKEEPING_WORDS.contains(&w.as_str())))
 }
 
 /// The lower-case words of a name: `logProgressTask`, `log-progress` and
@@ -598,6 +667,686 @@ fn words(name: &str) -> impl Iterator<Item = String> + '_ {
         out.push(cur);
     }
     out.into_iter()
+}
+
+/// Whether the last attempt stops the loop another way: a `throw` or
+/// `return` under a test that the counter reached its cap
+/// (`if (attempt >= maxAttempts) throw …`).
+fn stops_on_last_attempt(a: &LoopAnalysis, l: LoopId, cap: Option<Node>) -> bool {
+    let lp = &a.model().loops[l];
+    let Some(body) = lp.body else { return false };
+    a.exits(lp.node, body).into_iter().any(|e| {
+        matches!(e.kind_str(), "throw_statement" | "return_statement")
+            && taken_guards(body, e)
+                .iter()
+                .any(|g| is_last_attempt_test(a, lp.node, cap, *g))
+    })
+}
+
+/// Whether the last attempt asks a human: a breakpoint under a test that
+/// the counter reached its cap.
+fn escalates_on_last_attempt(a: &LoopAnalysis, l: LoopId, cap: Option<Node>) -> bool {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let Some(body) = lp.body else { return false };
+    a.calls_in(l).iter().any(|&ci| {
+        m.effect_of_call(ci)
+            .is_some_and(|e| e.kind == EffectKind::Breakpoint)
+            && taken_guards(body, m.calls[ci].node)
+                .iter()
+                .any(|g| is_last_attempt_test(a, lp.node, cap, *g))
+    })
+}
+
+/// The `if` conditions that hold where `node` runs inside `body`: those of
+/// the `if`s it is in the consequence of (not the `else` branches).
+fn taken_guards<'t>(body: Node<'t>, node: Node<'t>) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        if p.id() == body.id() || !contains(body, p) {
+            break;
+        }
+        if p.kind_str() == "if_statement" && p.field("consequence") == Some(n) {
+            out.extend(p.field("condition").map(unparen));
+        }
+        n = p;
+    }
+    out
+}
+
+/// Whether an expression tests that a counter the loop advances has
+/// reached the loop's cap: `attempt >= max`, `attempt === MAX`,
+/// `max - 1 <= attempt` (not `attempt === 0`, `attempt > 1`).
+fn is_last_attempt_test(a: &LoopAnalysis, lp: Node, cap: Option<Node>, expr: Node) -> bool {
+    let m = a.model();
+    let Some(cap) = cap else { return false };
+    let cap_text = m.text(cap);
+    let names_cap = |o: Node| {
+        let t = m.text(o);
+        t.contains(cap_text)
+            || matches!(
+                (t.parse::<i64>(), cap_text.parse::<i64>()),
+                (Ok(n), Ok(c)) if n + 1 >= c && n <= c
+            )
+    };
+    comparisons_in(m, expr).into_iter().any(|cmp| {
+        let side = |f: &str| cmp.field(f);
+        let counter_then_cap = |c: &str, k: &str| {
+            side(c).is_some_and(|o| a.is_advanced_counter(lp, o)) && side(k).is_some_and(names_cap)
+        };
+        match cmp.field("operator").map(|o| m.text(o)) {
+            Some(">=" | ">") => counter_then_cap("left", "right"),
+            Some("<=" | "<") => counter_then_cap("right", "left"),
+            Some("===" | "==") => {
+                counter_then_cap("left", "right") || counter_then_cap("right", "left")
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Whether a breakpoint's answer is kept but its decision never read
+/// (`escalations.push(answer)`): a breakpoint whose answer is dropped is
+/// `unchecked-breakpoint`'s finding, and one whose `.approved` is read
+/// decides.
+fn answer_kept_unread(m: &JsModel, bp: Node) -> bool {
+    let uses = uses_of(m, bp);
+    uses.iter().any(decides)
+        && !uses.iter().any(
+            |u| matches!(u, Use::Property { name, .. } if DECISION_FIELDS.contains(&name.as_str())),
+        )
+}
+
+/// Something after a loop that an exhausted loop should not reach as if it
+/// had converged.
+struct Stake<'t> {
+    at: usize,
+    node: Node<'t>,
+    kind: StakeKind,
+}
+
+enum StakeKind {
+    /// A task that commits, pushes, releases or deploys: `call` names it,
+    /// `verb` says what it does (`releases`).
+    Irreversible { call: String, verb: &'static str },
+    /// A breakpoint whose own text says the check passed.
+    Claim(String),
+    /// `return { success: true, … }`.
+    SuccessReturn,
+}
+
+/// Words in a task's name that make it irreversible, with what it does.
+const IRREVERSIBLE_WORDS: &[(&str, &str)] = &[
+    ("commit", "commits"),
+    ("push", "pushes"),
+    ("release", "releases"),
+    ("deploy", "deploys"),
+    ("deployment", "deploys"),
+    ("publish", "publishes"),
+    ("ship", "ships"),
+];
+
+/// Words that make "release" in a name a software release
+/// (`buildAndReleaseTask`, `labels: ['github', 'release']`).
+const SOFTWARE_RELEASE_WORDS: &[&str] = &[
+    "build",
+    "version",
+    "github",
+    "gh",
+    "npm",
+    "tag",
+    "create",
+    "cut",
+    "publish",
+    "app",
+    "apk",
+    "package",
+    "artifact",
+    "artifacts",
+    "binary",
+    "binaries",
+];
+
+/// Words that make such a name a document or a check about the act
+/// (`releaseNotesTask`, `deploymentPlanTask`, `commitMessageTask`).
+const ABOUT_WORDS: &[&str] = &[
+    "notes",
+    "note",
+    "plan",
+    "planning",
+    "strategy",
+    "message",
+    "messages",
+    "readiness",
+    "check",
+    "checklist",
+    "review",
+    "design",
+    "analysis",
+    "report",
+    "docs",
+    "validation",
+    "verify",
+];
+
+/// Commands in a local definition that publish or commit.
+static PUBLISHING_COMMAND: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:git\s+(commit|push)|gh\s+(release)\s+create|npm\s+(publish)|gh\s+pr\s+(merge))\b").ok()
+});
+
+/// A breakpoint text that states the check passed ("Build passes", "all
+/// tests passed", "build succeeds").
+static SUCCESS_CLAIM: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:build|builds|tests?|compil\w*|checks?|lint\w*|ci)\b[^.?!:\n]{0,40}?\b(?:pass|passes|passed|passing|succeeds|succeeded|successful|successfully|green)\b",
+    )
+    .ok()
+});
+
+/// Whether the dispatch `ci` commits, pushes, releases or deploys, by its
+/// names or by the commands its local definition spells out.
+fn irreversible(m: &JsModel, ci: usize) -> Option<StakeKind> {
+    let c = &m.calls[ci];
+    let target = *c.args.first()?;
+    let call = call_name(m, c);
+    for name in task_names(m, target) {
+        let ws: Vec<String> = words(name).collect();
+        if ws.iter().any(|w| ABOUT_WORDS.contains(&w.as_str())) {
+            continue;
+        }
+        let found = IRREVERSIBLE_WORDS.iter().find(|(w, _)| {
+            ws.iter().any(|x| x == w)
+                // "release" names many things (drug release, release
+                // completion ceremonies): a software release says so.
+                && (*w != "release"
+                    || ws.iter().all(|x| matches!(x.as_str(), "release" | "task"))
+                    || ws.iter().any(|x| SOFTWARE_RELEASE_WORDS.contains(&x.as_str())))
+        });
+        if let Some((_, verb)) = found {
+            return Some(StakeKind::Irreversible { call, verb });
+        }
+    }
+    let TaskTarget::Local(i) = m.task_target(target) else {
+        return None;
+    };
+    let re = PUBLISHING_COMMAND.as_ref()?;
+    m.task_defs[i].objects.iter().find_map(|o| {
+        let caps = re.captures(m.text(*o))?;
+        let verb = match (1..=4)
+            .find_map(|g| caps.get(g))?
+            .as_str()
+            .to_lowercase()
+            .as_str()
+        {
+            "commit" => "commits",
+            "push" => "pushes",
+            "release" => "releases",
+            "publish" => "publishes",
+            _ => "merges",
+        };
+        Some(StakeKind::Irreversible {
+            call: call.clone(),
+            verb,
+        })
+    })
+}
+
+/// The text a breakpoint's payload states whatever the run did: its
+/// strings and the literal parts of its templates, not what a `${…}`, a
+/// `?:` or a `||` chooses.
+fn stated_texts(m: &JsModel, payload: Node) -> Vec<String> {
+    let src = m.src();
+    let mut out = Vec::new();
+    walk(payload, |n| match n.kind_str() {
+        "template_substitution" | "ternary_expression" => false,
+        "binary_expression"
+            if matches!(
+                n.field("operator").map(|o| m.text(o)),
+                Some("&&" | "||" | "??")
+            ) =>
+        {
+            false
+        }
+        "string" => {
+            out.extend(string_value(n, src));
+            false
+        }
+        "template_string" => {
+            let mut text = String::new();
+            let mut pos = n.start_byte() + 1;
+            for sub in n
+                .named()
+                .filter(|c| c.kind_str() == "template_substitution")
+            {
+                text.push_str(src.get(pos..sub.start_byte()).unwrap_or(""));
+                text.push_str(" … ");
+                pos = sub.end_byte();
+            }
+            text.push_str(src.get(pos..n.end_byte().saturating_sub(1)).unwrap_or(""));
+            out.push(text);
+            false
+        }
+        _ => !is_function(n),
+    });
+    out
+}
+
+/// The success a breakpoint's payload asserts, if it does: a statement,
+/// not a question or a condition ("Does the build pass?", "if the tests
+/// pass").
+fn success_claim(m: &JsModel, payload: Node) -> Option<String> {
+    stated_texts(m, payload).iter().find_map(|t| claim_in(t))
+}
+
+/// The first success a text states outright.
+fn claim_in(text: &str) -> Option<String> {
+    let re = SUCCESS_CLAIM.as_ref()?;
+    for hit in re.find_iter(text) {
+        let start = text[..hit.start()]
+            .rfind(['.', '!', '?', '\n'])
+            .map_or(0, |i| i + 1);
+        let end = text[hit.end()..]
+            .find(['.', '!', '?', '\n'])
+            .map_or(text.len(), |i| hit.end() + i);
+        let question = text[end..].starts_with('?');
+        // `Tests passed: 4/5` labels a count; it states nothing.
+        let label = text[hit.end()..].trim_start().starts_with(':');
+        let conditional = text[start..hit.start()]
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| {
+                matches!(
+                    w.to_lowercase().as_str(),
+                    "if" | "whether" | "once" | "until" | "unless" | "when" | "after" | "not"
+                )
+            });
+        if !question && !conditional && !label {
+            return Some(hit.as_str().to_string());
+        }
+    }
+    None
+}
+
+/// Whether a `return` argument says `success: true`.
+fn returns_success(m: &JsModel, ret: Node) -> bool {
+    let Some(arg) = ret.named_child(0).map(unparen) else {
+        return false;
+    };
+    arg.kind_str() == "object"
+        && arg.named().any(|p| {
+            p.kind_str() == "pair"
+                && p.field("key").is_some_and(|k| {
+                    matches!(
+                        m.text(k).trim_matches(['\'', '"']),
+                        "success" | "passed" | "ok"
+                    )
+                })
+                && p.field("value")
+                    .is_some_and(|v| unparen(v).kind_str() == "true")
+        })
+}
+
+/// The function (or program) a loop is in.
+fn enclosing_root<'t>(m: &JsModel<'t>, lp: &crate::js::model::Loop<'t>) -> Node<'t> {
+    match lp.func {
+        Some(f) => m.functions[f].node,
+        None => {
+            let mut n = lp.node;
+            while let Some(p) = n.parent() {
+                n = p;
+            }
+            n
+        }
+    }
+}
+
+/// The first thing after loop `l`, in its function, that an exhausted
+/// loop should not reach as if it had passed: an irreversible task, a
+/// breakpoint that claims success, `return { success: true }`.
+fn first_stake<'t>(a: &LoopAnalysis<'_, 't>, l: LoopId, scope_end: usize) -> Option<Stake<'t>> {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let end = lp.node.end_byte();
+    let from = m.calls.partition_point(|c| c.node.start_byte() < end);
+    let call_stake = m.calls[from..]
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (from + i, c))
+        .take_while(|(_, c)| c.node.start_byte() < scope_end)
+        .filter(|(_, c)| c.func == lp.func)
+        .find_map(|(ci, c)| {
+            let kind = match m.effect_of_call(ci).map(|e| e.kind) {
+                Some(EffectKind::Task) if a.call_dispatches(ci) => irreversible(m, ci)?,
+                Some(EffectKind::Breakpoint) => {
+                    StakeKind::Claim(success_claim(m, *c.args.first()?)?)
+                }
+                _ => return None,
+            };
+            Some(Stake {
+                at: c.node.start_byte(),
+                node: c.node,
+                kind,
+            })
+        });
+    let root = enclosing_root(m, lp);
+    let mut ret = None;
+    walk(root, |n| {
+        if ret.is_some() || n.end_byte() <= end || (is_function(n) && n.id() != root.id()) {
+            return false;
+        }
+        if n.kind_str() == "return_statement" && n.start_byte() >= end && returns_success(m, n) {
+            ret = Some(n);
+        }
+        true
+    });
+    let ret_stake = ret.map(|n| Stake {
+        at: n.start_byte(),
+        node: n,
+        kind: StakeKind::SuccessReturn,
+    });
+    match (call_stake, ret_stake) {
+        (Some(c), Some(r)) => Some(if r.at < c.at { r } else { c }),
+        (c, r) => c.or(r),
+    }
+}
+
+/// Where, after loop `l`, the outcome is first read at the gate: inside a
+/// breakpoint's payload or a `return` of the loop's function. Counters do
+/// not count ("done in 3 iterations" does not say how).
+fn gate_read(a: &LoopAnalysis, l: LoopId, retry: &Retry, scope_end: usize) -> Option<usize> {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let end = lp.node.end_byte();
+    let at_gate = |r: Node| {
+        // In a `return`, the outcome itself (`{ converged }`,
+        // `success: converged && …`), not a field of the kept result
+        // (`files: report.filesChanged`).
+        let whole = r.kind_str() == "shorthand_property_identifier"
+            || r.parent().is_none_or(|p| {
+                !(matches!(p.kind_str(), "member_expression" | "subscript_expression")
+                    && p.field("object") == Some(r))
+            });
+        let mut outcome_key = false;
+        let mut n = r;
+        while let Some(p) = n.parent() {
+            if is_function(p) {
+                return false;
+            }
+            if p.kind_str() == "pair" && p.field("value") == Some(n) {
+                outcome_key |= p
+                    .field("key")
+                    .is_some_and(|k| OUTCOME_KEYS.contains(&m.text(k).trim_matches(['\'', '"'])));
+            }
+            if p.kind_str() == "return_statement" {
+                return whole || outcome_key;
+            }
+            if m.call_of_node(p).is_some_and(|c| {
+                m.effect_of_call(c)
+                    .is_some_and(|e| e.kind == EffectKind::Breakpoint)
+            }) {
+                return true;
+            }
+            n = p;
+        }
+        false
+    };
+    retry
+        .carriers
+        .iter()
+        .filter(|b| !a.is_advanced_counter(lp.node, m.scopes.get(**b).node))
+        .flat_map(|b| m.scopes.get(*b).reads.iter())
+        .filter(|r| r.start_byte() >= end && r.end_byte() <= scope_end && at_gate(**r))
+        .map(|r| r.start_byte())
+        .min()
+}
+
+/// Keys of a returned object that report how the run went.
+const OUTCOME_KEYS: &[&str] = &[
+    "success",
+    "passed",
+    "ok",
+    "converged",
+    "approved",
+    "status",
+    "outcome",
+    "done",
+    "completed",
+];
+
+/// A check task dispatched with a target: the task and the arguments that
+/// name what it checks (`{ androidDir }`), without per-attempt values.
+type CheckKey = (String, Vec<(String, String)>);
+
+/// The check a dispatch runs, when its task is named and its arguments
+/// are an object literal (or absent).
+fn check_key(m: &JsModel, ci: usize) -> Option<CheckKey> {
+    let c = &m.calls[ci];
+    let task = unparen(*c.args.first()?);
+    if !matches!(task.kind_str(), "identifier" | "member_expression") {
+        return None;
+    }
+    let mut targets = Vec::new();
+    if let Some(args) = c.args.get(1).map(|n| unparen(*n)) {
+        if args.kind_str() != "object" {
+            return None;
+        }
+        for p in args.named() {
+            let (key, value) = match p.kind_str() {
+                "shorthand_property_identifier" => (m.text(p).to_string(), p),
+                "pair" => match (p.field("key"), p.field("value")) {
+                    (Some(k), Some(v)) => {
+                        (m.text(k).trim_matches(['\'', '"']).to_string(), unparen(v))
+                    }
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let root = if value.kind_str() == "shorthand_property_identifier" {
+                Some(value)
+            } else {
+                member_root(value)
+            };
+            let Some(b) = root.and_then(|r| m.scopes.binding_of(r)) else {
+                continue;
+            };
+            // A value that stays put: never reassigned, not declared per
+            // iteration of some loop.
+            let bind = m.scopes.get(b);
+            if bind.writes.is_empty() && !m.loops.iter().any(|lp| contains(lp.node, bind.node)) {
+                targets.push((key, m.text(value).to_string()));
+            }
+        }
+    }
+    targets.sort();
+    // With no stable argument to compare, only the same arguments name
+    // the same check.
+    if targets.is_empty() {
+        let args = c.args.get(1).map_or("", |a| m.text(*a));
+        targets.push((String::new(), args.to_string()));
+    }
+    Some((m.text(task).to_string(), targets))
+}
+
+/// The checks loop `l` converges on: dispatches whose result the success
+/// flag or the kept result is computed from.
+fn check_keys(a: &LoopAnalysis, l: LoopId, retry: &Retry) -> Vec<CheckKey> {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let mut out = Vec::new();
+    for &ci in a.calls_in(l) {
+        let c = &m.calls[ci];
+        if c.func != lp.func
+            || !m
+                .effect_of_call(ci)
+                .is_some_and(|e| e.kind == EffectKind::Task)
+        {
+            continue;
+        }
+        let result = result_binding(m, c.node);
+        let feeds = result.is_some_and(|r| retry.tested.contains(&r))
+            || retry.carriers.iter().any(|b| {
+                Some(*b) == result
+                    || m.scopes.get(*b).writes.iter().any(|w| {
+                        contains(lp.node, *w)
+                            && assigned_value(*w).is_some_and(|v| {
+                                contains(v, c.node)
+                                    || result.is_some_and(|r| bindings_in(m, v).contains(&r))
+                            })
+                    })
+            });
+        if feeds {
+            out.extend(check_key(m, ci));
+        }
+    }
+    out
+}
+
+/// The variable a call's (awaited) result is stored in.
+fn result_binding(m: &JsModel, call: Node) -> Option<BindingId> {
+    let mut n = call;
+    let mut p = n.parent()?;
+    while matches!(
+        p.kind_str(),
+        "await_expression" | "parenthesized_expression"
+    ) {
+        n = p;
+        p = n.parent()?;
+    }
+    match p.kind_str() {
+        "variable_declarator" if p.field("value") == Some(n) => {
+            p.field("name").and_then(|x| m.scopes.binding_of(x))
+        }
+        "assignment_expression" if p.field("right") == Some(n) => {
+            p.field("left").and_then(|x| m.binding_of_expr(x))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a call's (awaited) result is used at all, not dropped as a
+/// statement.
+fn result_kept(call: Node) -> bool {
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        if !matches!(
+            p.kind_str(),
+            "await_expression" | "parenthesized_expression"
+        ) {
+            return p.kind_str() != "expression_statement";
+        }
+        n = p;
+    }
+    false
+}
+
+/// Whether, once control has passed `lp`, it always reaches `later` (no
+/// branch, `catch` or callback in between; loops are allowed: a retry
+/// loop's first attempt runs).
+fn reached_after(lp: Node, later: Node) -> bool {
+    let mut n = later;
+    while let Some(p) = n.parent() {
+        if contains(p, lp) {
+            return true;
+        }
+        let branch = match p.kind_str() {
+            "if_statement" => p.field("condition") != Some(n),
+            "ternary_expression" | "switch_case" | "switch_default" | "catch_clause" => true,
+            "binary_expression" => p.field("right") == Some(n),
+            _ => is_function(p),
+        };
+        if branch {
+            return false;
+        }
+        n = p;
+    }
+    false
+}
+
+struct Chain {
+    /// Where the check is next run again, on every path after the loop.
+    recheck: Option<usize>,
+}
+
+/// Whether loop `l` is a link in a chain of loops over the same check, and
+/// where the check runs again after it.
+fn chain_of(a: &LoopAnalysis, l: LoopId, retry: &Retry) -> Option<Chain> {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let keys = check_keys(a, l, retry);
+    if keys.is_empty() {
+        return None;
+    }
+    let mut linked = false;
+    let mut recheck: Option<usize> = None;
+    for (ci, c) in m.calls.iter().enumerate() {
+        if c.func != lp.func
+            || contains(lp.node, c.node)
+            || !m
+                .effect_of_call(ci)
+                .is_some_and(|e| e.kind == EffectKind::Task)
+            || !check_key(m, ci).is_some_and(|k| keys.contains(&k))
+        {
+            continue;
+        }
+        let in_other_loop = m
+            .loops
+            .iter()
+            .any(|o| contains(o.node, c.node) && !contains(o.node, lp.node));
+        let after = c.node.start_byte() >= lp.node.end_byte();
+        if after && result_kept(c.node) && reached_after(lp.node, c.node) {
+            let at = c.node.start_byte();
+            recheck = Some(recheck.map_or(at, |r| r.min(at)));
+            linked = true;
+        } else if in_other_loop && result_kept(c.node) {
+            linked = true;
+        }
+    }
+    linked.then_some(Chain { recheck })
+}
+
+/// The finding for a loop whose exhaustion reaches something at stake
+/// before its outcome is read.
+fn stake_diag(
+    m: &JsModel,
+    sink: &Sink,
+    lp: &crate::js::model::Loop,
+    header: &str,
+    names: &[String],
+    stake: &Stake,
+) -> crate::diagnostic::Diagnostic {
+    let before = match &stake.kind {
+        StakeKind::Irreversible { call, verb } => format!("`{call}`, which {verb}"),
+        StakeKind::Claim(text) => format!("the breakpoint that states \"{text}\""),
+        StakeKind::SuccessReturn => format!("`{}`", excerpt(m, stake.node)),
+    };
+    let unread = match names.len() {
+        0 => format!("nothing outside the loop records which one happened before {before}"),
+        1 => format!("{} is not read before {before}", names[0]),
+        _ => format!("none of {} is read before {before}", names.join(", ")),
+    };
+    let (consequence, related, help) = match &stake.kind {
+        StakeKind::Irreversible { verb, .. } => (
+            format!("running out of attempts {verb} as if the check had passed"),
+            format!("{verb} whatever the loop ended with"),
+            HELP,
+        ),
+        StakeKind::Claim(_) => (
+            "running out of attempts tells the human it passed".to_string(),
+            "states success whatever the loop ended with".to_string(),
+            CLAIM_HELP,
+        ),
+        StakeKind::SuccessReturn => (
+            "running out of attempts is returned as a success".to_string(),
+            "reports success whatever the loop ended with".to_string(),
+            HELP,
+        ),
+    };
+    sink.diag(
+        lp.header(),
+        format!("the retry loop `{header}` ends either converged or out of attempts, but {unread}: {consequence}"),
+    )
+    .with_related(sink.location(span(stake.node)), related)
+    .with_help(help)
 }
 
 struct Forced<'t> {
@@ -759,16 +1508,37 @@ fn forced_diag(m: &JsModel, sink: &Sink, f: Forced) -> crate::diagnostic::Diagno
                 .unwrap_or_default(),
         ),
     )
-    .with_related(sink.location(span(bp)), "the breakpoint asked on the last attempt")
+    .with_related(
+        sink.location(span(bp)),
+        "the breakpoint asked on the last attempt",
+    )
     .with_help(
         "read the breakpoint's answer and record the outcome apart from a pass: `const decision = \
-         await ctx.breakpoint(…); if (!decision.approved) throw new Error(…); outcome = 'escalated';`",
+         await ctx.breakpoint(…); outcome = decision.approved ? 'escalated' : 'rejected';`, then \
+         branch on `outcome` after the loop (a rejection loops back or returns the outcome with \
+         its feedback, as the SDK's breakpoint guidance recommends)",
     )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::words;
+    use super::{claim_in, words};
+
+    #[test]
+    fn claims_are_statements() {
+        assert_eq!(
+            claim_in("Database layer applied. Build passes. Please test.").as_deref(),
+            Some("Build passes")
+        );
+        assert_eq!(
+            claim_in("Fix implemented and build succeeds. Approve?").as_deref(),
+            Some("build succeeds")
+        );
+        assert_eq!(claim_in("Does the build pass?"), None);
+        assert_eq!(claim_in("Approve once the tests pass."), None);
+        assert_eq!(claim_in("Tests passed:  … . APK built:  … "), None);
+        assert_eq!(claim_in("Visual polish complete. Approve?"), None);
+    }
 
     #[test]
     fn words_split_names() {

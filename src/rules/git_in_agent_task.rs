@@ -1,5 +1,6 @@
-//! `git-in-agent-task`: an agent told to write to git inside a replayable
-//! task.
+//! `git-in-agent-task`: an agent told to write to git inside its own
+//! effect, where no breakpoint can precede the write and only the agent's
+//! output can report it.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -320,10 +321,6 @@ enum Operation {
     Other,
 }
 
-/// What happens again, and where: the same for every operation.
-const RERUN: &str =
-    "a retry of the task, or a resumed run whose effect was still pending, runs the agent";
-
 impl Operation {
     fn of(phrase: &str) -> Operation {
         let p = phrase.to_lowercase();
@@ -341,30 +338,54 @@ impl Operation {
         }
     }
 
-    fn consequence(self) -> String {
+    /// Whether what the write does stays in the local repository, so that
+    /// an output reporting it leaves nothing the process could not act on.
+    /// A push publishes, and a rewrite loses or moves work, whatever the
+    /// output says afterwards.
+    fn local(self) -> bool {
+        matches!(self, Operation::Commit | Operation::Tag | Operation::Other)
+    }
+
+    /// What differs from a write in a task of its own. `reported`: the
+    /// task's output declares a field for the git result (a sha, a hash,
+    /// the commits).
+    fn consequence(self, reported: bool) -> String {
+        let unreported = |what: &str| {
+            if reported {
+                String::new()
+            } else {
+                format!(
+                    ", and nothing in the task's output reports it (no sha, hash or commit \
+                     field): its result does not say {what}"
+                )
+            }
+        };
         match self {
             Operation::Commit => format!(
-                "the commit happens inside the agent's effect, where nothing records it, so {RERUN} \
-                 and its commit again"
+                "the commit is made inside the agent's effect, so the process cannot ask a \
+                 breakpoint between the agent's changes and the commit{}",
+                unreported("whether the agent committed, or what")
             ),
-            // Pushing a branch that has not moved is a no-op: say so, and
-            // what is not one.
             Operation::Push => format!(
-                "the push happens inside the agent's effect, so {RERUN} and its push again: a no-op \
-                 when the branch has not moved since, but a publication of whatever the rerun \
-                 committed when it has"
+                "the push publishes inside the agent's effect, before any breakpoint the process \
+                 asks after this task: none can come between the agent's changes and their \
+                 publication{}",
+                unreported("whether the agent pushed, or what")
             ),
             Operation::Tag => format!(
-                "the tag is created inside the agent's effect, where nothing records it, so {RERUN} \
-                 again, and `git tag` of a name that exists fails"
+                "the tag is created inside the agent's effect, so the process cannot ask a \
+                 breakpoint before it{}",
+                unreported("whether the agent tagged, or what")
             ),
             Operation::Rewrite => format!(
-                "the branch is rewritten inside the agent's effect, where nothing records it, so \
-                 {RERUN} and its rewrite again, on a history the first run already changed"
+                "the branch is rewritten inside the agent's effect, so the process cannot ask a \
+                 breakpoint before the rewrite{}",
+                unreported("where the branch ended up")
             ),
             Operation::Other => format!(
-                "the git write happens inside the agent's effect, where nothing records it, so \
-                 {RERUN} and its write again"
+                "the git write happens inside the agent's effect, so the process cannot ask a \
+                 breakpoint before it{}",
+                unreported("whether it happened")
             ),
         }
     }
@@ -372,31 +393,98 @@ impl Operation {
     fn help(self) -> &'static str {
         match self {
             Operation::Commit => {
-                "drop the git instruction from the prompt and commit in a `kind: 'shell'` task after \
-                 the agent, whose command is recorded and can be made idempotent \
-                 (`git diff --cached --quiet || git commit -m …`)"
+                "commit in a task of its own after the agent — a `kind: 'shell'` task (`git diff \
+                 --cached --quiet || git commit -m …`), which a breakpoint can precede and whose \
+                 failure comes back as `{ success: false, exitCode, stderr }` — or keep the \
+                 commit in the agent and have its output report it (`outputSchema` with a \
+                 `commitSha` field)"
             }
             Operation::Push => {
-                "drop the push from the prompt and push in a `kind: 'shell'` task after the agent \
-                 (`git push -u origin <branch>`), whose command and exit code are recorded"
+                "drop the push from the prompt and push in a `kind: 'shell'` task of its own \
+                 (`git push -u origin <branch>`), after the breakpoint that approves the agent's \
+                 changes"
             }
             Operation::Tag => {
-                "drop the tag from the prompt and tag in a `kind: 'shell'` task after the agent, \
-                 whose command is recorded and can be made idempotent \
-                 (`git rev-parse -q --verify refs/tags/v1.2.0 || git tag v1.2.0`)"
+                "tag in a `kind: 'shell'` task of its own after the agent \
+                 (`git rev-parse -q --verify refs/tags/v1.2.0 || git tag v1.2.0`), or have the \
+                 agent's output report the tag and its sha"
             }
             Operation::Rewrite => {
-                "drop the instruction from the prompt and run it in a `kind: 'shell'` task after the \
-                 agent, whose command and exit code are recorded, guarded so a rerun finds the work \
-                 done (e.g. `git merge-base --is-ancestor <branch> HEAD || git merge <branch>`)"
+                "drop the instruction from the prompt and run it in a `kind: 'shell'` task of its \
+                 own after a breakpoint, guarded so a rerun finds the work done (e.g. \
+                 `git merge-base --is-ancestor <branch> HEAD || git merge <branch>`)"
             }
             Operation::Other => {
-                "drop the git instruction from the prompt and do the write in a `kind: 'shell'` task \
-                 after the agent, whose command and exit code are recorded and which can be made \
-                 idempotent"
+                "do the git write in a `kind: 'shell'` task of its own, which a breakpoint can \
+                 precede, or have the agent's output report it"
             }
         }
     }
+}
+
+/// Output field names that report a git write: `sha`, `commitHash`,
+/// `commits`, `committed`, `pushed`, `tag`.
+fn reports_git_result(field: &str) -> bool {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in field.chars() {
+        if !ch.is_alphanumeric() {
+            words.extend((!cur.is_empty()).then(|| std::mem::take(&mut cur)));
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
+        cur.extend(ch.to_lowercase());
+    }
+    words.extend((!cur.is_empty()).then_some(cur));
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "sha"
+                | "sha1"
+                | "hash"
+                | "hashes"
+                | "commit"
+                | "commits"
+                | "committed"
+                | "pushed"
+                | "tag"
+                | "tagged"
+        )
+    })
+}
+
+/// A field for the git result named in the output the prompt asks for in
+/// words (`outputFormat: 'JSON with commitHash (string)'`, "return the
+/// commit sha").
+fn asks_for_git_result(text: &str) -> bool {
+    static RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(
+            r"\b[a-z]+(?:Sha|SHA|Hash)e?s?\b|(?i:\b(?:sha1?|commit[_-]?(?:hash|sha|id)(?:es|s)?|commits?\s+(?:hash|sha)(?:es|s)?)\b)",
+        )
+        .ok()
+    });
+    RE.as_ref().is_some_and(|re| re.is_match(text))
+}
+
+/// Whether a task's output reports its git result: a declared field (in
+/// `outputSchema`, or a schema written into the prompt), or one the prompt's
+/// `outputFormat`/instructions ask for by name.
+fn output_reports_git(p: &Project, module: usize, task: &TaskSummary) -> bool {
+    let declared = [&task.schema_fields, &task.prompt_schema_fields]
+        .into_iter()
+        .flatten()
+        .any(|fields| fields.iter().any(|(name, _)| reports_git_result(name)));
+    declared
+        || task.output_request.as_ref().is_some_and(|set| {
+            p.resolve_strings(module, set)
+                .iter()
+                .any(|s| asks_for_git_result(&s.text))
+        })
 }
 
 /// The flag a git phrase is conditional on, written in its sentence: "git
@@ -492,7 +580,7 @@ impl Rule for GitInAgentTask {
         ReportMeta {
             sites: Sites::AgentTasks,
             praise: "No git writes inside agent tasks",
-            sdk_hint: "Git writes keep landing in agent prompts: a built-in `git-commit` task kind, keyed by the expected tree, would give processes a replay-safe place for them.",
+            sdk_hint: "Git writes keep landing in agent prompts: a built-in `git-commit` task kind, whose result records the commit it made, would give processes a place for them that a breakpoint can precede.",
         }
     }
 
@@ -520,9 +608,17 @@ impl Rule for GitInAgentTask {
                         .any(|(name, value)| &**name == flag && *value)
                 })
             };
+            // An output that reports the git result leaves a local write
+            // nothing the process cannot see and act on before anything
+            // is published: only a push or a rewrite is still reported.
+            let reported = output_reports_git(p, mi, task);
             let accept = |text: &str, at: usize, end: usize| {
                 is_instruction(text, at, end)
                     && flag_condition(text, at, end).is_none_or(&on_by_default)
+                    && !(reported
+                        && text
+                            .get(at..end)
+                            .is_some_and(|phrase| Operation::of(phrase).local()))
             };
             let id = task.id.as_deref().unwrap_or("task");
             let mut seen = BTreeSet::new();
@@ -544,8 +640,30 @@ impl Rule for GitInAgentTask {
                 if !seen.insert(key) {
                     continue;
                 }
+                // One literal often holds a whole release: "git commit …,
+                // then git push …". Its first push or rewrite counts too.
+                let publishing = Operation::of(phrase).local().then(|| {
+                    find_instruction_where(&re, neg, &lit.text, |t, a, e| {
+                        accept(t, a, e) && t.get(a..e).is_some_and(|p| !Operation::of(p).local())
+                    })
+                });
                 let location = phrase_location(&lit, at, phrase.len());
-                hits.push((location, phrase.to_string(), lit.location.clone(), site));
+                hits.push((
+                    location,
+                    phrase.to_string(),
+                    lit.location.clone(),
+                    site.clone(),
+                ));
+                if let Some((at, phrase)) = publishing.flatten() {
+                    let location = phrase_location(&lit, at, phrase.len());
+                    hits.push((location, phrase.to_string(), lit.location.clone(), site));
+                }
+            }
+            // A push or a rewrite has the consequences a commit lacks: the
+            // finding names it when the prompt asks for one.
+            if let Some(i) = hits.iter().position(|h| !Operation::of(&h.1).local()) {
+                let primary = hits.remove(i);
+                hits.insert(0, primary);
             }
             let Some((location, phrase, lit_location, site)) = hits.first().cloned() else {
                 continue;
@@ -556,7 +674,7 @@ impl Rule for GitInAgentTask {
                     location,
                     format!(
                         "agent task `{id}` is told to \"{phrase}\": {}",
-                        operation.consequence()
+                        operation.consequence(reported)
                     ),
                 )
                 .with_help(operation.help());
@@ -687,8 +805,38 @@ mod tests {
         assert!(Operation::Push.help().contains("git push"));
         assert!(!Operation::Push.help().contains("git commit"));
         assert!(Operation::Push
-            .consequence()
-            .contains("no-op when the branch has not moved"));
+            .consequence(true)
+            .contains("before any breakpoint"));
+        assert!(!Operation::Push.consequence(true).contains("does not say"));
+        assert!(Operation::Commit
+            .consequence(false)
+            .contains("does not say"));
+        assert!(Operation::Commit.local() && !Operation::Push.local());
+    }
+
+    #[test]
+    fn git_results_in_outputs() {
+        for yes in [
+            "sha",
+            "commitHash",
+            "commit_sha",
+            "commits",
+            "committed",
+            "pushed",
+            "tag",
+        ] {
+            assert!(reports_git_result(yes), "{yes}");
+        }
+        for no in ["summary", "filesChanged", "shape", "tags"] {
+            assert!(!reports_git_result(no), "{no}");
+        }
+        assert!(asks_for_git_result(
+            "JSON with success (boolean), commitHash (string)"
+        ));
+        assert!(asks_for_git_result("Return the commit sha."));
+        assert!(!asks_for_git_result(
+            "Commit the changes and return the files changed"
+        ));
     }
 
     #[test]

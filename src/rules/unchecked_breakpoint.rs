@@ -30,7 +30,8 @@ static META: RuleMeta = RuleMeta {
 
 /// Result fields that carry the decision. `feedback` and `respondedBy`
 /// describe it but do not decide anything.
-const DECISION_FIELDS: &[&str] = &["approved", "option", "response", "allResponses", "decision"];
+pub(super) const DECISION_FIELDS: &[&str] =
+    &["approved", "option", "response", "allResponses", "decision"];
 
 /// The fix, spelled with the call's own context and variable names.
 fn help(callee: &str, var: &str) -> String {
@@ -766,7 +767,9 @@ fn declaration_statement(node: Node) -> Option<Node> {
     None
 }
 
-fn decides(u: &Use) -> bool {
+/// Whether this rule counts the use as looking at the decision; a breakpoint
+/// none of whose uses does is one it reports.
+pub(super) fn decides(u: &Use) -> bool {
     match u {
         Use::Property { name, .. } => DECISION_FIELDS.contains(&name.as_str()),
         Use::Passed { .. } | Use::Returned { .. } | Use::Escaped { .. } => true,
