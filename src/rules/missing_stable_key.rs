@@ -255,6 +255,9 @@ mod tests {
             "for (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: `review:${f.id}` });",
             "await ctx.parallel.map(inputs.files, (f) => ctx.task(reviewTask, { f }, { label: f.name }));",
             "for (let i = 0; i < 3; i++) await step(ctx, i);\nasync function step(ctx, i) { return ctx.task(reviewTask, {}, { label: `r${i}` }); }",
+            // A task defined per repetition under its own id, from a
+            // counter declared before the loop.
+            "let n = 0;\nwhile (n < 3) {\n  n++;\n  const t = defineTask(`write-tests-${n}`, () => ({ kind: 'agent', labels: ['w'] }));\n  await ctx.task(t, { n });\n}",
             // A task defined per repetition under its own id.
             "for (let i = 1; i <= 3; i++) {\n  const t = defineTask(`write-tests-${i}`, () => ({ kind: 'agent', labels: ['w'] }));\n  await ctx.task(t, { i });\n}",
         ] {

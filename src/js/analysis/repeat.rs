@@ -337,9 +337,9 @@ pub fn one_layer(m: &JsModel, call: CallId) -> bool {
 /// label built from what changes per repetition
 /// (`` label: `judge:${task.id}` ``), or a task defined per repetition with
 /// an id that does (`` defineTask(`write-tests-${i}`, …) `` in the loop),
-/// names each call as a key would. What changes: a variable declared inside
-/// the repeating loop or callback, or a parameter of a function around the
-/// call (called again, it may get other arguments).
+/// names each call as a key would. What changes: a variable declared or
+/// assigned inside the repeating loop or callback, or a parameter of a
+/// function around the call (called again, it may get other arguments).
 pub fn identity_varies(m: &JsModel, call: CallId, r: &Repeat) -> bool {
     let c = &m.calls[call];
     let region = match r.root() {
@@ -373,7 +373,15 @@ fn reads_per_repetition(m: &JsModel, expr: Node, region: Option<Node>, call: Nod
         if n.kind_str() == "identifier" {
             if let Some(b) = m.scopes.binding_of(n) {
                 let binding = m.scopes.get(b);
-                let inside = region.is_some_and(|r| crate::js::syntax::contains(r, binding.node));
+                // Declared in the repeating region, or written there (a
+                // counter declared before the loop and bumped in it).
+                let inside = region.is_some_and(|r| {
+                    crate::js::syntax::contains(r, binding.node)
+                        || binding
+                            .writes
+                            .iter()
+                            .any(|w| crate::js::syntax::contains(r, *w))
+                });
                 let enclosing_param = binding
                     .param
                     .is_some_and(|(f, _)| crate::js::syntax::contains(m.functions[f].node, call));
