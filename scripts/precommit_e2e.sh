@@ -135,8 +135,9 @@ JS
   fi
   ok "$id: the bad commit was refused with unchecked-breakpoint"
 
-  # The fix: branch on the human's decision (and name the breakpoint, so the
-  # file is clean of notes too).
+  # The fix: stop when the build failed (a failed shell task resolves to
+  # `{ success: false, … }`), branch on the human's decision (and name the
+  # breakpoint, so the file is clean of notes too).
   cat >process/deploy.js <<'JS'
 import { defineTask } from '@a5c-ai/babysitter-sdk';
 
@@ -148,7 +149,10 @@ export const buildTask = defineTask('build', (args, taskCtx) => ({
 }));
 
 export async function process(inputs, ctx) {
-  await ctx.task(buildTask, {});
+  const build = await ctx.task(buildTask, {});
+  if (!build.success) {
+    return { shipped: false, error: build.stderr };
+  }
   const decision = await ctx.breakpoint({ question: 'Ship?' }, { breakpointId: 'ship' });
   if (!decision.approved) {
     return { shipped: false, feedback: decision.feedback };

@@ -31,7 +31,7 @@ export async function process(inputs, ctx) {
   const [a] = await ctx.parallel.all([
     ctx.task(checkTask, { command: 'npm test' }, { key: 'test' }),
   ], { maxConcurrency: 2 });
-  return { a };
+  return { ok: a.success };
 }
 """
 
