@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The npm packages, end to end and offline (run by .ci/run):
 #   1. scripts/npm_package.sh packs this machine's platform package (from the
-#      release binary target/release/proclint) and the launcher into target/npm/;
+#      shipped binary target/dist/proclint) and the launcher into target/npm/;
 #   2. an empty temporary project installs the two tarballs with npm --offline,
 #      an empty npm cache and an unreachable registry: nothing may be fetched
 #      (the launcher's optionalDependencies on the other platforms' packages,
@@ -12,8 +12,13 @@
 #   4. the launcher's error on an unsupported platform names the platform and
 #      `cargo install proclint`, and a missing platform package is reported.
 set -euo pipefail
+start="$(pwd -P)"
 cd "$(dirname "$0")/.."
 root="$(pwd -P)"
+# Cargo's target directory: $CARGO_TARGET_DIR (relative to where the script
+# was started, as cargo reads it), else target/.
+target="${CARGO_TARGET_DIR:-$root/target}"
+[[ "$target" == /* ]] || target="$start/$target"
 
 fail() {
   echo "npm_e2e: FAIL: $*" >&2
@@ -29,8 +34,8 @@ version="$(bash scripts/version.sh)"
 mapfile -t tarballs < <(bash scripts/npm_package.sh)
 [[ ${#tarballs[@]} -eq 2 ]] || fail "npm_package.sh made ${#tarballs[@]} tarballs, expected 2: ${tarballs[*]}"
 platform="$(node -e 'console.log(require(process.argv[1]).platformName())' "$root/npm/proclint/bin/proclint")"
-[[ "${tarballs[0]}" == "$root/target/npm/proclint-$platform-$version.tgz" ]] || fail "unexpected platform tarball ${tarballs[0]}"
-[[ "${tarballs[1]}" == "$root/target/npm/proclint-$version.tgz" ]] || fail "unexpected launcher tarball ${tarballs[1]}"
+[[ "${tarballs[0]}" == "$target/npm/proclint-$platform-$version.tgz" ]] || fail "unexpected platform tarball ${tarballs[0]}"
+[[ "${tarballs[1]}" == "$target/npm/proclint-$version.tgz" ]] || fail "unexpected launcher tarball ${tarballs[1]}"
 # The packed manifests carry the stamped version and the platform fields.
 tar -xzOf "${tarballs[0]}" package/package.json | node -e '
   const [version, platform] = process.argv.slice(1);
@@ -78,7 +83,7 @@ fixture="$root/fixtures/unchecked-breakpoint/bad.js"
 set +e
 npx --offline proclint check "$fixture" --no-cache --format json >"$work/npx.json" 2>"$work/npx.err"
 status=$?
-"$root/target/release/proclint" check "$fixture" --no-cache --format json >"$work/direct.json" 2>/dev/null
+"$target/dist/proclint" check "$fixture" --no-cache --format json >"$work/direct.json" 2>/dev/null
 direct=$?
 set -e
 [[ $status -eq 1 ]] || { cat "$work/npx.err" >&2; fail "npx proclint check exited $status, expected 1"; }

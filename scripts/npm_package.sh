@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds proclint's npm packages as tarballs (npm pack) in target/npm/:
+# Builds proclint's npm packages as tarballs (npm pack) in target/npm/ (in
+# $CARGO_TARGET_DIR when set):
 #   - @proclint/<platform> (npm/platform/ as a template): one prebuilt binary in
 #     bin/, with the `os`, `cpu` and `libc` fields of npm/platforms.json, so npm
 #     installs it only on a matching machine;
@@ -10,21 +11,26 @@
 #
 # Usage: scripts/npm_package.sh [--platform NAME --binary PATH] [--no-launcher | --launcher-only] [--out DIR]
 #   default:          the host's platform package (the platform the launcher detects),
-#                     from target/release/proclint (built first with
-#                     `cargo build --release --locked`, a no-op when up to date), and the launcher
+#                     from target/dist/proclint (built first with
+#                     `cargo build --profile dist --locked`, a no-op when up to date), and the launcher
 #   --platform NAME   a platform of npm/platforms.json (with --binary: a binary built for it)
 #   --no-launcher     only the platform package;  --launcher-only: only the launcher
 # The release workflow runs it once per target with --platform/--binary/--no-launcher
 # and once with --launcher-only. Prints the tarballs' paths.
 set -euo pipefail
+start="$(pwd -P)"
 cd "$(dirname "$0")/.."
 root="$(pwd -P)"
+# Cargo's target directory: $CARGO_TARGET_DIR (relative to where the script
+# was started, as cargo reads it), else target/.
+target="${CARGO_TARGET_DIR:-$root/target}"
+[[ "$target" == /* ]] || target="$start/$target"
 
 platform=""
 binary=""
 launcher=1
 platform_pkg=1
-out="$root/target/npm"
+out="$target/npm"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --platform) platform="$2"; shift ;;
@@ -44,7 +50,7 @@ done
 version="$(bash scripts/version.sh)"
 mkdir -p "$out"
 out="$(cd "$out" && pwd -P)"
-stage="$root/target/npm-stage"
+stage="$target/npm-stage"
 
 # pack DIR: npm pack DIR into $out, print the tarball's path.
 pack() {
@@ -61,8 +67,8 @@ if [[ $platform_pkg == 1 ]]; then
   if [[ -z "$binary" ]]; then
     [[ "$platform" == "$(node -e 'console.log(require(process.argv[1]).platformName())' "$root/npm/proclint/bin/proclint")" ]] \
       || { echo "npm_package.sh: --platform $platform is not this machine's: pass --binary" >&2; exit 2; }
-    cargo build --release --locked --quiet </dev/null
-    binary="$root/target/release/proclint"
+    CARGO_TARGET_DIR="$target" cargo build --profile dist --locked --quiet </dev/null
+    binary="$target/dist/proclint"
     [[ -f "$binary.exe" ]] && binary="$binary.exe"
   fi
   [[ -f "$binary" ]] || { echo "npm_package.sh: no binary at $binary" >&2; exit 2; }

@@ -24,8 +24,13 @@
 # target/precommit-home. The Python hook's environment is made afresh on every
 # run (seconds), so it always holds the current wheel.
 set -euo pipefail
+start="$(pwd -P)"
 cd "$(dirname "$0")/.."
 root="$(pwd -P)"
+# Cargo's target directory: $CARGO_TARGET_DIR (relative to where the script
+# was started, as cargo reads it), else target/.
+target="${CARGO_TARGET_DIR:-$root/target}"
+[[ "$target" == /* ]] || target="$start/$target"
 
 PRE_COMMIT_VERSION=4.7.0
 SETUPTOOLS_VERSION=80.9.0
@@ -58,7 +63,7 @@ ok ".pre-commit-hooks.yaml is a valid hook manifest"
 
 # The Python hook's packages: this working tree's wheel, and setuptools for the
 # placeholder package pre-commit installs for a `repo: local` Python hook.
-if ! compgen -G "target/wheels/proclint-$version-py3-none-*.whl" >/dev/null; then
+if ! compgen -G "$target/wheels/proclint-$version-py3-none-*.whl" >/dev/null; then
   bash scripts/wheel_e2e.sh
 fi
 wheelhouse="$root/target/precommit-wheelhouse"
@@ -183,7 +188,7 @@ scenario proclint "$rust_home" "repos:
 # The Python-language hook as docs/pre-commit.md gives it (under another id, so
 # the output shows which hook ran), with the wheel from a find-links directory,
 # no index, and a fresh pre-commit home.
-export PIP_NO_INDEX=1 PIP_FIND_LINKS="$root/target/wheels $wheelhouse"
+export PIP_NO_INDEX=1 PIP_FIND_LINKS="$target/wheels $wheelhouse"
 scenario proclint-wheel "$work/python-home" "repos:
   - repo: local
     hooks:
@@ -197,7 +202,7 @@ scenario proclint-wheel "$work/python-home" "repos:
 unset PIP_NO_INDEX PIP_FIND_LINKS
 hook_bins=("$work"/python-home/repo*/py_env-*/bin/proclint)
 [[ -x "${hook_bins[0]}" ]] || fail "proclint-wheel: the hook's virtualenv has no proclint"
-wheels=("$root"/target/wheels/proclint-"$version"-py3-none-*.whl)
+wheels=("$target"/wheels/proclint-"$version"-py3-none-*.whl)
 python3 - "${wheels[0]}" "${hook_bins[0]}" "$version" <<'PY' || fail "proclint-wheel: the hook runs another binary than the wheel's"
 import sys, zipfile
 wheel, installed, version = sys.argv[1:]

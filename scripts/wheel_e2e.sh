@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The PyPI package, end to end (run by .ci/run):
 #   1. maturin (from PyPI, in target/maturin-venv) builds the wheel into
-#      target/wheels/ with `--release` in this target directory, so an
-#      up-to-date release binary (target/release/proclint) is packed, not rebuilt;
+#      target/wheels/ with the shipped `dist` profile in this target directory
+#      ($CARGO_TARGET_DIR when set), so an up-to-date binary (target/dist/proclint)
+#      is packed, not rebuilt;
 #   2. the wheel holds the binary as its `proclint` script and metadata only,
 #      with Cargo.toml's version; the sdist holds what a source build needs;
 #   3. a fresh virtualenv installs the wheel with no package index, and its
@@ -10,8 +11,13 @@
 #      binary's report (the fixture's unchecked-breakpoint finding).
 # scripts/precommit_e2e.sh installs the same wheel for the Python-language hook.
 set -euo pipefail
+start="$(pwd -P)"
 cd "$(dirname "$0")/.."
 root="$(pwd -P)"
+# Cargo's target directory: $CARGO_TARGET_DIR (relative to where the script
+# was started, as cargo reads it), else target/.
+target="${CARGO_TARGET_DIR:-$root/target}"
+[[ "$target" == /* ]] || target="$start/$target"
 
 MATURIN_VERSION=1.16.0
 
@@ -36,13 +42,13 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-rm -f target/wheels/proclint-*.whl
-"$venv/bin/maturin" build --release --locked --out target/wheels </dev/null >"$work/build.log" 2>&1 \
+rm -f "$target"/wheels/proclint-*.whl
+CARGO_TARGET_DIR="$target" "$venv/bin/maturin" build --profile dist --locked --out "$target/wheels" </dev/null >"$work/build.log" 2>&1 \
   || { cat "$work/build.log" >&2; fail "maturin build failed"; }
-wheels=(target/wheels/proclint-"$version"-py3-none-*.whl)
+wheels=("$target"/wheels/proclint-"$version"-py3-none-*.whl)
 [[ ${#wheels[@]} -eq 1 && -f "${wheels[0]}" ]] || fail "expected one proclint-$version wheel, found: ${wheels[*]}"
-wheel="$root/${wheels[0]}"
-python3 - "$wheel" "$version" "$root/target/release/proclint" <<'PY' || fail "the wheel's contents are wrong"
+wheel="${wheels[0]}"
+python3 - "$wheel" "$version" "$target/dist/proclint" <<'PY' || fail "the wheel's contents are wrong"
 import hashlib, sys, zipfile
 wheel, version, binary = sys.argv[1:]
 names = zipfile.ZipFile(wheel).namelist()
@@ -54,11 +60,11 @@ assert licenses, f"no LICENSE in the wheel's dist-info: {names}"
 assert not others, f"unexpected files: {others}"
 packed = zipfile.ZipFile(wheel).read(script)
 assert hashlib.sha256(packed).digest() == hashlib.sha256(open(binary, "rb").read()).digest(), \
-    "the wheel's binary is not target/release/proclint"
+    "the wheel's binary is not target/dist/proclint"
 meta = zipfile.ZipFile(wheel).read(f"proclint-{version}.dist-info/METADATA").decode()
 assert f"\nVersion: {version}\n" in meta, "wrong version"
 PY
-ok "maturin packed target/release/proclint into $(basename "$wheel")"
+ok "maturin packed target/dist/proclint into $(basename "$wheel")"
 
 "$venv/bin/maturin" sdist --out "$work/sdist" </dev/null >"$work/sdist.log" 2>&1 \
   || { cat "$work/sdist.log" >&2; fail "maturin sdist failed"; }
@@ -79,7 +85,7 @@ cd "$work"
 set +e
 "$work/venv/bin/proclint" check "$fixture" --no-cache --format json >"$work/wheel.json" 2>/dev/null
 status=$?
-"$root/target/release/proclint" check "$fixture" --no-cache --format json >"$work/direct.json" 2>/dev/null
+"$target/dist/proclint" check "$fixture" --no-cache --format json >"$work/direct.json" 2>/dev/null
 set -e
 [[ $status -eq 1 ]] || fail "proclint check from the wheel exited $status, expected 1"
 cmp -s "$work/wheel.json" "$work/direct.json" || fail "the wheel's report differs from the release binary's"

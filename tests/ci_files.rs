@@ -308,7 +308,10 @@ fn action_inputs_are_declared_and_used() {
     assert!(action.author.is_some() && action.branding.is_some());
     assert_eq!(action.runs.using, "composite");
     let declared: Vec<&str> = action.inputs.keys().map(String::as_str).collect();
-    assert_eq!(declared, ["config", "fail-on", "paths", "sarif-file"]);
+    assert_eq!(
+        declared,
+        ["baseline", "config", "fail-on", "paths", "sarif-file"]
+    );
     for input in action.inputs.values() {
         assert!(!input.description.is_empty());
         assert!(!input.required, "every input has a default");
@@ -394,6 +397,7 @@ fn action_runs_proclint_with_sarif_and_sets_its_output() {
         "--output",
         "--fail-on",
         "--config",
+        "--baseline",
     ] {
         assert!(run.contains(flag), "the run step does not pass {flag}");
     }
@@ -514,6 +518,36 @@ fn run_lint_step(dir: &Path, with: &[(&str, &str)]) -> StepRun {
     run_step("proclint", dir, &ctx, &[("PATH", path)])
 }
 
+/// Issue 35: the `baseline` input hides the findings recorded in it, so
+/// the step passes on a codebase adopting proclint and fails on a new one.
+#[test]
+fn action_step_applies_a_baseline() {
+    let dir = tempdir();
+    write(dir.path(), "process/bad.js", BAD_BREAKPOINT);
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            ".",
+            "--write-baseline",
+            "proclint-baseline.json",
+            "--no-cache",
+        ],
+    );
+    assert!(
+        dir.path().join("proclint-baseline.json").exists(),
+        "{}",
+        stderr(&o)
+    );
+    let run = run_lint_step(dir.path(), &[("baseline", "proclint-baseline.json")]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    write(dir.path(), "process/new.js", BAD_BREAKPOINT);
+    let run = run_lint_step(dir.path(), &[("baseline", "proclint-baseline.json")]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("process/new.js:2:9"), "{}", run.stdout);
+    assert!(!run.stdout.contains("process/bad.js:2:9"), "{}", run.stdout);
+}
+
 #[test]
 fn action_step_runs_locally() {
     let dir = tempdir();
@@ -557,7 +591,7 @@ fn action_step_runs_locally() {
     assert!(
         run.stdout
             .lines()
-            // `--statistics`: count, rule, then its highest severity.
+            // `--statistics`: count, rule, then its severity (each, counted, when mixed).
             .any(|l| l.split_whitespace().take(2).collect::<Vec<_>>()
                 == ["2", "unchecked-breakpoint"]),
         "the log has no count per rule: {}",

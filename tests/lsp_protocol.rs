@@ -435,3 +435,90 @@ fn fix_all_on_save_applies_the_safe_fixes() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+/// Issue 35: in a repository with a nested `sub/proclint.toml`, `check` took
+/// the working directory's configuration and the editor the nearest one, so
+/// the same file got 14 findings from one and 8 from the other. Both now
+/// give every file the nearest configuration at or above it (here one that
+/// extends the root's and adds a per-file ignore): the same findings.
+#[test]
+fn check_and_the_language_server_agree_under_a_nested_config() {
+    let dir = common::tempdir();
+    let repo = dir.path();
+    std::fs::create_dir(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    common::write(repo, "package.json", r#"{"name": "p", "type": "module"}"#);
+    common::write(repo, "proclint.toml", "[rules]\nmissing-labels = \"off\"\n");
+    common::write(
+        repo,
+        "sub/proclint.toml",
+        "extend = \"../proclint.toml\"\n\n[rules]\nunchecked-breakpoint = \"warning\"\n\n\
+         [per-file-ignores]\n\"*.js\" = [\"missing-stable-key\"]\n",
+    );
+    let text = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
+        export const build = defineTask('build', () => ({ kind: 'shell', shell: { command: 'make' } }));\n\n\
+        export async function process(inputs, ctx) {\n  \
+        await ctx.breakpoint({ question: 'Ship?', label: 'Ship?' });\n  \
+        for (const x of inputs.items) {\n    await ctx.task(build, { x });\n  }\n  return {};\n}\n";
+    let path = common::write(repo, "sub/p.js", text);
+    let o = common::proclint_in(repo, &["check", ".", "--format", "json", "--no-cache"]);
+    let from_check: Vec<(String, u64, String)> = common::findings(&common::report_json(&o))
+        .into_iter()
+        .filter(|f| f.1 == "sub/p.js")
+        .map(|f| {
+            let d = common::report_json(&o)["diagnostics"]
+                .as_array()
+                .and_then(|a| {
+                    a.iter()
+                        .find(|d| d["rule"] == f.0.as_str() && d["line"] == f.2)
+                        .cloned()
+                })
+                .unwrap_or_default();
+            (f.0, f.2, d["severity"].as_str().unwrap_or("").to_string())
+        })
+        .collect();
+    let rules: Vec<&str> = from_check.iter().map(|f| f.0.as_str()).collect();
+    // The nested configuration applies (the breakpoint is a warning, the
+    // loop's key is ignored) on top of what it extends (no labels rule).
+    assert!(rules.contains(&"unchecked-breakpoint"), "{from_check:?}");
+    assert!(!rules.contains(&"missing-stable-key"), "{from_check:?}");
+    assert!(!rules.contains(&"missing-labels"), "{from_check:?}");
+    assert!(
+        from_check
+            .iter()
+            .any(|f| f.0 == "unchecked-breakpoint" && f.2 == "warning"),
+        "{from_check:?}"
+    );
+    let uri = format!("file://{}", path.display());
+    let mut input = initialize();
+    input.extend(message(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": { "textDocument": { "uri": uri, "languageId": "javascript", "version": 1, "text": text } } })));
+    let mut server = Server::start(repo);
+    server.send(&input);
+    let published = server.wait_for(|m| m["method"] == "textDocument/publishDiagnostics");
+    server.send(&shutdown_and_exit(1));
+    let (status, _, stderr) = server.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let severity = |n: &Value| match n.as_u64() {
+        Some(1) => "error",
+        Some(2) => "warning",
+        Some(3) => "info",
+        _ => "hint",
+    };
+    let mut from_server: Vec<(String, u64, String)> = published["params"]["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or("").to_string(),
+                d["range"]["start"]["line"].as_u64().unwrap_or(0) + 1,
+                severity(&d["severity"]).to_string(),
+            )
+        })
+        .collect();
+    let mut from_check = from_check;
+    from_check.sort();
+    from_server.sort();
+    assert_eq!(from_check, from_server);
+}

@@ -576,3 +576,154 @@ fn quiet_fix_prints_no_notes() {
     );
     assert!(stderr(&o).contains("proclint: fixed"), "{}", stderr(&o));
 }
+
+/// Issue 35: a task defined in one file and used in another — the finding's
+/// related location in the other file is a one-line note, not a snippet.
+const TASKS_JS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\nexport const buildTask = defineTask('build', (args, taskCtx) => ({\n  kind: 'agent',\n  title: 'Build',\n  agent: {\n    name: 'builder',\n    prompt: { role: 'engineer', task: 'Build it', instructions: ['build'], outputFormat: 'JSON' },\n    outputSchema: {\n      type: 'object',\n      properties: {\n        ok: { type: 'boolean' },\n        size: { type: 'number' },\n        attempts: { type: 'number' }\n      }\n    }\n  },\n  io: { inputJsonPath: `tasks/${taskCtx.effectId}/input.json`, outputJsonPath: `tasks/${taskCtx.effectId}/result.json` }\n}));\n";
+const MAIN_JS: &str = "import { buildTask } from './tasks.js';\n\nexport async function process(inputs, ctx) {\n  const result = await ctx.task(buildTask, { dir: inputs.dir });\n  if (!result.ok) {\n    throw new Error('build failed');\n  }\n  await ctx.breakpoint({ question: 'Ship?', title: 'ship' });\n  return { ok: true };\n}\n";
+
+#[test]
+fn pretty_output_is_a_few_lines_per_finding_with_related_locations_as_notes() {
+    let dir = tempdir();
+    write(dir.path(), "tasks.js", TASKS_JS);
+    write(dir.path(), "main.js", MAIN_JS);
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            ".",
+            "--format",
+            "pretty",
+            "--color",
+            "never",
+            "--no-cache",
+        ],
+    );
+    let out = stdout(&o);
+    let findings = out.matches("unused-output-field").count()
+        + out.matches("unchecked-breakpoint").count()
+        + out.matches("missing-labels").count();
+    assert!(findings >= 3, "{out}");
+    let lines = out.lines().count();
+    // Three findings and the summary.
+    assert!(lines <= 3 * 8 + 1, "{lines} lines:\n{out}");
+    // The result bound in main.js is named on one line under the finding
+    // in tasks.js, with no snippet of main.js.
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start() == "= note: the result is bound here at main.js:4"),
+        "{out}"
+    );
+    assert!(!out.contains("[main.js:4"), "{out}");
+}
+
+#[test]
+fn the_pretty_summary_names_what_is_fixable_and_when_many_how_to_narrow() {
+    let dir = tempdir();
+    write(dir.path(), "main.js", MAIN_JS);
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            ".",
+            "--format",
+            "pretty",
+            "--color",
+            "never",
+            "--no-cache",
+        ],
+    );
+    let out = stdout(&o);
+    let tail: Vec<&str> = out.lines().rev().take(1).collect();
+    assert!(
+        tail[0].starts_with("proclint: 1 error, 0 warnings and 0 infos in 1 file")
+            && tail[0].ends_with("1 fixable with `--fix --unsafe-fixes`"),
+        "{out}"
+    );
+    assert!(!out.contains("--statistics"), "{out}");
+
+    // Sixty dropped breakpoints: the summary ends with where to go next.
+    let mut many = String::from("export async function process(inputs, ctx) {\n");
+    for i in 0..60 {
+        many.push_str(&format!(
+            "  await ctx.breakpoint({{ question: 'Ship {i}?', title: 'ship-{i}' }});\n"
+        ));
+    }
+    many.push_str("}\n");
+    write(dir.path(), "many.js", &many);
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            ".",
+            "--format",
+            "pretty",
+            "--color",
+            "never",
+            "--no-cache",
+        ],
+    );
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap_or_default();
+    for flag in ["--statistics", "--select", "--ignore", "--write-baseline"] {
+        assert!(last.contains(flag), "{flag} not in {last:?}\n{out}");
+    }
+    let summary = out.lines().rev().nth(1).unwrap_or_default();
+    assert!(summary.starts_with("proclint: 61 errors"), "{summary}");
+    assert!(summary.contains("61 fixable"), "{summary}");
+}
+
+/// Issue 35: a rule whose findings differ in severity is counted by each.
+#[test]
+fn statistics_count_a_rule_by_each_severity_it_reported() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "m.js",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\n\
+export const dup = defineTask('dup', () => ({ kind: 'shell', title: 'a', shell: { command: 'true' }, labels: ['a'] }));\n\
+export const dup2 = defineTask('dup', () => ({ kind: 'shell', title: 'b', shell: { command: 'true' }, labels: ['a'] }));\n\n\
+export async function process(inputs, ctx) {\n  const t = defineTask('inner', () => ({ kind: 'shell', title: 'x', shell: { command: 'true' }, labels: ['a'] }));\n\
+  const r = await ctx.task(t, {});\n  const s = await ctx.task(dup, {});\n  return { r, s };\n}\n",
+    );
+    let o = proclint_in(dir.path(), &["check", ".", "--statistics", "--no-cache"]);
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("3  invalid-task-definition")
+                && l.trim_end().ends_with("2 errors, 1 warning")),
+        "{out}"
+    );
+}
+
+/// Issue 35: `--select unused-suppression` runs the rules the suppressions
+/// name (else none could be judged) and reports only unused suppressions.
+#[test]
+fn select_unused_suppression_judges_suppressions_of_the_configured_rules() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "a.js",
+        "export async function process(inputs, ctx) {\n  // proclint-disable-next-line missing-labels\n\
+  await ctx.breakpoint({ question: 'Ship?', title: 'ship' });\n  return {};\n}\n",
+    );
+    let o = proclint_in(
+        dir.path(),
+        &[
+            "check",
+            "a.js",
+            "--select",
+            "unused-suppression",
+            "--format",
+            "concise",
+            "--no-cache",
+        ],
+    );
+    let out = stdout(&o);
+    let rules: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once('[')?.1.split_once(']').map(|(r, _)| r))
+        .collect();
+    assert_eq!(rules, ["unused-suppression"], "{out}");
+    assert!(!stderr(&o).contains("turned off"), "{}", stderr(&o));
+}

@@ -106,6 +106,11 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_config: bool,
 
+    /// Print the configuration the (first) given file gets, and the files
+    /// it came from, instead of linting.
+    #[arg(long)]
+    pub show_settings: bool,
+
     /// Run only these rules: ids, categories (correctness, suspicious, pedantic, run) or `all` (comma-separated; overrides config)
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub select: Vec<String>,

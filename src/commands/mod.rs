@@ -7,7 +7,7 @@ use crate::commands::cli::{CheckArgs, Cli, Color, Command, RulesArgs, RulesForma
 use crate::diagnostic::Severity;
 use crate::engine::cache::Cache;
 use crate::engine::fix;
-use crate::engine::{self, Stage};
+use crate::engine::{self, Outcome, Stage};
 use crate::project::config::{Config, RuleLevel};
 use crate::report::{self, Format};
 use crate::rules::{self, RuleSwitches};
@@ -33,43 +33,41 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
-/// Loads the effective configuration: file (found or given), then CLI
-/// overrides.
-pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
-    let mut config = if args.no_config {
-        Config::default()
+/// Loads the effective configuration of a run over `paths`: every file gets
+/// the nearest `proclint.toml` at or above it (`--config`: that one file for
+/// all), then the CLI's overrides apply to each. Every error of every
+/// configuration file, and of the command line, is reported in one run.
+pub fn load_config(args: &CheckArgs, paths: &[PathBuf]) -> Result<Config, i32> {
+    let resolved = if args.no_config {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let first = paths.first().map_or_else(|| cwd.clone(), |p| cwd.join(p));
+        // No configuration, but the project root still holds the cache.
+        let root = first
+            .ancestors()
+            .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
+            .map_or_else(
+                || PathBuf::from("."),
+                |r| crate::engine::settings::relative_to(&cwd, r),
+            );
+        let mut config = Config::default();
+        config.root = root;
+        Ok(config)
     } else {
-        let path = match &args.config {
-            Some(p) => Some(p.clone()),
-            None => std::env::current_dir()
-                .ok()
-                .and_then(|d| Config::discover(&d)),
-        };
-        match path {
-            Some(p) => match Config::load(&p, &rules::Registry) {
-                Ok(c) => c,
-                Err(errors) => {
-                    // Every error at once: one edit fixes them all.
-                    for e in errors {
-                        report_config_error(e);
-                    }
-                    return Err(EXIT_ERROR);
-                }
-            },
-            None => Config::default(),
+        crate::engine::settings::resolve(paths, args.config.as_deref())
+    };
+    let mut failed = false;
+    let mut config = match resolved {
+        Ok(c) => c,
+        Err(errors) => {
+            // Every error at once: one edit fixes them all.
+            for e in errors {
+                report_config_error(e);
+            }
+            failed = true;
+            Config::default()
         }
     };
-    // A found config's root is absolute; walked paths are relative to cwd.
-    if let (Ok(cwd), true) = (std::env::current_dir(), config.root.is_absolute()) {
-        if let Ok(rel) = config.root.strip_prefix(&cwd) {
-            config.root = if rel.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                rel.to_path_buf()
-            };
-        }
-    }
-    let mut unknown = false;
+    let mut unknown = failed;
     for id in args
         .select
         .iter()
@@ -90,25 +88,49 @@ pub fn load_config(args: &CheckArgs) -> Result<Config, i32> {
     if unknown {
         return Err(EXIT_ERROR);
     }
-    if !args.select.is_empty() {
-        config.select = Some(args.select.clone());
-    }
-    config
-        .extend_select
-        .extend(args.extend_select.iter().cloned());
-    config.scan_named_files = args.only_process_code;
-    for name in &args.ignore {
-        for r in rules::all() {
-            let m = r.meta();
-            let named = name == m.id;
-            let grouped = name == "all" || rules::Category::parse(name) == Some(m.category);
-            // A group never turns off proclint's own notes; naming one does.
-            if named || (grouped && !m.builtin) {
-                config.set_level(m.id, RuleLevel::Off);
+    config.each_mut(|config| {
+        if !args.select.is_empty() && !selects_only_suppression_notes(&args.select) {
+            config.select = Some(args.select.clone());
+        }
+        config
+            .extend_select
+            .extend(args.extend_select.iter().cloned());
+        config.scan_named_files = args.only_process_code;
+        for name in &args.ignore {
+            for r in rules::all() {
+                let m = r.meta();
+                let named = name == m.id;
+                let grouped = name == "all" || rules::Category::parse(name) == Some(m.category);
+                // A group never turns off proclint's own notes; naming one does.
+                if named || (grouped && !m.builtin) {
+                    config.set_level(m.id, RuleLevel::Off);
+                }
             }
         }
-    }
+    });
     Ok(config)
+}
+
+/// `--select unused-suppression` (with or without other notes of proclint's
+/// own): a suppression is unused only if the rule it names runs and reports
+/// nothing there, so the rules run as configured and only the selected
+/// notes are reported (run alone they judged nothing and said every rule
+/// was off).
+fn selects_only_suppression_notes(select: &[String]) -> bool {
+    select.iter().any(|s| s == "unused-suppression")
+        && select
+            .iter()
+            .all(|s| rules::meta(s).is_some_and(|m| m.builtin))
+}
+
+/// The findings `--select` asked for when [`selects_only_suppression_notes`]
+/// ran the configured rules to judge suppressions; an internal error stays.
+fn keep_selected_notes(args: &CheckArgs, outcome: &mut Outcome) {
+    if selects_only_suppression_notes(&args.select) {
+        outcome
+            .diagnostics
+            .retain(|d| d.rule == "internal-error" || args.select.iter().any(|s| s == d.rule));
+    }
 }
 
 fn report_config_error(mut e: crate::project::config::ConfigError) {
@@ -142,15 +164,32 @@ fn check(mut args: CheckArgs) -> i32 {
             args.stdin_filename = Some(PathBuf::from("stdin.js"));
         }
     }
-    let config = match load_config(&args) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
     let paths = if args.paths.is_empty() && args.stdin_filename.is_none() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
     };
+    // Configurations are looked for from what is linted: the paths, else
+    // the stdin buffer's name.
+    let config_from: Vec<PathBuf> = if paths.is_empty() {
+        args.stdin_filename.iter().cloned().collect()
+    } else {
+        paths.clone()
+    };
+    let mut config = match load_config(&args, &config_from) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // Each fix is re-linted beside the project's modules as they were.
+    let fix = args.fix;
+    config.each_mut(|c| c.keep_summaries = fix);
+    if args.show_settings {
+        let path = config_from
+            .first()
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from("."));
+        return crate::source::output::print_stdout(&show_settings(&config, &path), EXIT_OK);
+    }
     for p in &paths {
         if std::fs::symlink_metadata(p).is_err() {
             eprintln!("error: {}: no such file or directory", p.display());
@@ -214,6 +253,7 @@ fn check(mut args: CheckArgs) -> i32 {
         )
     };
     let mut outcome = lint_once();
+    keep_selected_notes(&args, &mut outcome);
     if let Some(why) = cache.as_ref().and_then(Cache::refusal) {
         eprintln!("warning: running without the result cache: {why}");
     }
@@ -234,7 +274,7 @@ fn check(mut args: CheckArgs) -> i32 {
     if args.fix {
         if args.diff {
             let buffer = stdin.as_ref().map(|(_, bytes)| bytes.as_slice());
-            let plan = fix::plan_with(&outcome, buffer, unsafe_fixes);
+            let plan = fix::plan_with(&outcome, buffer, unsafe_fixes, &config);
             if crate::source::output::print_stdout(&fix::diff(&plan), EXIT_OK) != EXIT_OK {
                 return EXIT_ERROR;
             }
@@ -266,7 +306,7 @@ fn check(mut args: CheckArgs) -> i32 {
         let mut said = std::collections::BTreeSet::new();
         // Fixes that overlapped are applied on the next pass.
         for _ in 0..4 {
-            let mut plan = fix::plan_with(&outcome, None, unsafe_fixes);
+            let mut plan = fix::plan_with(&outcome, None, unsafe_fixes, &config);
             plan.files.retain(|f| !unwritable.contains(&f.display));
             report_unfixable(&plan, &mut said);
             for d in &plan.failed {
@@ -285,6 +325,7 @@ fn check(mut args: CheckArgs) -> i32 {
             fixed += plan.applied();
             touched.extend(plan.files.iter().map(|f| f.display.clone()));
             outcome = lint_once();
+            keep_selected_notes(&args, &mut outcome);
         }
         write_failed = !unwritable.is_empty();
         if !args.quiet {
@@ -492,14 +533,20 @@ fn report_unfixable(plan: &fix::Plan, said: &mut std::collections::BTreeSet<Stri
     for (f, why) in &plan.skipped {
         lines.push(format!("warning: {f} {why}; its fixes were not applied"));
     }
-    for f in plan.files.iter().filter(|f| f.dropped > 0) {
+    let dropped = plan
+        .files
+        .iter()
+        .filter(|f| f.dropped > 0)
+        .map(|f| (&f.display, f.dropped, &f.reasons))
+        .chain(plan.unapplied.iter().map(|(f, why)| (f, why.len(), why)));
+    for (file, n, reasons) in dropped {
         lines.push(format!(
-            "warning: {}: {} {} skipped: {} would have made it fail to parse",
-            f.display,
-            f.dropped,
-            if f.dropped == 1 { "fix" } else { "fixes" },
-            if f.dropped == 1 { "it" } else { "they" }
+            "warning: {file}: {n} {} skipped",
+            if n == 1 { "fix" } else { "fixes" },
         ));
+        for why in reasons {
+            lines.push(format!("warning: {file}: fix skipped: {why}"));
+        }
     }
     for line in lines {
         if said.insert(line.clone()) {
@@ -556,17 +603,38 @@ enum Statistics {
 /// Findings per rule, most frequent first (ties by rule id), then the
 /// total: `    3  unchecked-breakpoint  error`.
 fn statistics(outcome: &engine::Outcome) -> String {
-    let mut counts: std::collections::BTreeMap<&str, (usize, Severity)> = Default::default();
+    // Per rule, its findings by severity (error first): a rule's level can
+    // differ per finding (a severity set per path, or a rule that grades
+    // its findings), and one word for all of them would misstate the rest.
+    const ORDER: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Info];
+    let mut counts: std::collections::BTreeMap<&str, [usize; 3]> = Default::default();
     for d in &outcome.diagnostics {
-        let e = counts.entry(d.rule).or_insert((0, d.severity));
-        e.0 += 1;
-        e.1 = e.1.max(d.severity);
+        let e = counts.entry(d.rule).or_default();
+        if let Some(i) = ORDER.iter().position(|&s| s == d.severity) {
+            e[i] += 1;
+        }
     }
+    let total = |c: &[usize; 3]| c.iter().sum::<usize>();
     let mut rows: Vec<_> = counts.into_iter().collect();
-    rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    rows.sort_by(|a, b| total(&b.1).cmp(&total(&a.1)).then(a.0.cmp(b.0)));
     let width = rows.iter().map(|(r, _)| r.len()).max().unwrap_or(0);
     let mut out = String::new();
-    for (rule, (n, severity)) in &rows {
+    for (rule, by) in &rows {
+        let n = total(by);
+        let present: Vec<(usize, Severity)> = ORDER
+            .iter()
+            .zip(by)
+            .filter(|(_, &k)| k > 0)
+            .map(|(&s, &k)| (k, s))
+            .collect();
+        let severity = match present.as_slice() {
+            [(_, s)] => s.to_string(),
+            _ => present
+                .iter()
+                .map(|(k, s)| format!("{k} {s}{}", if *k == 1 { "" } else { "s" }))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
         out.push_str(&format!("{n:>5}  {rule:<width$}  {severity}\n"));
     }
     out.push_str(&format!(
@@ -574,6 +642,104 @@ fn statistics(outcome: &engine::Outcome) -> String {
         outcome.diagnostics.len(),
         report::summary_line(outcome)
     ));
+    out
+}
+
+/// `--show-settings`: the configuration `path` gets — the files it came
+/// from (nearest first, then what each extends) and every setting, rules
+/// by category, as TOML a user could paste.
+fn show_settings(config: &Config, path: &Path) -> String {
+    use std::fmt::Write as _;
+    let own = config.for_path(path);
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let list = |items: &[String]| {
+        let quoted: Vec<String> = items.iter().map(|s| quote(s)).collect();
+        format!("[{}]", quoted.join(", "))
+    };
+    let shown = |p: &Path| crate::source::printable(&p.display().to_string()).into_owned();
+    let mut out = String::new();
+    let _ = writeln!(out, "# Settings for {}", shown(path));
+    if own.sources.is_empty() {
+        let _ = writeln!(out, "# from: no proclint.toml (the defaults)");
+    } else {
+        for (i, source) in own.sources.iter().enumerate() {
+            let how = if i == 0 { "from" } else { "extends" };
+            let _ = writeln!(out, "# {how}: {}", shown(source));
+        }
+    }
+    let _ = writeln!(out, "# project root: {}", shown(&config.root));
+    let _ = writeln!(out, "# cache: {}", shown(&config.cache_dir()));
+    let _ = writeln!(out);
+    let _ = writeln!(out, "context-names = {}", list(&own.context_names));
+    let _ = writeln!(out, "max-file-size = {}", own.max_file_size);
+    if let Some(select) = &own.select {
+        let _ = writeln!(out, "select = {}", list(select));
+    }
+    let _ = writeln!(out, "extend-select = {}", list(&own.extend_select));
+    let _ = writeln!(out, "exclude = {}", list(&own.exclude.patterns));
+    if let Some(include) = &own.include {
+        let _ = writeln!(out, "include = {}", list(&include.patterns));
+    }
+    if let Some(b) = &config.baseline {
+        let _ = writeln!(out, "baseline = {}", quote(&b.display().to_string()));
+    }
+    let _ = writeln!(out, "unsafe-fixes = {}", config.unsafe_fixes);
+    let _ = writeln!(out, "extend-safe-fixes = {}", list(&own.extend_safe_fixes));
+    let _ = writeln!(
+        out,
+        "extend-unsafe-fixes = {}",
+        list(&own.extend_unsafe_fixes)
+    );
+    let ignored: Vec<String> = own
+        .ignored_for(path)
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let _ = writeln!(
+        out,
+        "# [per-file-ignores] matching this file: {}",
+        list(&ignored)
+    );
+    for p in &own.per_file_ignores {
+        let _ = writeln!(
+            out,
+            "# per-file-ignores {} = {}",
+            quote(&p.pattern),
+            list(&p.rules)
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "[rules]  # every rule: its state for this file");
+    for r in rules::all() {
+        let m = r.meta();
+        let state = if !config.is_enabled_for(path, m.id) {
+            "off".to_string()
+        } else {
+            own.severity_of(m.id).map_or_else(
+                || m.severity.as_str().to_string(),
+                |s| s.as_str().to_string(),
+            )
+        };
+        let options = own
+            .rule_options
+            .get(m.id)
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                let inline: Vec<String> = t.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                format!(", {}", inline.join(", "))
+            })
+            .unwrap_or_default();
+        if options.is_empty() {
+            let _ = writeln!(out, "{} = {}", m.id, quote(&state));
+        } else {
+            let _ = writeln!(
+                out,
+                "{} = {{ severity = {}{options} }}",
+                m.id,
+                quote(&state)
+            );
+        }
+    }
     out
 }
 
@@ -748,7 +914,7 @@ fn baseline_options(args: &CheckArgs, config: &Config) -> crate::engine::baselin
             .baseline
             .as_ref()
             .filter(|_| !args.no_baseline)
-            .map(|b| config.root.join(b))
+            .cloned()
     };
     crate::engine::baseline::Options {
         write: args.write_baseline.clone(),

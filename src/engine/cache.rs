@@ -75,7 +75,7 @@ const MAX_PROJECT_ENTRY: u64 = 512 << 20;
 /// Replaces the build identity in the key (tests simulate an upgrade).
 pub const VERSION_ENV: &str = "PROCLINT_CACHE_VERSION";
 /// Bumped when the entry layout changes; old entries are then misses.
-const MAGIC: &[u8; 8] = b"PLCACHE5";
+const MAGIC: &[u8; 8] = b"PLCACHE9";
 /// A file's entry: magic, key, the lengths of its two parts (the head: what
 /// is decoded on every hit; the summary, kept encoded) and a checksum of
 /// each, then the two parts. Each part is read into a buffer of its own
@@ -85,6 +85,8 @@ const ENTRY_HEADER: usize = MAGIC.len() + 32 + 4 * 8;
 /// magic, key, payload length, payload, checksum.
 const PROJECT_MAGIC: &[u8; 8] = b"PLPROJ01";
 const PROJECT_ENTRY: &str = "project";
+/// The salt of the last run that used the directory (see [`Cache::get`]).
+const SALT_ENTRY: &str = "salt";
 const HEADER: usize = MAGIC.len() + 32 + 8;
 /// A fast 64-bit checksum of the payload ([`crate::source::content_hash`]):
 /// it only has to catch a damaged or truncated entry (the SHA-256 key is
@@ -213,6 +215,12 @@ pub struct Cache {
     /// identity.
     salt: [u8; 32],
     ready: OnceLock<Result<Ready, String>>,
+    /// The last run had another salt (another configuration or build): no
+    /// entry can be for this one, so none is opened until this run's own
+    /// are written (the end of its first pass).
+    stale: std::sync::atomic::AtomicBool,
+    /// While `stale`: the entries this run wrote (which may be read back).
+    written: std::sync::Mutex<std::collections::HashSet<String>>,
     hits: AtomicUsize,
     misses: AtomicUsize,
     writes: AtomicUsize,
@@ -246,6 +254,8 @@ impl Cache {
             root: config.root.clone(),
             salt: h.finalize().into(),
             ready: OnceLock::new(),
+            stale: std::sync::atomic::AtomicBool::new(false),
+            written: Default::default(),
             hits: AtomicUsize::new(0),
             misses: AtomicUsize::new(0),
             writes: AtomicUsize::new(0),
@@ -318,9 +328,21 @@ impl Cache {
 
     /// The entry for `key`, if one was written for exactly this key and is
     /// intact.
+    ///
+    /// After a configuration change every lookup misses: the run is a cold
+    /// one, and opening thousands of entries only to find another salt in
+    /// each made it slower than `--no-cache`. The salt of the last run is
+    /// kept in one small entry, so those lookups are not made.
     pub fn get(&self, key: &Key) -> Option<Cached> {
-        let found = self
-            .open_entry(&key.name)
+        let stale = self.prepare()
+            && self.stale.load(Ordering::Relaxed)
+            && !self
+                .written
+                .lock()
+                .is_ok_and(|w| w.contains(key.name.as_str()));
+        let found = (!stale)
+            .then(|| self.open_entry(&key.name))
+            .flatten()
             .and_then(|(mut f, size)| read_entry(&mut f, size, &key.full))
             .and_then(|(head, summary)| decode(&head, summary, key));
         let counter = if found.is_some() {
@@ -343,6 +365,11 @@ impl Cache {
         };
         let header = entry_header(&key.full, &head, &summary);
         if self.write_entry(&key.name, &[&header, &head, &summary]) {
+            if self.stale.load(Ordering::Relaxed) {
+                if let Ok(mut w) = self.written.lock() {
+                    w.insert(key.name.clone());
+                }
+            }
             self.writes.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -379,8 +406,12 @@ impl Cache {
         key: &[u8; 32],
         paths: &HashMap<&str, Arc<str>>,
     ) -> Option<Vec<Diagnostic>> {
-        let found = self
-            .open_entry(PROJECT_ENTRY)
+        // The end of a pass: its entries are written, a later pass (`--fix`)
+        // may hit them.
+        let stale = self.prepare() && self.stale.swap(false, Ordering::Relaxed);
+        let found = (!stale)
+            .then(|| self.open_entry(PROJECT_ENTRY))
+            .flatten()
             .filter(|(_, size)| *size <= MAX_PROJECT_ENTRY)
             .and_then(|(f, size)| {
                 let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?);
@@ -425,7 +456,8 @@ impl Cache {
             .suffix(".tmp")
             .tempfile_in(&self.dir)
             .and_then(|mut tmp| {
-                parts.iter().try_for_each(|p| tmp.write_all(p))?;
+                // One write: thousands of entries are written by a cold run.
+                tmp.write_all(&parts.concat())?;
                 tmp.persist(self.dir.join(name)).map_err(|e| e.error)?;
                 Ok(())
             });
@@ -437,6 +469,11 @@ impl Cache {
     /// (opening a FIFO would wait for a writer).
     fn open_entry(&self, name: &str) -> Option<(std::fs::File, u64)> {
         self.ready().ok()?;
+        self.open_entry_unchecked(name)
+    }
+
+    /// [`Cache::open_entry`] in a directory known to be ready.
+    fn open_entry_unchecked(&self, name: &str) -> Option<(std::fs::File, u64)> {
         let mut options = std::fs::OpenOptions::new();
         options.read(true);
         #[cfg(unix)]
@@ -564,9 +601,20 @@ impl Cache {
                 let mut h = Sha256::new();
                 h.update(self.salt);
                 h.update(dir_identity(&meta));
-                Ok(Ready {
-                    salt: h.finalize().into(),
-                })
+                let salt: [u8; 32] = h.finalize().into();
+                let last = self
+                    .open_entry_unchecked(SALT_ENTRY)
+                    .and_then(|(mut f, size)| {
+                        let mut bytes = [0u8; 32];
+                        (size == 32).then_some(())?;
+                        std::io::Read::read_exact(&mut f, &mut bytes).ok()?;
+                        Some(bytes)
+                    });
+                if last != Some(salt) {
+                    self.stale.store(true, Ordering::Relaxed);
+                    self.write_entry(SALT_ENTRY, &[&salt]);
+                }
+                Ok(Ready { salt })
             })
             .as_ref()
             .map_err(String::as_str)

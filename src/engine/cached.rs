@@ -143,6 +143,11 @@ pub(super) fn project_key(cache: &Cache, files: &[FileOutcome]) -> Option<[u8; 3
     for f in files.iter().filter(|f| f.summary.is_some()) {
         modules.push((&*f.display, f.cache_key.as_ref()?));
     }
+    // Nothing linted, nothing to remember: the cache directory is made only
+    // when a run has something to put in it.
+    if modules.is_empty() {
+        return None;
+    }
     Some(cache.project_key(modules.into_iter()))
 }
 

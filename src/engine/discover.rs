@@ -134,7 +134,7 @@ pub fn walk_dir(
         .follow_links(false)
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            if is_dir && (skip_dir(e.path()) || cfg.excludes_dir(e.path())) {
+            if is_dir && (skip_dir(e.path()) || cfg.for_path(e.path()).excludes_dir(e.path())) {
                 return false;
             }
             e.depth() == 0 || !filter.ignored(e.path(), is_dir)
@@ -160,7 +160,7 @@ pub fn walk_dir(
         if kind == FileKind::Skill && path.file_name() != Some("SKILL.md".as_ref()) {
             continue;
         }
-        if config.excludes(path) {
+        if config.for_path(path).excludes(path) {
             continue;
         }
         found(Candidate {
@@ -176,6 +176,33 @@ pub fn walk_dir(
         .map(|mut s| std::mem::take(&mut *s))
         .unwrap_or_default();
     errors.extend(skipped);
+}
+
+/// Every `proclint.toml` in the folder `root` and below, in the folders a
+/// walk would visit (ignored ones, dependencies and VCS metadata left out),
+/// sorted: the nested configurations of a run.
+pub fn find_configs(root: &Path) -> Vec<PathBuf> {
+    let ignores = Arc::new(Ignores::new(root));
+    let filter = ignores.clone();
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .hidden(false)
+        .follow_links(false)
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            if is_dir && skip_dir(e.path()) {
+                return false;
+            }
+            e.depth() == 0 || !filter.ignored(e.path(), is_dir)
+        })
+        .build();
+    let mut found: Vec<PathBuf> = walker
+        .flatten()
+        .filter(|e| e.depth() > 0 && e.file_name() == crate::project::config::FILE_NAME)
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    found.sort();
+    found
 }
 
 /// Keeps one candidate per file when several paths name it (`. $PWD`,

@@ -44,6 +44,7 @@ mod read;
 pub mod run_select;
 mod runs;
 mod schedule;
+pub mod settings;
 pub mod suppress;
 
 pub use file::{analyse, analyse_from, Reparse};
@@ -107,6 +108,39 @@ impl FileOutcome {
             looked_up: Vec::new(),
         }
     }
+
+    /// The outcome as another module's context: its summary (decoded),
+    /// unreported, without findings or directives (which only the reported
+    /// file's pass reads).
+    pub fn into_context(mut self) -> FileOutcome {
+        self.report = false;
+        self.diagnostics = Vec::new();
+        self.directives = Vec::new();
+        self.facts = None;
+        self.summary = self.summary.and_then(Summary::into_module).map(|mut s| {
+            s.report = false;
+            Summary::Built(s)
+        });
+        self
+    }
+
+    /// [`FileOutcome::empty`] for the file of another outcome.
+    pub(crate) fn empty_like(f: &FileOutcome) -> FileOutcome {
+        FileOutcome {
+            display: f.display.clone(),
+            path: f.path.clone(),
+            kind: f.kind,
+            lines: f.lines,
+            report: f.report,
+            diagnostics: Vec::new(),
+            directives: Vec::new(),
+            summary: None,
+            facts: None,
+            hash: f.hash,
+            cache_key: f.cache_key,
+            looked_up: Vec::new(),
+        }
+    }
 }
 
 /// A process module's summary: built by this run, or read from the result
@@ -157,6 +191,11 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     /// The recorded run read against the project (`check --run`).
     pub run: Option<Box<RunAnalysis>>,
+    /// Every module of the run as cross-module context (unreported, with
+    /// its summary), when the config asked to keep them
+    /// ([`Config::keep_summaries`]): what a fix's re-lint puts beside the
+    /// fixed module.
+    pub context: Option<Vec<FileOutcome>>,
 }
 
 impl Outcome {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{on_pool, FileOutcome, Outcome, Stage, Summary};
+use super::{on_pool, FileOutcome, Outcome, Stage};
 use crate::engine::cache::Cache;
 use crate::engine::discover::{self, Candidate, FileKind};
 use crate::engine::file::{analyse_from, Reparse};
@@ -43,16 +43,8 @@ pub fn project_context(anchor: &Path, config: &Config, cache: Option<&Cache>) ->
 /// A module's outcome as another module's context: its summary (decoded),
 /// unreported, without findings or directives (which only the reported
 /// file's pass reads).
-pub fn as_context(mut f: FileOutcome) -> FileOutcome {
-    f.report = false;
-    f.diagnostics = Vec::new();
-    f.directives = Vec::new();
-    f.facts = None;
-    f.summary = f.summary.and_then(Summary::into_module).map(|mut s| {
-        s.report = false;
-        Summary::Built(s)
-    });
-    f
+pub fn as_context(f: FileOutcome) -> FileOutcome {
+    f.into_context()
 }
 
 /// The per-file pass over an open buffer, linted as the file at `path`
@@ -81,7 +73,7 @@ pub fn analyse_helper(
     config: &Config,
 ) -> Option<(FileOutcome, Option<tree_sitter::Tree>)> {
     let mut config = config.clone();
-    config.scan_named_files = false;
+    config.each_mut(|c| c.scan_named_files = false);
     analyse_open(path, text, old, &config, false).map(|(outcome, tree)| (as_context(outcome), tree))
 }
 
@@ -98,6 +90,7 @@ fn analyse_open(
         kind: discover::kind_by_name(path).unwrap_or(FileKind::Process),
         explicit: true,
     };
+    let config = config.for_path(Path::new(&*c.display));
     if text.len() as u64 > config.max_file_size {
         let message = format!(
             "not linted: {} bytes is over max-file-size ({} bytes)",

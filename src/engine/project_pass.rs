@@ -62,6 +62,22 @@ pub(super) fn finish_cached(
     cache: Option<&Cache>,
 ) -> Outcome {
     files.sort_by(|a, b| a.display.cmp(&b.display));
+    // Taken before the pass consumes the summaries; decoded here, once, so
+    // each fix verification only clones them.
+    let context: Option<Vec<FileOutcome>> =
+        (config.keep_summaries && stage == Stage::Full).then(|| {
+            files
+                .par_iter()
+                .filter(|f| f.summary.is_some())
+                .map(|f| {
+                    FileOutcome {
+                        summary: f.summary.clone(),
+                        ..FileOutcome::empty_like(f)
+                    }
+                    .into_context()
+                })
+                .collect()
+        });
     let mut analysis = None;
     if stage == Stage::Full {
         let memo = match (cache, &run) {
@@ -176,10 +192,18 @@ pub(super) fn finish_cached(
         .filter(|f| f.report)
         .map(|f| {
             let mut ds = std::mem::take(&mut f.diagnostics);
-            ds.retain(|d| config.is_enabled(d.rule));
+            // The file's own configuration (the nearest, with its
+            // per-file ignores) decides, cross-module findings included.
+            let path = std::path::Path::new(&*f.display);
+            ds.retain(|d| config.is_enabled_for(path, d.rule));
             if stage == Stage::Full {
                 ds = suppress::apply(ds, &mut f.directives);
-                ds.extend(suppress::unused(&f.directives, config, with_run));
+                ds.extend(suppress::unused(
+                    &f.directives,
+                    config.for_path(path),
+                    with_run,
+                ));
+                ds.retain(|d| config.is_enabled_for(path, d.rule));
             }
             // Sorted per file (files are in path order), so the sort of the
             // whole list below usually finds it in order already; a stable
@@ -195,7 +219,7 @@ pub(super) fn finish_cached(
         diagnostics.append(&mut ds);
     }
     files.retain(|f| f.report);
-    diagnostics.retain(|d| config.is_enabled(d.rule));
+    diagnostics.retain(|d| config.is_enabled_for(std::path::Path::new(&*d.location.path), d.rule));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
     merge_across_files(&mut diagnostics, config);
@@ -203,6 +227,7 @@ pub(super) fn finish_cached(
         files,
         diagnostics,
         run: analysis,
+        context,
     }
 }
 
@@ -232,7 +257,9 @@ fn cross_module_pass(project: &Project, config: &Config) -> Vec<Diagnostic> {
         .par_iter()
         .map(|rule| {
             let meta = rule.meta();
-            if meta.builtin || !config.is_enabled(meta.id) {
+            // Run when some file's configuration wants it; each finding is
+            // then kept or dropped by its own file's.
+            if meta.builtin || !config.any(|c| c.is_enabled(meta.id)) {
                 return Vec::new();
             }
             let mut sink = ProjectSink::new(meta, config);

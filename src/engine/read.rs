@@ -59,6 +59,8 @@ fn lint_candidate_inner(
     report: bool,
     cache: Option<&Cache>,
 ) -> Option<FileOutcome> {
+    // Each file is linted with its own configuration: the nearest one.
+    let config = config.for_path(Path::new(&*c.display));
     let note = |rule: &'static str, msg: String| note(c, config, report, rule, msg);
     // The type is checked before reading: reading a FIFO (or a device)
     // would block forever or never end. Vanished files fail here or at the
@@ -102,6 +104,7 @@ pub(super) fn lint_stdin(
     config: &Config,
     stage: Stage,
 ) -> Option<FileOutcome> {
+    let config = config.for_path(Path::new(&*c.display));
     if over_limit {
         return Some(note(
             c,

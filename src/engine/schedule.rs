@@ -47,7 +47,7 @@ pub(super) fn run_inner(
         };
         let key = project::module_key(path);
         files.retain(|f| project::module_key(&f.path) != key);
-        let over = bytes.len() as u64 > config.max_file_size;
+        let over = bytes.len() as u64 > config.for_path(Path::new(&*c.display)).max_file_size;
         files.extend(crate::engine::read::lint_stdin(
             &c,
             bytes.clone(),

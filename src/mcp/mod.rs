@@ -11,7 +11,8 @@
 //! docs/development.md, "Crates and why").
 //!
 //! Tools: `check` (paths, or a source text and the file name it will have:
-//! findings as JSON, fixes as edits with positions), `explain` (a rule's
+//! a line per finding and the counts, narrowed by rule, severity and count;
+//! with `detail`, fixes as edits with positions), `explain` (a rule's
 //! doc) and `fix` (the unified diff of the safe fixes, or with `unsafe`
 //! of every fix; nothing is written).
 
@@ -202,6 +203,23 @@ fn tools() -> Value {
             "description": "The path `source` will have (its name picks process module, SKILL.md or package.json; its folder gives the project's other modules as context)."
         }
     });
+    let mut check_args = target.clone();
+    check_args["select"] = json!({
+        "type": "array", "items": { "type": "string" },
+        "description": "Only these rules: ids or categories (correctness, suspicious, pedantic, run, tooling, all). Default: every finding."
+    });
+    check_args["min_severity"] = json!({
+        "type": "string", "enum": ["info", "warning", "error"],
+        "description": "Only findings of this severity or higher. Default: info (all)."
+    });
+    check_args["limit"] = json!({
+        "type": "integer", "minimum": 0, "default": DEFAULT_LIMIT,
+        "description": "At most this many findings (the counts cover them all)."
+    });
+    check_args["detail"] = json!({
+        "type": "boolean", "default": false,
+        "description": "Each finding in full: help, doc_url, related locations and the fix's edits with positions. Default: path, position, rule, severity, message and whether a fix exists."
+    });
     let mut fix_args = target.clone();
     fix_args["unsafe"] = json!({
         "type": "boolean",
@@ -213,10 +231,12 @@ fn tools() -> Value {
             "name": "check",
             "title": "Lint with proclint",
             "description": "Lint babysitter process modules, SKILL.md files and package.json: \
-                paths, or a source text plus the file name it will have. Returns every finding \
-                (rule, severity, 1-based line/column in UTF-16 units, message, help, related \
-                locations) and each fix as edits, with whether it is safe.",
-            "inputSchema": { "type": "object", "properties": target },
+                paths, or a source text plus the file name it will have. Returns one line per \
+                finding (path:line:column, severity, rule, message, whether a fix exists) and \
+                the counts; the structured result holds the findings (1-based line/column in \
+                UTF-16 units). `select`, `min_severity` and `limit` (default 50) narrow it; \
+                `detail: true` adds help, related locations and each fix's edits.",
+            "inputSchema": { "type": "object", "properties": check_args },
             "annotations": { "readOnlyHint": true, "openWorldHint": false },
         },
         {
@@ -268,12 +288,18 @@ fn call(params: &Value) -> Result<Value, (i64, String)> {
             ))
         });
     Ok(match outcome {
-        Ok(structured) => {
-            let text = match &structured {
+        Ok(mut structured) => {
+            // A tool's text for the agent to read (`check`'s lines, `fix`'s
+            // diff, a rule's doc) rather than the structured result again.
+            let text = match &mut structured {
                 Value::Object(o) if o.len() == 1 && o.contains_key("doc") => {
                     o["doc"].as_str().unwrap_or("").to_string()
                 }
-                v => serde_json::to_string_pretty(v).unwrap_or_default(),
+                Value::Object(o) => match o.remove("text") {
+                    Some(Value::String(t)) => t,
+                    _ => serde_json::to_string(&Value::Object(o.clone())).unwrap_or_default(),
+                },
+                v => serde_json::to_string(v).unwrap_or_default(),
             };
             json!({
                 "content": [{ "type": "text", "text": text }],
@@ -342,20 +368,112 @@ fn lint_target(target: &Target) -> (Outcome, Option<String>, Option<(String, Str
         }
         Target::Paths(paths) => {
             let (config, warning) = config(&paths[0]);
-            // The result cache, as `check` uses it: an agent checks the
-            // same tree again after each edit.
-            let cache = crate::engine::cache::Cache::new(
-                config.cache_dir(),
-                &crate::engine::cache::Cache::build_id(),
-                &config,
-            );
-            let outcome = engine::run_cached(paths, None, &config, Stage::Full, None, Some(&cache));
-            (outcome, warning, None)
+            (lint_paths(paths, &config), warning, None)
         }
     }
 }
 
+fn lint_paths(paths: &[PathBuf], config: &crate::project::config::Config) -> Outcome {
+    // The result cache, as `check` uses it: an agent checks the same tree
+    // again after each edit.
+    let cache = crate::engine::cache::Cache::new(
+        config.cache_dir(),
+        &crate::engine::cache::Cache::build_id(),
+        config,
+    );
+    engine::run_cached(paths, None, config, Stage::Full, None, Some(&cache))
+}
+
+/// Findings `check` returns unless `limit` says otherwise: an agent's
+/// context is the budget (a small project's every finding in full was
+/// 204 KB of JSON).
+const DEFAULT_LIMIT: usize = 50;
+
+/// What `check` is asked to return: which rules, from which severity, how
+/// many findings, in brief or in full.
+struct Narrowing {
+    select: Vec<String>,
+    min_severity: Option<crate::diagnostic::Severity>,
+    limit: usize,
+    detail: bool,
+}
+
+fn narrowing(args: &Map<String, Value>) -> Result<Narrowing, String> {
+    let select: Vec<String> = match args.get("select") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => s.split(',').map(|s| s.trim().to_string()).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or("`select` lists rule ids")
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(format!(
+                "`select` is a list of rule ids or categories, not {other}"
+            ))
+        }
+    };
+    let select: Vec<String> = select.into_iter().filter(|s| !s.is_empty()).collect();
+    for s in &select {
+        if !crate::rules::is_group(s) && crate::rules::meta(s).is_none() {
+            return Err(format!(
+                "`select`: `{s}` is neither a rule id nor a category (correctness, suspicious, pedantic, run, tooling, all)"
+            ));
+        }
+    }
+    let min_severity = match args.get("min_severity") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(
+            crate::diagnostic::Severity::parse(s)
+                .ok_or_else(|| format!("`min_severity` is info, warning or error, not `{s}`"))?,
+        ),
+        Some(other) => {
+            return Err(format!(
+                "`min_severity` is info, warning or error, not {other}"
+            ))
+        }
+    };
+    let limit = match args.get("limit") {
+        None | Some(Value::Null) => DEFAULT_LIMIT,
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| format!("`limit` is a count of findings (0 or more), not {v}"))?,
+    };
+    let detail = match args.get("detail") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("`detail` is true or false, not {other}")),
+    };
+    Ok(Narrowing {
+        select,
+        min_severity,
+        limit,
+        detail,
+    })
+}
+
+impl Narrowing {
+    fn keeps(&self, d: &Diagnostic) -> bool {
+        let rule_kept = self.select.is_empty()
+            || self.select.iter().any(|s| {
+                s == "all"
+                    || s == d.rule
+                    || crate::rules::meta(d.rule)
+                        .is_some_and(|m| crate::rules::Category::parse(s) == Some(m.category))
+            });
+        rule_kept && self.min_severity.is_none_or(|min| d.severity >= min)
+    }
+}
+
+/// `check`'s result: the findings (in brief unless `detail`), their counts
+/// and, as text, one line per finding and a line of counts — the text is
+/// what an agent reads, not the structured result again.
 fn check(args: &Map<String, Value>) -> Result<Value, String> {
+    let narrowing = narrowing(args)?;
     let target = target(args)?;
     let (outcome, warning, buffer) = lint_target(&target);
     // Texts by display path, read once, for the positions of fixes.
@@ -365,8 +483,19 @@ fn check(args: &Map<String, Value>) -> Result<Value, String> {
         let index = LineIndex::new(&text);
         texts.insert(display, Some((text, index)));
     }
+    let kept: Vec<&Diagnostic> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| narrowing.keeps(d))
+        .collect();
     let mut findings = Vec::new();
-    for d in &outcome.diagnostics {
+    let mut lines = Vec::new();
+    for d in kept.iter().take(narrowing.limit) {
+        lines.push(line(d));
+        if !narrowing.detail {
+            findings.push(brief(d));
+            continue;
+        }
         let path = d.location.path.to_string();
         let text = texts.entry(path).or_insert_with(|| {
             let file = outcome
@@ -380,20 +509,73 @@ fn check(args: &Map<String, Value>) -> Result<Value, String> {
         });
         findings.push(finding(d, text.as_ref()));
     }
-    let count = |s| outcome.count(s);
+    let count = |s| kept.iter().filter(|d| d.severity == s).count();
+    let files = outcome.files.iter().filter(|f| f.report).count();
+    let (errors, warnings, infos) = (
+        count(crate::diagnostic::Severity::Error),
+        count(crate::diagnostic::Severity::Warning),
+        count(crate::diagnostic::Severity::Info),
+    );
+    let omitted = kept.len().saturating_sub(narrowing.limit);
+    let mut counts =
+        format!("{errors} error(s), {warnings} warning(s), {infos} info(s) in {files} file(s)");
+    if omitted > 0 {
+        counts.push_str(&format!(
+            "; {omitted} more not shown (raise `limit`, or narrow with `select` or `min_severity`)"
+        ));
+    }
+    if let Some(w) = &warning {
+        counts.push_str(&format!("; {w}"));
+    }
+    lines.push(counts);
     let mut result = json!({
         "findings": findings,
         "summary": {
-            "files": outcome.files.iter().filter(|f| f.report).count(),
-            "errors": count(crate::diagnostic::Severity::Error),
-            "warnings": count(crate::diagnostic::Severity::Warning),
-            "infos": count(crate::diagnostic::Severity::Info),
+            "files": files,
+            "errors": errors,
+            "warnings": warnings,
+            "infos": infos,
+            "omitted": omitted,
         },
     });
     if let Some(w) = warning {
         result["warning"] = Value::String(w);
     }
+    result["text"] = Value::String(lines.join("\n"));
     Ok(result)
+}
+
+/// A finding on one line: `path:line:col: severity rule: message`, and
+/// whether `fix` can fix it.
+fn line(d: &Diagnostic) -> String {
+    let fix = match &d.fix {
+        Some(f) if f.safe => " [safe fix]",
+        Some(_) => " [unsafe fix]",
+        None => "",
+    };
+    format!(
+        "{}:{}:{}: {} {}: {}{fix}",
+        d.location.path,
+        d.location.start.line,
+        d.location.start.column,
+        d.severity.as_str(),
+        d.rule,
+        d.message.replace(['\n', '\r'], " "),
+    )
+}
+
+/// A finding in brief: where, which rule, what, and whether a fix exists.
+fn brief(d: &Diagnostic) -> Value {
+    let mut v = range(&d.location);
+    v["rule"] = json!(d.rule);
+    v["severity"] = json!(d.severity.as_str());
+    v["message"] = json!(d.message);
+    v["fixable"] = match &d.fix {
+        Some(f) if f.safe => json!("safe"),
+        Some(_) => json!("unsafe"),
+        None => Value::Null,
+    };
+    v
 }
 
 fn range(location: &Location) -> Value {
@@ -469,9 +651,12 @@ fn fix(args: &Map<String, Value>) -> Result<Value, String> {
             }
             result
         }
-        Target::Paths(_) => {
-            let (outcome, warning, _) = lint_target(&target);
-            let plan = crate::engine::fix::plan_with(&outcome, None, unsafe_fixes);
+        Target::Paths(paths) => {
+            let (mut config, warning) = config(&paths[0]);
+            // Each fix is re-linted beside the project's modules as they were.
+            config.keep_summaries = true;
+            let outcome = lint_paths(paths, &config);
+            let plan = crate::engine::fix::plan_with(&outcome, None, unsafe_fixes, &config);
             if let Some(d) = plan.failed.first() {
                 return Err(format!("{}: {}", d.location.path, d.message));
             }
@@ -494,6 +679,20 @@ fn fix(args: &Map<String, Value>) -> Result<Value, String> {
         }
     };
     result["unsafe"] = json!(unsafe_fixes);
+    let diff = result["diff"].as_str().unwrap_or("");
+    let mut text = if diff.is_empty() {
+        "no fix applies\n".to_string()
+    } else {
+        diff.to_string()
+    };
+    text.push_str(&format!("{} fix(es) in the diff", result["applied"]));
+    let left_out = result["unsafe_left_out"].as_u64().unwrap_or(0);
+    if left_out > 0 {
+        text.push_str(&format!(
+            "; {left_out} unsafe fix(es) left out (`unsafe: true` applies them)"
+        ));
+    }
+    result["text"] = Value::String(text);
     Ok(result)
 }
 
@@ -649,6 +848,102 @@ await ctx.breakpoint({ question: 'Ship?' });\n  return {};\n}\n";
         let replies = exchange(&[json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
             "params":{"name":"fix","arguments":arguments}})]);
         replies[0]["result"].clone()
+    }
+
+    fn call_check(arguments: Value) -> Value {
+        let replies = exchange(&[json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+            "params":{"name":"check","arguments":arguments}})]);
+        replies[0]["result"].clone()
+    }
+
+    /// Issue 35: `check` answers in a line per finding and the counts, the
+    /// structured result holding the same findings in brief (not the text
+    /// again); `select`, `min_severity` and `limit` narrow it, `detail`
+    /// gives help, related locations and fix edits.
+    #[test]
+    fn check_is_a_line_per_finding_and_narrows_on_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.js");
+        std::fs::write(&path, FIXABLE).unwrap();
+        let filename = path.to_str().unwrap();
+        let base = json!({ "source": FIXABLE, "filename": filename });
+        let result = call_check(base.clone());
+        assert_eq!(result["isError"], false, "{result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        let findings = result["structuredContent"]["findings"].as_array().unwrap();
+        assert!(findings.len() >= 2, "{result}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), findings.len() + 1, "{text}");
+        assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("error unchecked-breakpoint:")
+                    && l.contains("m.js:12:9")
+                    && l.ends_with("[unsafe fix]")),
+            "{text}"
+        );
+        assert!(
+            lines
+                .last()
+                .unwrap()
+                .starts_with("2 error(s), 1 warning(s)"),
+            "{text}"
+        );
+        // Brief by default: no help, related or edits.
+        assert!(findings
+            .iter()
+            .all(|f| f.get("help").is_none() && f.get("fix").is_none()));
+
+        let mut only = base.clone();
+        only["select"] = json!(["unchecked-breakpoint"]);
+        let out = &call_check(only)["structuredContent"];
+        let rules: Vec<&str> = out["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(rules, ["unchecked-breakpoint"], "{out}");
+
+        let mut errors = base.clone();
+        errors["min_severity"] = json!("error");
+        let out = &call_check(errors)["structuredContent"];
+        assert!(
+            out["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["severity"] == "error"),
+            "{out}"
+        );
+
+        let mut one = base.clone();
+        one["limit"] = json!(1);
+        let result = call_check(one);
+        let out = &result["structuredContent"];
+        assert_eq!(out["findings"].as_array().unwrap().len(), 1, "{out}");
+        assert_eq!(out["summary"]["omitted"], findings.len() - 1, "{out}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("`limit`"), "{text}");
+
+        let mut detail = base.clone();
+        detail["detail"] = json!(true);
+        detail["select"] = json!("unchecked-breakpoint");
+        let out = &call_check(detail)["structuredContent"];
+        let f = &out["findings"][0];
+        assert!(f["help"].is_string() && f["fix"]["safe"] == false, "{out}");
+
+        for (key, bad) in [
+            ("select", json!(["no-such-rule"])),
+            ("min_severity", json!("loud")),
+            ("limit", json!(-1)),
+        ] {
+            let mut args = base.clone();
+            args[key] = bad;
+            let result = call_check(args);
+            assert_eq!(result["isError"], true, "{key}: {result}");
+        }
     }
 
     /// `unsafe` false (the default) applies the safe fixes and counts the

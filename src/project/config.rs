@@ -1,14 +1,18 @@
-//! `proclint.toml`: rule severities, include/exclude globs, context names.
+//! `proclint.toml`: rule severities, include/exclude globs, context names,
+//! per-file ignores, and `extend` (a configuration built on another one).
 //!
 //! Every error (bad TOML, unknown key, unknown rule id, bad severity, bad
-//! glob) points at its place in the file and exits with code 2.
+//! glob, a missing or circular `extend`) points at its place in the file
+//! and exits with code 2.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::sync::Arc;
+
+use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -41,17 +45,62 @@ pub enum RuleLevel {
     On(Option<Severity>),
 }
 
+/// Globs and the folder they are relative to (that of the file that wrote
+/// them: a configuration's `extend` keeps its parent's globs anchored in
+/// the parent's folder, as ruff does).
+#[derive(Debug, Clone)]
+pub struct Globs {
+    pub root: PathBuf,
+    set: GlobSet,
+    pub patterns: Vec<String>,
+}
+
+impl Default for Globs {
+    fn default() -> Self {
+        Globs {
+            root: PathBuf::from("."),
+            set: GlobSet::empty(),
+            patterns: Vec::new(),
+        }
+    }
+}
+
+/// One `[per-file-ignores]` entry: files matching `pattern` (relative to
+/// `root`, or by file name when it has no `/`) get no finding of `rules`
+/// (rule ids, categories or `all`).
+#[derive(Debug, Clone)]
+pub struct PerFileIgnore {
+    pub root: PathBuf,
+    pub pattern: String,
+    glob: GlobMatcher,
+    pub rules: Vec<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The file this came from, if any.
     pub path: Option<PathBuf>,
-    /// Directory globs are relative to.
+    /// The files it was read from: `path`, then what it extends, in order.
+    pub sources: Vec<PathBuf>,
+    /// The configuration's folder: the project root of the run for the
+    /// configuration the run starts from.
     pub root: PathBuf,
     rules: BTreeMap<String, RuleLevel>,
     /// Per-rule option tables (`[rules.<id>]` keys other than `severity`).
     pub rule_options: BTreeMap<String, toml::Table>,
-    exclude: GlobSet,
-    include: Option<GlobSet>,
+    pub exclude: Globs,
+    pub include: Option<Globs>,
+    pub per_file_ignores: Vec<PerFileIgnore>,
+    /// The nested configurations of the run (each a folder's own
+    /// `proclint.toml` below this one's), deepest folder first: a file gets
+    /// the nearest one at or above it ([`Config::for_path`]). Empty in the
+    /// nested ones themselves.
+    pub scoped: Vec<Arc<Config>>,
+    /// What a file outside every configuration's folder gets (the defaults,
+    /// with the command line's overrides), when this configuration is a
+    /// file's: a run from `sub/` over `../top.js` must not give `top.js`
+    /// the configuration of `sub/`.
+    pub outside: Option<Arc<Config>>,
     pub context_names: Vec<String>,
     pub max_file_size: u64,
     /// `--select`: only these rules (ids, categories or `all`) run
@@ -76,17 +125,25 @@ pub struct Config {
     /// `extend-unsafe-fixes`: rules or categories whose safe fixes count as
     /// unsafe.
     pub extend_unsafe_fixes: Vec<String>,
+    /// Not a setting: the run keeps every module's summary in
+    /// [`crate::engine::Outcome::context`], for the fix verification's
+    /// re-lint (`--fix`, the editor's and MCP's fixes).
+    pub keep_summaries: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
             path: None,
+            sources: Vec::new(),
             root: PathBuf::from("."),
             rules: BTreeMap::new(),
             rule_options: BTreeMap::new(),
-            exclude: GlobSet::empty(),
+            exclude: Globs::default(),
             include: None,
+            per_file_ignores: Vec::new(),
+            scoped: Vec::new(),
+            outside: None,
             context_names: vec!["ctx".into(), "context".into()],
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             select: None,
@@ -97,13 +154,16 @@ impl Default for Config {
             unsafe_fixes: false,
             extend_safe_fixes: Vec::new(),
             extend_unsafe_fixes: Vec::new(),
+            keep_summaries: false,
         }
     }
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
 struct RawConfig {
+    extend: Option<Spanned<String>>,
+    per_file_ignores: Option<BTreeMap<Spanned<String>, Vec<Spanned<String>>>>,
     exclude: Option<Vec<Spanned<String>>>,
     include: Option<Vec<Spanned<String>>>,
     context_names: Option<Vec<String>>,
@@ -116,6 +176,23 @@ struct RawConfig {
     extend_safe_fixes: Option<Vec<Spanned<String>>>,
     extend_unsafe_fixes: Option<Vec<Spanned<String>>>,
 }
+
+/// The top-level keys of `proclint.toml`.
+const KEYS: &[&str] = &[
+    "extend",
+    "per-file-ignores",
+    "exclude",
+    "include",
+    "context-names",
+    "max-file-size",
+    "baseline",
+    "cache-dir",
+    "rules",
+    "extend-select",
+    "unsafe-fixes",
+    "extend-safe-fixes",
+    "extend-unsafe-fixes",
+];
 
 /// A configuration error with its place in the file.
 #[derive(Debug)]
@@ -181,37 +258,135 @@ impl ConfigError {
 pub const MAX_CONFIG_SIZE: u64 = 1 << 20;
 
 impl Config {
-    /// Finds `proclint.toml` walking up from `start`.
+    /// Finds `proclint.toml` walking up from `start`, up to the repository
+    /// root (the nearest folder with a `.git`) when there is one.
     pub fn discover(start: &Path) -> Option<PathBuf> {
-        let mut dir = Some(start);
-        while let Some(d) = dir {
+        Config::discover_all(start).into_iter().next()
+    }
+
+    /// Every `proclint.toml` at or above `start`, nearest first, up to the
+    /// repository root: a configuration above the repository is not the
+    /// project's (and, in CI, not the pull request's to choose either).
+    pub fn discover_all(start: &Path) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        for d in start.ancestors() {
             let candidate = d.join(FILE_NAME);
             // Anything at that name is this folder's configuration: a
             // dangling link, a folder or an unreadable file is an error
             // when loaded, never a silent fall-back to one further up.
             if std::fs::symlink_metadata(&candidate).is_ok() {
-                return Some(candidate);
+                found.push(candidate);
             }
-            dir = d.parent();
+            if std::fs::symlink_metadata(d.join(".git")).is_ok() {
+                break;
+            }
         }
-        None
+        found
     }
 
-    /// Reads and parses a configuration file, with every error in it.
+    /// Reads and parses a configuration file, with every error in it and
+    /// in the files it extends.
     pub fn load(path: &Path, known: &dyn KnownRules) -> Result<Config, Vec<ConfigError>> {
-        let text = crate::source::read_small_file(path, MAX_CONFIG_SIZE).map_err(|message| {
-            vec![ConfigError {
+        let mut errors = Vec::new();
+        let chain = vec![std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())];
+        let config = Config::load_chain(path, known, &chain, &mut errors);
+        match config {
+            Some(c) if errors.is_empty() => Ok(c),
+            _ if errors.is_empty() => Err(vec![ConfigError {
                 path: path.to_path_buf(),
                 text: String::new(),
                 span: None,
-                message,
-            }]
-        })?;
+                message: "invalid configuration".into(),
+            }]),
+            _ => Err(errors),
+        }
+    }
+
+    /// [`Config::load`] of one file of an `extend` chain (`chain`: the
+    /// files on the way to it, resolved, itself last).
+    fn load_chain(
+        path: &Path,
+        known: &dyn KnownRules,
+        chain: &[PathBuf],
+        errors: &mut Vec<ConfigError>,
+    ) -> Option<Config> {
+        let text = match crate::source::read_small_file(path, MAX_CONFIG_SIZE) {
+            Ok(text) => text,
+            Err(message) => {
+                errors.push(ConfigError {
+                    path: path.to_path_buf(),
+                    text: String::new(),
+                    span: None,
+                    message,
+                });
+                return None;
+            }
+        };
         let root = path
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
-        Config::parse_all(&text, path, root, known)
+        Config::parse_into(&text, path, root, known, chain, errors)
+    }
+
+    /// The configuration `extend` names, loaded, or its error: the path is
+    /// relative to the extending file; a file already on the chain (a
+    /// cycle), a missing file, or one outside the repository holding the
+    /// extending file (the configuration may be a pull request's: it must
+    /// not make proclint read, and quote in an error, a file of the
+    /// machine's) is an error.
+    fn load_extended(
+        spanned: &Spanned<String>,
+        err: &dyn Fn(Option<Range<usize>>, String) -> ConfigError,
+        path: &Path,
+        known: &dyn KnownRules,
+        chain: &[PathBuf],
+        errors: &mut Vec<ConfigError>,
+    ) -> Option<Config> {
+        let written = spanned.get_ref();
+        let span = Some(spanned.span());
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let target = folder.join(written);
+        let Ok(resolved) = std::fs::canonicalize(&target) else {
+            errors.push(err(
+                span,
+                format!("`extend`: cannot read `{written}`: no such file"),
+            ));
+            return None;
+        };
+        let repository = std::fs::canonicalize(folder).ok().and_then(|f| {
+            f.ancestors()
+                .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
+                .map(Path::to_path_buf)
+        });
+        if let Some(repo) = repository.filter(|r| !resolved.starts_with(r)) {
+            errors.push(err(
+                span,
+                format!(
+                    "`extend`: `{written}` is outside the repository ({}): not read",
+                    repo.display()
+                ),
+            ));
+            return None;
+        }
+        if let Some(at) = chain.iter().position(|c| *c == resolved) {
+            let cycle: Vec<String> = chain[at..]
+                .iter()
+                .chain(std::iter::once(&resolved))
+                .map(|c| c.display().to_string())
+                .collect();
+            errors.push(err(
+                span,
+                format!("`extend` makes a cycle: {}", cycle.join(" → ")),
+            ));
+            return None;
+        }
+        let mut longer = chain.to_vec();
+        longer.push(resolved);
+        Config::load_chain(&target, known, &longer, errors)
     }
 
     /// Parses a configuration, stopping at its first error (see
@@ -235,7 +410,8 @@ impl Config {
         known: &dyn KnownRules,
     ) -> Result<Config, Vec<ConfigError>> {
         let mut errors: Vec<ConfigError> = Vec::new();
-        let config = Config::parse_into(text, path, root, known, &mut errors);
+        let chain = vec![std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())];
+        let config = Config::parse_into(text, path, root, known, &chain, &mut errors);
         match config {
             Some(c) if errors.is_empty() => Ok(c),
             _ if errors.is_empty() => Err(vec![ConfigError {
@@ -250,12 +426,15 @@ impl Config {
 
     /// The body of [`Config::parse_all`]: errors are pushed to `errors` and
     /// parsing goes on with the next setting; `None` when the text is not
-    /// TOML.
+    /// TOML. What the file sets overrides what it extends (`[rules]` and
+    /// rule options key by key; `extend-select` and the fix lists add to
+    /// the parent's; the rest replaces it).
     fn parse_into(
         text: &str,
         path: &Path,
         root: PathBuf,
         known: &dyn KnownRules,
+        chain: &[PathBuf],
         errors: &mut Vec<ConfigError>,
     ) -> Option<Config> {
         let err = |span: Option<Range<usize>>, message: String| ConfigError {
@@ -264,17 +443,71 @@ impl Config {
             span,
             message,
         };
-        let raw: RawConfig = match toml::from_str(text) {
-            Ok(raw) => raw,
+        // The top-level keys with their places: a syntax error is the one
+        // error (nothing after it can be read); an unknown key is one error
+        // each; a value of the wrong type is reported and its `key = value`
+        // blanked (spaces, so every span stays put), and the rest read again.
+        let keys: BTreeMap<Spanned<String>, Spanned<toml::Value>> = match toml::from_str(text) {
+            Ok(keys) => keys,
             Err(e) => {
                 errors.push(err(e.span(), e.message().to_string()));
                 return None;
             }
         };
+        for key in keys.keys() {
+            if !KEYS.contains(&key.get_ref().as_str()) {
+                let expected: Vec<String> = KEYS.iter().map(|k| format!("`{k}`")).collect();
+                errors.push(err(
+                    Some(key.span()),
+                    format!(
+                        "unknown field `{}`, expected one of {}",
+                        key.get_ref(),
+                        expected.join(", ")
+                    ),
+                ));
+            }
+        }
+        let mut work = text.to_string();
+        let raw: RawConfig = loop {
+            match toml::from_str(&work) {
+                Ok(raw) => break raw,
+                Err(e) => {
+                    errors.push(err(e.span(), e.message().to_string()));
+                    let at = e.span()?.start;
+                    let (_, value) = keys
+                        .iter()
+                        .find(|(k, v)| k.span().start <= at && at <= v.span().end)?;
+                    if value.get_ref().is_table() {
+                        return None;
+                    }
+                    let (start, end) = keys
+                        .iter()
+                        .find(|(k, v)| k.span().start <= at && at <= v.span().end)
+                        .map(|(k, v)| (k.span().start, v.span().end))?;
+                    let blank: String = work
+                        .get(start..end)?
+                        .chars()
+                        .map(|c| if c == '\n' { c } else { ' ' })
+                        .collect();
+                    if blank.len() != end - start || work.get(start..end) == Some(blank.as_str()) {
+                        return None;
+                    }
+                    work.replace_range(start..end, &blank);
+                }
+            }
+        };
+        let base = match &raw.extend {
+            Some(target) => Config::load_extended(target, &err, path, known, chain, errors),
+            None => None,
+        }
+        .unwrap_or_default();
+        let mut sources = vec![path.to_path_buf()];
+        sources.extend(base.sources.iter().cloned());
         let mut config = Config {
             path: Some(path.to_path_buf()),
-            root,
-            ..Config::default()
+            sources,
+            root: root.clone(),
+            ..base
         };
         if let Some(names) = raw.context_names {
             config.context_names = names;
@@ -282,8 +515,9 @@ impl Config {
         if let Some(size) = raw.max_file_size {
             config.max_file_size = size;
         }
+        // Paths are relative to the file that names them.
         if let Some(baseline) = raw.baseline {
-            config.baseline = Some(PathBuf::from(baseline));
+            config.baseline = Some(root.join(baseline));
         }
         if let Some(dir) = raw.cache_dir {
             if dir.get_ref().trim().is_empty() {
@@ -292,17 +526,17 @@ impl Config {
                     "`cache-dir` must not be empty".into(),
                 ));
             } else {
-                config.cache_dir = Some(PathBuf::from(dir.into_inner()));
+                config.cache_dir = Some(root.join(dir.into_inner()));
             }
         }
         if let Some(globs) = raw.exclude {
-            match build_globs(&globs) {
+            match build_globs(&globs, &root) {
                 Ok(g) => config.exclude = g,
                 Err((s, m)) => errors.push(err(Some(s), m)),
             }
         }
         if let Some(globs) = raw.include {
-            match build_globs(&globs) {
+            match build_globs(&globs, &root) {
                 Ok(g) => config.include = Some(g),
                 Err((s, m)) => errors.push(err(Some(s), m)),
             }
@@ -332,9 +566,32 @@ impl Config {
             }
             out
         };
-        config.extend_select = selectors("extend-select", raw.extend_select);
-        config.extend_safe_fixes = selectors("extend-safe-fixes", raw.extend_safe_fixes);
-        config.extend_unsafe_fixes = selectors("extend-unsafe-fixes", raw.extend_unsafe_fixes);
+        let mut ignores = Vec::new();
+        let mut glob_errors = Vec::new();
+        for (pattern, names) in raw.per_file_ignores.unwrap_or_default() {
+            let glob = Glob::new(pattern.get_ref()).map(|g| g.compile_matcher());
+            let rules = selectors("per-file-ignores", Some(names));
+            match glob {
+                Ok(glob) => ignores.push(PerFileIgnore {
+                    root: root.clone(),
+                    pattern: pattern.into_inner(),
+                    glob,
+                    rules,
+                }),
+                Err(e) => glob_errors.push(err(
+                    Some(pattern.span()),
+                    format!("invalid glob: {}", e.kind()),
+                )),
+            }
+        }
+        let extend_select = selectors("extend-select", raw.extend_select);
+        let safe = selectors("extend-safe-fixes", raw.extend_safe_fixes);
+        let unsafe_ = selectors("extend-unsafe-fixes", raw.extend_unsafe_fixes);
+        config.per_file_ignores.extend(ignores);
+        config.extend_select.extend(extend_select);
+        config.extend_safe_fixes.extend(safe);
+        config.extend_unsafe_fixes.extend(unsafe_);
+        errors.append(&mut glob_errors);
         for (id, value) in raw.rules.unwrap_or_default() {
             let id_span = id.span();
             let id = id.into_inner();
@@ -416,32 +673,123 @@ impl Config {
     /// results (the result cache keys on it). Globs and `max-file-size` only
     /// decide which files are linted, which happens before the cache;
     /// `unsafe-fixes` only what `--fix` applies.
+    /// With the nested configurations, each with its folder and the files
+    /// it came from: a changed file of any of them (a parent one included)
+    /// changes the fingerprint. Per-file ignores are in it too, although
+    /// they are applied after the cache, so that a changed one never reuses
+    /// another configuration's cross-module entry.
     pub fn fingerprint(&self) -> String {
+        let mut out = self.own_fingerprint();
+        for nested in &self.scoped {
+            out.push_str(&format!(
+                ";nested[{}]={}",
+                nested.root.display(),
+                nested.own_fingerprint()
+            ));
+        }
+        out
+    }
+
+    fn own_fingerprint(&self) -> String {
+        let ignores: Vec<(&str, &Vec<String>)> = self
+            .per_file_ignores
+            .iter()
+            .map(|p| (p.pattern.as_str(), &p.rules))
+            .collect();
         format!(
-            "rules={:?};options={:?};context={:?};select={:?};extend={:?};safe={:?};unsafe={:?}",
+            "rules={:?};options={:?};context={:?};select={:?};extend={:?};safe={:?};unsafe={:?};ignores={:?};sources={:?}",
             self.rules,
             self.rule_options,
             self.context_names,
             self.select,
             self.extend_select,
             self.extend_safe_fixes,
-            self.extend_unsafe_fixes
+            self.extend_unsafe_fixes,
+            ignores,
+            self.sources
         )
     }
 
-    /// The cache directory: `cache-dir` relative to the config file's
-    /// directory, else `.proclint_cache` there (or in the working
-    /// directory when no config file was found).
+    /// The cache directory: `cache-dir` (relative to the file that set it),
+    /// else `.proclint_cache` in the configuration's root (the project
+    /// root, for the configuration a run starts from).
     pub fn cache_dir(&self) -> PathBuf {
-        let dir = self
-            .cache_dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_DIR));
-        if dir.is_absolute() || self.path.is_none() {
-            dir
-        } else {
-            self.root.join(dir)
+        match &self.cache_dir {
+            Some(dir) => dir.clone(),
+            None if self.root == Path::new(".") => PathBuf::from(DEFAULT_CACHE_DIR),
+            None => self.root.join(DEFAULT_CACHE_DIR),
         }
+    }
+
+    /// The configuration a file (or folder) gets: the nested one of the
+    /// nearest folder at or above it, else this one.
+    pub fn for_path(&self, path: &Path) -> &Config {
+        if let Some(nested) = self.scoped.iter().find(|c| under(&c.root, path).is_some()) {
+            return nested;
+        }
+        match &self.outside {
+            Some(outside) if under(&self.root, path).is_none() => outside,
+            _ => self,
+        }
+    }
+
+    /// Whether some configuration of the run (this one or a nested one)
+    /// passes `test`: a cross-module rule runs when some file wants it.
+    pub fn any(&self, test: impl Fn(&Config) -> bool) -> bool {
+        test(self) || self.scoped.iter().any(|c| test(c))
+    }
+
+    /// Applies `change` to this configuration and every nested one (the
+    /// command line's overrides apply to every file).
+    pub fn each_mut(&mut self, change: impl Fn(&mut Config)) {
+        change(self);
+        for nested in self.scoped.iter_mut().chain(&mut self.outside) {
+            change(Arc::make_mut(nested));
+        }
+    }
+
+    /// Rewrites every folder of the configuration (its root, its globs',
+    /// its paths) with `map`, nested ones included: the CLI shows paths
+    /// relative to the working directory, and globs match those.
+    pub fn map_paths(&mut self, map: &dyn Fn(&Path) -> PathBuf) {
+        self.root = map(&self.root);
+        if let Some(p) = &mut self.path {
+            *p = map(p);
+        }
+        for s in &mut self.sources {
+            *s = map(s);
+        }
+        self.exclude.root = map(&self.exclude.root);
+        if let Some(inc) = &mut self.include {
+            inc.root = map(&inc.root);
+        }
+        for p in &mut self.per_file_ignores {
+            p.root = map(&p.root);
+        }
+        if let Some(b) = &mut self.baseline {
+            *b = map(b);
+        }
+        if let Some(c) = &mut self.cache_dir {
+            *c = map(c);
+        }
+        for nested in self.scoped.iter_mut().chain(&mut self.outside) {
+            Arc::make_mut(nested).map_paths(map);
+        }
+    }
+
+    /// The `[per-file-ignores]` names (rule ids, categories, `all`) that
+    /// apply to the file at `path`; `matches` says whether one names a rule.
+    pub fn ignored_for(&self, path: &Path) -> Vec<&str> {
+        self.per_file_ignores
+            .iter()
+            .filter(|p| {
+                let rel = under(&p.root, path).unwrap_or_else(|| strip_dot(path).to_path_buf());
+                p.glob.is_match(&rel)
+                    || (!p.pattern.contains('/')
+                        && path.file_name().is_some_and(|n| p.glob.is_match(n)))
+            })
+            .flat_map(|p| p.rules.iter().map(String::as_str))
+            .collect()
     }
 
     /// Whether the configuration lets a rule run. `builtin` says whether the
@@ -482,31 +830,42 @@ impl Config {
     /// Whether a walked path is excluded (globs match the path relative to
     /// the config's directory, or as given when it lies outside it).
     pub fn excludes(&self, path: &Path) -> bool {
-        let rel = self.relative(path);
-        if self.exclude.is_match(&rel) {
+        if self.exclude.matches(path) {
             return true;
         }
         match &self.include {
-            Some(inc) => !inc.is_match(&rel),
+            Some(inc) => !inc.matches(path),
             None => false,
         }
     }
 
     pub fn excludes_dir(&self, path: &Path) -> bool {
-        self.exclude.is_match(self.relative(path))
+        self.exclude.matches(path)
     }
+}
 
-    fn relative(&self, path: &Path) -> PathBuf {
-        let stripped = path.strip_prefix("./").unwrap_or(path);
-        let root = self.root.strip_prefix("./").unwrap_or(&self.root);
-        if root.as_os_str().is_empty() || root == Path::new(".") {
-            return stripped.to_path_buf();
-        }
-        stripped
-            .strip_prefix(root)
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|_| stripped.to_path_buf())
+impl Globs {
+    /// Whether the path, relative to the globs' folder (or as given when
+    /// it lies outside it), matches.
+    fn matches(&self, path: &Path) -> bool {
+        let rel = under(&self.root, path).unwrap_or_else(|| strip_dot(path).to_path_buf());
+        self.set.is_match(rel)
     }
+}
+
+fn strip_dot(path: &Path) -> &Path {
+    path.strip_prefix("./").unwrap_or(path)
+}
+
+/// `path` relative to `root` when it lies at or below it (`.` holds every
+/// relative path).
+fn under(root: &Path, path: &Path) -> Option<PathBuf> {
+    let path = strip_dot(path);
+    let root = strip_dot(root);
+    if root.as_os_str().is_empty() || root == Path::new(".") {
+        return (path.is_relative() && !path.starts_with("..")).then(|| path.to_path_buf());
+    }
+    path.strip_prefix(root).ok().map(Path::to_path_buf)
 }
 
 fn parse_level(s: &str) -> Option<RuleLevel> {
@@ -520,7 +879,7 @@ fn bad_level(s: &str) -> String {
     format!("invalid severity `{s}` (expected off, info, warning or error)")
 }
 
-fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (Range<usize>, String)> {
+fn build_globs(globs: &[Spanned<String>], root: &Path) -> Result<Globs, (Range<usize>, String)> {
     let mut b = GlobSetBuilder::new();
     for g in globs {
         let glob = Glob::new(g.get_ref())
@@ -533,7 +892,12 @@ fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (Range<usize>, Stri
             }
         }
     }
-    b.build().map_err(|e| (0..0, e.to_string()))
+    let set = b.build().map_err(|e| (0..0, e.to_string()))?;
+    Ok(Globs {
+        root: root.to_path_buf(),
+        set,
+        patterns: globs.iter().map(|g| g.get_ref().clone()).collect(),
+    })
 }
 
 /// The registered rule id nearest to a misspelling.

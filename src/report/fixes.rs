@@ -187,6 +187,7 @@ mod tests {
             }],
             diagnostics: vec![d],
             run: None,
+            context: None,
         };
         let placed = Texts::new(&outcome, None).edits(&outcome.diagnostics[0]);
         let at = |line, column| Pos { line, column };

@@ -77,6 +77,24 @@ pub fn summary_with_fixes(outcome: &Outcome, options: &Options) -> String {
     }
 }
 
+/// Above this many findings the pretty report ends by saying how to take
+/// them in parts.
+pub const MANY_FINDINGS: usize = 50;
+
+/// The pretty report's last line when it reported many findings: how to
+/// count, narrow or set aside the rest (the flags as `check --help` names
+/// them).
+pub fn next_steps(outcome: &Outcome) -> Option<String> {
+    let n = outcome.diagnostics.len();
+    (n > MANY_FINDINGS).then(|| {
+        format!(
+            "hint: {n} findings — `--statistics` counts them by rule; `--select RULES` or \
+             `--ignore RULES` narrows the run; `--write-baseline FILE` adopts them as a \
+             baseline, so runs with `--baseline FILE` report only new ones"
+        )
+    })
+}
+
 /// "3 errors, 1 warning and 2 infos in 4 files".
 pub fn summary_line(outcome: &Outcome) -> String {
     use crate::diagnostic::Severity::*;

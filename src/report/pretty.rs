@@ -18,9 +18,9 @@ use crate::source::Span;
 /// layout is most of this format's cost, and a batch bounds what is held.
 const BATCH: usize = 512;
 
-/// Lines of a finding's span drawn in its snippet (plus one line of context
-/// around it): a span over a whole function shows where it starts.
-const MAX_SPAN_LINES: usize = 3;
+/// Lines of a finding's span drawn in its snippet: a span over a whole
+/// function shows the line where it starts.
+const MAX_SPAN_LINES: usize = 1;
 
 pub fn write(
     outcome: &Outcome,
@@ -32,7 +32,12 @@ pub fn write(
     } else {
         miette::GraphicalTheme::unicode_nocolor()
     };
-    let handler = miette::GraphicalReportHandler::new_themed(theme).with_context_lines(1);
+    let handler = miette::GraphicalReportHandler::new_themed(theme)
+        // Context is the spans' own lines ([`Snippet::tight`]).
+        .with_context_lines(1)
+        // A message or help is one line however long (the terminal wraps
+        // it), as rustc and ruff print theirs.
+        .with_wrap_lines(false);
     let paths: HashMap<&str, &Path> = outcome
         .files
         .iter()
@@ -65,7 +70,15 @@ pub fn write(
         let rendered: Vec<String> = crate::engine::on_pool(|| {
             batch
                 .par_iter()
-                .map(|d| render_one(&handler, d, text_of(&d.location.path), options.unsafe_fixes))
+                .map(|d| {
+                    render_one(
+                        &handler,
+                        d,
+                        text_of(&d.location.path),
+                        options.unsafe_fixes,
+                        options.color,
+                    )
+                })
                 .collect()
         });
         for r in &rendered {
@@ -79,6 +92,9 @@ pub fn write(
             "proclint: {}",
             crate::report::summary_with_fixes(outcome, options)
         )?;
+        if let Some(hint) = crate::report::next_steps(outcome) {
+            writeln!(out, "{hint}")?;
+        }
     }
     Ok(())
 }
@@ -101,22 +117,39 @@ fn source_text(paths: &HashMap<&str, &Path>, display: &Arc<str>) -> Snippet {
             Arc::from(shown.unwrap_or(text))
         })
         .unwrap_or_else(|| Arc::from(""));
-    Snippet::new(text)
+    Snippet::new(text).tight()
 }
+
+/// Related locations within this many lines of the finding are drawn on
+/// its snippet; the others are one-line notes, so a label never makes the
+/// snippet longer than a few lines (a warning once drew the 1,429 lines
+/// between two of its labels).
+const NEAR_LINES: u32 = 1;
+
+/// Notes printed per finding; the rest are counted (a module's ten
+/// unlabelled tasks are named in the message already).
+const MAX_NOTES: usize = 3;
 
 fn render_one(
     handler: &miette::GraphicalReportHandler,
     d: &Diagnostic,
     text: Snippet,
     unsafe_fixes: bool,
+    color: bool,
 ) -> String {
+    let (first, last) = (d.location.start.line, d.location.end.line);
+    let near = |r: &crate::diagnostic::Related| {
+        r.location.path == d.location.path
+            && r.location.start.line + NEAR_LINES >= first
+            && r.location.start.line
+                <= first.max(last.min(first + MAX_SPAN_LINES as u32 - 1)) + NEAR_LINES
+    };
     // Long lines are cut to a window around the finding (miette panics past
-    // 65,535 columns); related spans the excerpt does not show are listed in
-    // the help like those in other files.
+    // 65,535 columns); related spans the excerpt does not show become notes.
     let others: Vec<(usize, usize)> = d
         .related
         .iter()
-        .filter(|r| r.location.path == d.location.path)
+        .filter(|r| near(r))
         .map(|r| (r.location.span.start, r.location.span.end))
         .collect();
     let (text, clip) = match text.clip((d.location.span.start, d.location.span.end), &others) {
@@ -124,28 +157,59 @@ fn render_one(
         None => (text, None),
     };
     let shown = |r: &crate::diagnostic::Related| {
-        r.location.path == d.location.path
+        near(r)
             && clip
                 .as_ref()
                 .is_none_or(|c| c.covers(r.location.span.start, r.location.span.end))
     };
-    // Related locations in other files cannot be drawn on this file's
-    // snippet: they are listed in the help, one line each.
-    let mut help = d.help.as_deref().map(|h| escape::line(h).into_owned());
-    for r in d.related.iter().filter(|r| !shown(r)) {
-        let extra = format!(
-            "see also {}:{}:{}: {}",
+    let (drawn, noted): (Vec<_>, Vec<_>) = d.related.iter().partition(|r| shown(r));
+    let rendered = Rendered {
+        diag: d,
+        message: format!("{}: {}", d.rule, escape::line(&d.message)),
+        source: miette::NamedSource::new(escape::line(&d.location.path), text),
+        clip,
+        drawn,
+    };
+    let mut drawn = String::new();
+    let mut out = String::new();
+    if handler.render_report(&mut drawn, &rendered).is_err() {
+        out = crate::report::concise::line(d);
+        out.push('\n');
+    }
+    // The line that closes the snippet's frame is left out: the notes and
+    // the help below it end the finding as well, a line shorter.
+    for line in drawn.split_inclusive('\n') {
+        if !closes_frame(line) {
+            out.push_str(line);
+        }
+    }
+    let paint = |label: &str| {
+        if color {
+            format!("\x1b[36m{label}\x1b[0m")
+        } else {
+            label.to_string()
+        }
+    };
+    // What the snippet does not show, one line each: related locations in
+    // other files or further away, then the help and what the fix does.
+    let more = noted.len().saturating_sub(MAX_NOTES);
+    for r in noted.into_iter().take(MAX_NOTES) {
+        out.push_str(&format!(
+            "  = {} {} at {}:{}\n",
+            paint("note:"),
+            escape::line(&r.message),
             escape::line(&r.location.path),
             r.location.start.line,
-            r.location.start.column,
-            escape::line(&r.message)
-        );
-        help = Some(match help {
-            Some(h) => format!("{h}\n{extra}"),
-            None => extra,
-        });
+        ));
     }
-    // What the fix does, and whether `--fix` applies it under these flags.
+    if more > 0 {
+        out.push_str(&format!(
+            "  = {} {more} more related location{} (`--format sarif` lists them all)\n",
+            paint("note:"),
+            if more == 1 { "" } else { "s" },
+        ));
+    }
+    let mut help = d.help.as_deref().map(|h| escape::line(h).into_owned());
     if let Some(extra) = d
         .fix
         .as_ref()
@@ -153,23 +217,34 @@ fn render_one(
     {
         let extra = escape::line(&extra).into_owned();
         help = Some(match help {
-            Some(h) => format!("{h}\n{extra}"),
+            Some(h) => format!("{h}\n        {extra}"),
             None => extra,
         });
     }
-    let rendered = Rendered {
-        diag: d,
-        message: escape::line(&d.message),
-        help,
-        source: miette::NamedSource::new(escape::line(&d.location.path), text),
-        clip,
-    };
-    let mut out = String::new();
-    if handler.render_report(&mut out, &rendered).is_err() {
-        out = crate::report::concise::line(d);
+    if let Some(help) = help {
+        out.push_str(&format!("  {} {help}\n", paint("help:")));
     }
     out.push('\n');
     out
+}
+
+/// Whether `line` is miette's `╰────` under a snippet (colours aside).
+fn closes_frame(line: &str) -> bool {
+    let mut rest = line.trim();
+    let mut seen = String::new();
+    while let Some(c) = rest.chars().next() {
+        if c == '\x1b' {
+            // An SGR sequence: ESC [ … m.
+            match rest.find('m') {
+                Some(end) => rest = &rest[end + 1..],
+                None => return false,
+            }
+        } else {
+            seen.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    seen == "╰────"
 }
 
 /// A diagnostic paired with its file text, for miette's graphical reports.
@@ -177,12 +252,13 @@ fn render_one(
 /// the help, the labels, the file name.
 struct Rendered<'a> {
     diag: &'a Diagnostic,
-    message: Cow<'a, str>,
-    /// The help, and the related locations the snippet does not show.
-    help: Option<String>,
+    /// The rule and the message, on the report's first line.
+    message: String,
     source: miette::NamedSource<Snippet>,
     /// Set when `source` is an excerpt: maps the file's offsets into it.
     clip: Option<Clip>,
+    /// The related locations drawn on the snippet.
+    drawn: Vec<&'a crate::diagnostic::Related>,
 }
 
 impl fmt::Debug for Rendered<'_> {
@@ -200,22 +276,12 @@ impl fmt::Display for Rendered<'_> {
 impl std::error::Error for Rendered<'_> {}
 
 impl miette::Diagnostic for Rendered<'_> {
-    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(self.diag.rule))
-    }
-
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.diag.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
             Severity::Info => miette::Severity::Advice,
         })
-    }
-
-    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
@@ -237,26 +303,16 @@ impl miette::Diagnostic for Rendered<'_> {
             let end = text.clip_end(start, end.min(len), MAX_SPAN_LINES);
             miette::SourceSpan::from((start, end.saturating_sub(start)))
         };
-        let primary = miette::LabeledSpan::new_primary_with_span(
-            Some(self.diag.rule.to_string()),
-            clamp(self.diag.location.span),
-        );
-        // miette draws one source per report: related spans in other files
-        // are listed in the help text by the pretty reporter instead.
-        let same_file = self
-            .diag
-            .related
-            .iter()
-            .filter(|r| r.location.path == self.diag.location.path)
-            .filter(move |r| {
-                clip.is_none_or(|c| c.covers(r.location.span.start, r.location.span.end))
-            })
-            .map(move |r| {
-                miette::LabeledSpan::new_with_span(
-                    Some(escape::line(&r.message).into_owned()),
-                    clamp(r.location.span),
-                )
-            });
+        // The rule names itself on the first line: the primary span is
+        // underlined without a label (a label costs two lines).
+        let primary =
+            miette::LabeledSpan::new_primary_with_span(None, clamp(self.diag.location.span));
+        let same_file = self.drawn.iter().map(move |r| {
+            miette::LabeledSpan::new_with_span(
+                Some(escape::line(&r.message).into_owned()),
+                clamp(r.location.span),
+            )
+        });
         Some(Box::new(std::iter::once(primary).chain(same_file)))
     }
 }

@@ -15,6 +15,8 @@ pub struct Snippet {
     line_starts: Arc<[usize]>,
     /// For an excerpt ([`Snippet::clip`]): where it sits in the file.
     origin: Option<Arc<Origin>>,
+    /// Context is the spans' own lines ([`Snippet::tight`]).
+    tight: bool,
 }
 
 /// An excerpt's place in its file: the file line of its first line, and per
@@ -73,7 +75,18 @@ impl Snippet {
             line_starts: crate::source::line_starts(&text).into(),
             text,
             origin: None,
+            tight: false,
         }
+    }
+
+    /// A snippet whose context is the whole lines of the spans and no line
+    /// more: miette with no context lines draws a span's bytes only, not its
+    /// line, so the pretty report asks for context and gets just the lines.
+    /// The (0, 0) reads miette makes for a label's line and column are as
+    /// before.
+    pub fn tight(mut self) -> Snippet {
+        self.tight = true;
+        self
     }
 
     /// The file line (0-based) that holds `offset`.
@@ -175,6 +188,7 @@ impl Snippet {
             column_shift.push(shift);
         }
         let mut snippet = Snippet::new(Arc::from(text));
+        snippet.tight = self.tight;
         snippet.origin = Some(Arc::new(Origin {
             first_line: first,
             column_shift,
@@ -215,6 +229,13 @@ impl SourceCode for Snippet {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        if self.tight && (context_lines_before > 0 || context_lines_after > 0) {
+            let end = span.offset() + span.len().saturating_sub(1);
+            let (start, _, _) = self.line_bounds(self.line_of(span.offset()));
+            let (_, end, _) = self.line_bounds(self.line_of(end.max(span.offset())));
+            let lines = SourceSpan::new(start.into(), end.saturating_sub(start));
+            return self.read_span(&lines, 0, 0);
+        }
         let line = self
             .line_starts
             .partition_point(|&s| s <= span.offset())

@@ -39,31 +39,30 @@ pub fn relative(path: &Path) -> PathBuf {
     }
 }
 
-/// The effective configuration for a file or directory: the nearest
-/// `proclint.toml` above it, else the defaults. Read on every call (a few
-/// hundred microseconds), which is how edits to it take effect at once.
-/// An invalid file gives the defaults and its error in one line, for the
+/// The effective configuration for a file or directory, resolved as `check`
+/// resolves it (`engine::settings`) over the file's project: every file
+/// gets the nearest `proclint.toml` at or above it, so the buffer and its
+/// context modules get what `check` on the project gives them. Read on
+/// every call, which is how edits to any of them take effect at once. An
+/// invalid file gives the defaults and every error in one line, for the
 /// caller to show.
 pub fn config_for(anchor: &Path) -> (Config, Option<String>) {
     let abs = absolute(anchor);
-    let dir = if abs.is_dir() {
-        abs.as_path()
+    let project = if abs.is_dir() {
+        abs.clone()
     } else {
-        abs.parent().unwrap_or(Path::new("/"))
+        crate::engine::project_root(&abs)
+            .map(|r| absolute(&r))
+            .unwrap_or_else(|| abs.clone())
     };
-    let Some(file) = Config::discover(dir) else {
-        return (Config::default(), None);
-    };
-    match Config::load(&file, &crate::rules::Registry) {
-        Ok(mut config) => {
-            // As the CLI does: a root under the working directory is made
-            // relative, because include/exclude globs match display paths.
-            config.root = relative(&config.root);
-            if config.root.as_os_str().is_empty() {
-                config.root = PathBuf::from(".");
-            }
-            (config, None)
-        }
+    // The project's folder (its configurations below it) and the file
+    // itself (those above it, should the project root be below them).
+    let mut inputs = vec![project];
+    if !inputs.contains(&abs) {
+        inputs.push(abs);
+    }
+    match crate::engine::settings::resolve(&inputs, None) {
+        Ok(config) => (config, None),
         Err(errors) => (
             Config::default(),
             Some(
@@ -125,11 +124,14 @@ pub fn fix_buffer(
     config: &Config,
     unsafe_fixes: bool,
 ) -> (String, usize, usize) {
+    let mut config = config.clone();
+    // Each fix is re-linted beside the project's modules as they were.
+    config.keep_summaries = true;
     let mut current = text.to_string();
     let mut applied = 0;
     let mut left_out = None;
     for _ in 0..4 {
-        let (outcome, display) = lint_buffer(path, current.clone(), config);
+        let (outcome, display) = lint_buffer(path, current.clone(), &config);
         let mine: Vec<&Diagnostic> = outcome
             .diagnostics
             .iter()
@@ -145,7 +147,15 @@ pub fn fix_buffer(
             .iter()
             .find(|f| *f.display == *display)
             .map_or(FileKind::Process, |f| f.kind);
-        let (fixed, n) = apply_fixes(&current, &mine, kind, unsafe_fixes);
+        let buffer = Buffer {
+            display: &display,
+            path: &relative(path),
+            kind,
+            text: &current,
+            baseline: fix::Baseline::of(&outcome),
+            config: &config,
+        };
+        let (fixed, n) = buffer.apply_fixes(&mine, unsafe_fixes);
         if n == 0 || fixed == current {
             break;
         }
@@ -155,33 +165,52 @@ pub fn fix_buffer(
     (current, applied, left_out.unwrap_or(0))
 }
 
-/// The fixes of `diagnostics` (the safe ones; with `unsafe_fixes`, all),
-/// applied to `text` in one pass and verified by [`fix::apply_verified`]:
-/// a fix that would keep the file from loading as it did is dropped.
-/// Returns the fixed text and how many fixes it applied.
-pub fn apply_fixes(
-    text: &str,
-    diagnostics: &[&Diagnostic],
-    kind: FileKind,
-    unsafe_fixes: bool,
-) -> (String, usize) {
-    let edits: Vec<&[Edit]> = diagnostics
-        .iter()
-        .filter_map(|d| d.fix.as_ref())
-        .filter(|f| (f.safe || unsafe_fixes) && !f.edits.is_empty())
-        .map(|f| f.edits.as_slice())
-        .collect();
-    if edits.is_empty() {
-        return (text.to_string(), 0);
-    }
-    let (fixed, applied, _) = fix::apply_verified(text, &edits, kind);
-    (fixed, applied)
+/// A linted buffer, what its fixes are verified against
+/// ([`fix::verify`]): its findings, the project's modules beside it (the
+/// outcome of a lint with [`Config::keep_summaries`]) and the config.
+pub struct Buffer<'a> {
+    pub display: &'a str,
+    pub path: &'a Path,
+    pub kind: FileKind,
+    pub text: &'a str,
+    pub baseline: fix::Baseline<'a>,
+    pub config: &'a Config,
 }
 
-/// Whether one fix, applied alone to `text`, passes
-/// [`fix::apply_verified`]: the editor offers no edit that breaks loading.
-pub fn fix_holds(text: &str, edits: &[Edit], kind: FileKind) -> bool {
-    !edits.is_empty() && fix::apply_verified(text, &[edits], kind).1 == 1
+impl Buffer<'_> {
+    /// The fixes of `diagnostics` (the safe ones; with `unsafe_fixes`,
+    /// all), applied to the text in one pass and verified by
+    /// [`fix::verify`]: a fix that would keep the file from loading as it
+    /// did, or that the re-lint blames, is dropped. Returns the fixed text
+    /// and how many fixes it applied.
+    pub fn apply_fixes(&self, diagnostics: &[&Diagnostic], unsafe_fixes: bool) -> (String, usize) {
+        let fixes: Vec<&Diagnostic> = diagnostics
+            .iter()
+            .copied()
+            .filter(|d| d.fix.as_ref().is_some_and(|f| f.applies(unsafe_fixes)))
+            .collect();
+        if fixes.is_empty() {
+            return (self.text.to_string(), 0);
+        }
+        let pending = fix::Pending {
+            display: self.display.to_string(),
+            path: self.path.to_path_buf(),
+            kind: self.kind,
+            original: self.text.to_string(),
+            fixes,
+        };
+        match fix::verify(&self.baseline, self.config, &[pending]).pop() {
+            Some(v) => (v.fixed, v.applied),
+            None => (self.text.to_string(), 0),
+        }
+    }
+
+    /// Whether one finding's fix, applied alone, passes [`fix::verify`]:
+    /// the editor offers no edit that breaks loading or that the re-lint
+    /// blames.
+    pub fn fix_holds(&self, d: &Diagnostic) -> bool {
+        self.apply_fixes(&[d], true).1 == 1
+    }
 }
 
 /// The edits, line by line, that turn `old` into `new`: what the editor
@@ -225,6 +254,7 @@ pub fn diff(display: &str, original: &str, fixed: &str) -> String {
             fixed: fixed.to_string(),
             applied: 1,
             dropped: 0,
+            reasons: Vec::new(),
         }],
         ..fix::Plan::default()
     };

@@ -90,10 +90,26 @@ struct Linted {
     /// code actions at every cursor move), kept until the next lint.
     holds: Vec<OnceCell<bool>>,
     fix_all: OnceCell<Vec<Edit>>,
+    /// What fixes are re-linted with ([`crate::engine::fix::verify`]).
+    verify: Verify,
+}
+
+/// A document's place and config, and its project's modules as they were
+/// at the lint (`None` when it was linted alone).
+struct Verify {
+    display: String,
+    rel: PathBuf,
+    config: crate::project::config::Config,
+    context: Option<Vec<FileOutcome>>,
 }
 
 impl Linted {
-    fn new(text: String, kind: Option<FileKind>, diagnostics: Vec<Diagnostic>) -> Linted {
+    fn new(
+        text: String,
+        kind: Option<FileKind>,
+        diagnostics: Vec<Diagnostic>,
+        verify: Verify,
+    ) -> Linted {
         Linted {
             index: LineIndex::new(&text),
             holds: diagnostics.iter().map(|_| OnceCell::new()).collect(),
@@ -101,6 +117,21 @@ impl Linted {
             text,
             kind,
             diagnostics,
+            verify,
+        }
+    }
+
+    fn buffer(&self, kind: FileKind) -> lint::Buffer<'_> {
+        lint::Buffer {
+            display: &self.verify.display,
+            path: &self.verify.rel,
+            kind,
+            text: &self.text,
+            baseline: crate::engine::fix::Baseline {
+                diagnostics: &self.diagnostics,
+                context: self.verify.context.as_deref(),
+            },
+            config: &self.verify.config,
         }
     }
 
@@ -109,10 +140,9 @@ impl Linted {
     fn verified_fix(&self, i: usize) -> Option<&Fix> {
         let fix = self.diagnostics.get(i)?.fix.as_ref()?;
         let kind = self.kind?;
-        let holds = self
-            .holds
-            .get(i)?
-            .get_or_init(|| lint::fix_holds(&self.text, &fix.edits, kind));
+        let holds = self.holds.get(i)?.get_or_init(|| {
+            !fix.edits.is_empty() && self.buffer(kind).fix_holds(&self.diagnostics[i])
+        });
         holds.then_some(fix)
     }
 
@@ -124,7 +154,7 @@ impl Linted {
                 return Vec::new();
             };
             let all: Vec<&Diagnostic> = self.diagnostics.iter().collect();
-            let (fixed, applied) = lint::apply_fixes(&self.text, &all, kind, false);
+            let (fixed, applied) = self.buffer(kind).apply_fixes(&all, false);
             if applied == 0 || fixed == self.text {
                 return Vec::new();
             }
@@ -646,8 +676,8 @@ impl Server {
             .as_ref()
             .filter(|a| !a.helper)
             .and_then(|a| a.outcome.clone());
-        let diagnostics = match outcome {
-            None => Vec::new(),
+        let (diagnostics, context) = match outcome {
+            None => (Vec::new(), None),
             Some(outcome) => {
                 let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     self.lint_in_project(uri, outcome, &config, &key)
@@ -657,30 +687,35 @@ impl Server {
                         crate::engine::discover::display_path(&rel),
                         String::new(),
                     );
-                    vec![crate::engine::internal(
-                        &file,
-                        "server",
-                        crate::engine::panic_message(&p),
-                    )]
+                    let d =
+                        crate::engine::internal(&file, "server", crate::engine::panic_message(&p));
+                    (vec![d], None)
                 })
             }
         };
+        let verify = Verify {
+            display: crate::engine::discover::display_path(&rel).to_string(),
+            rel,
+            config,
+            context,
+        };
         if let Some(doc) = self.docs.get_mut(uri) {
-            doc.linted = Some(Linted::new(text, kind, diagnostics));
+            doc.linted = Some(Linted::new(text, kind, diagnostics, verify));
             doc.dirty = false;
         }
     }
 
     /// The cross-module pass over one document's per-file outcome, with
     /// the other open documents of its project and the project's modules
-    /// on disk (loaded once) as context; its findings on the document.
+    /// on disk (loaded once) as context; its findings on the document, and
+    /// the project's modules for verifying its fixes.
     fn lint_in_project(
         &mut self,
         uri: &str,
         outcome: FileOutcome,
         config: &crate::project::config::Config,
         key: &str,
-    ) -> Vec<Diagnostic> {
+    ) -> (Vec<Diagnostic>, Option<Vec<FileOutcome>>) {
         let display = outcome.display.clone();
         let cache = lint::cache_for(config);
         let mut others = Vec::new();
@@ -734,12 +769,15 @@ impl Server {
                 }
             }
         }
-        let outcome = open::finish_buffer(outcome, others, helpers, config, Some(&cache));
-        outcome
+        let mut keep = config.clone();
+        keep.keep_summaries = true;
+        let outcome = open::finish_buffer(outcome, others, helpers, &keep, Some(&cache));
+        let mine = outcome
             .diagnostics
             .into_iter()
             .filter(|d| d.location.path == display)
-            .collect()
+            .collect();
+        (mine, outcome.context)
     }
 
     fn publish_dirty(&mut self) -> Result<(), String> {

@@ -3,7 +3,6 @@
 Run by scripts/editors_e2e.sh (pytest, with PROCLINT set to the binary).
 """
 
-import json
 import os
 import pathlib
 
@@ -52,13 +51,29 @@ async def test_check_fix_explain(tmp_path):
             tools = await session.list_tools()
             assert {t.name for t in tools.tools} == {"check", "fix", "explain"}
 
-            result = await session.call_tool(
+            # By default a line per finding and the counts, in brief.
+            brief = await session.call_tool(
                 "check", {"source": SOURCE, "filename": "processes/ship.js"}
+            )
+            assert not brief.is_error, brief.content
+            lines = brief.content[0].text.splitlines()
+            assert len(lines) == len(brief.structured_content["findings"]) + 1, lines
+            assert any(
+                l.startswith("processes/ship.js:10:9: error unchecked-breakpoint:") for l in lines
+            ), lines
+            narrowed = await session.call_tool(
+                "check",
+                {"source": SOURCE, "filename": "processes/ship.js", "min_severity": "error"},
+            )
+            assert {f["rule"] for f in narrowed.structured_content["findings"]} == {
+                "unchecked-breakpoint"
+            }, narrowed.structured_content
+
+            result = await session.call_tool(
+                "check", {"source": SOURCE, "filename": "processes/ship.js", "detail": True}
             )
             assert not result.is_error, result.content
             findings = result.structured_content["findings"]
-            # The text content carries the same JSON.
-            assert json.loads(result.content[0].text)["findings"] == findings
             breakpoint_ = [f for f in findings if f["rule"] == "unchecked-breakpoint"]
             assert len(breakpoint_) == 1, findings
             b = breakpoint_[0]

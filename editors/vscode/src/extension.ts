@@ -34,11 +34,15 @@ function executable(): string {
 async function start(context: vscode.ExtensionContext): Promise<void> {
   const command = executable();
   const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  // Node refuses to spawn a `.cmd` or `.bat` without a shell (EINVAL since
+  // the 2024 fix for CVE-2024-27980), and npm installs `proclint.cmd` on
+  // Windows: run it through cmd.exe, the path quoted for spaces.
+  const batch = process.platform === 'win32' && /\.(cmd|bat)$/i.test(command);
   const serverOptions: ServerOptions = {
-    command,
+    command: batch ? `"${command}"` : command,
     args: ['server'],
     transport: TransportKind.stdio,
-    options: { cwd },
+    options: batch ? { cwd, shell: true } : { cwd },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
