@@ -20,6 +20,10 @@ pub struct Group {
     pub enabled: BTreeSet<&'static str>,
     /// Modules imported by several entries, reported once here.
     pub shared: bool,
+    /// In the shared group: the module the processes build on (the one
+    /// that dispatches effects and is imported most, then the largest),
+    /// the document's subject.
+    pub flagship: Option<usize>,
 }
 
 pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> {
@@ -60,6 +64,7 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
                     .collect(),
                 enabled: enabled.clone(),
                 shared: false,
+                flagship: None,
             }];
         }
     }
@@ -73,6 +78,7 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
             files: (0..outcome.files.len()).collect(),
             enabled: enabled.clone(),
             shared: false,
+            flagship: None,
         }];
     }
     let index: HashMap<String, usize> = outcome
@@ -110,6 +116,7 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
             files: seen.into_iter().collect(),
             enabled: enabled.clone(),
             shared: false,
+            flagship: None,
         });
     }
     // A module two entries import would be reported (and its findings
@@ -130,12 +137,34 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
         for g in &mut groups {
             g.files.retain(|f| !shared.contains(f));
         }
+        // A module every process builds on is the repository's subject; in a
+        // library of independent processes no module is.
+        let everywhere: Vec<usize> = shared
+            .iter()
+            .copied()
+            .filter(|f| users.get(f) == Some(&entries.len()))
+            .collect();
+        let flagship = flagship(outcome, &index, &everywhere);
+        let title = match (flagship, shared.len()) {
+            (Some(f), 1) => format!("{}, shared by several processes", outcome.files[f].display),
+            (Some(f), 2) => format!(
+                "{} and 1 other module shared by several processes",
+                outcome.files[f].display
+            ),
+            (Some(f), n) => format!(
+                "{} and the {} other modules shared by several processes",
+                outcome.files[f].display,
+                n - 1
+            ),
+            (None, _) => "Modules shared by several processes".into(),
+        };
         groups.push(Group {
             entry: None,
-            title: "Modules shared by several processes".into(),
+            title,
             files: shared,
             enabled: enabled.clone(),
             shared: true,
+            flagship,
         });
     }
     let rest: Vec<usize> = (0..outcome.files.len())
@@ -148,9 +177,55 @@ pub fn build(outcome: &Outcome, enabled: &BTreeSet<&'static str>) -> Vec<Group> 
             files: rest,
             enabled: enabled.clone(),
             shared: false,
+            flagship: None,
         });
     }
     groups
+}
+
+/// Of the modules every entry imports (directly or not), the one the
+/// processes are built on: it dispatches effects itself (a helper of string builders is not a
+/// process's subject), and is imported by the most modules, then the
+/// largest.
+fn flagship(
+    outcome: &Outcome,
+    index: &HashMap<String, usize>,
+    candidates: &[usize],
+) -> Option<usize> {
+    let mut importers: BTreeMap<usize, usize> = BTreeMap::new();
+    for f in &outcome.files {
+        let Some(Facts::Process(p)) = &f.facts else {
+            continue;
+        };
+        let dir = f
+            .display
+            .rsplit_once('/')
+            .map(|(d, _)| d.to_string())
+            .unwrap_or_default();
+        let targets: BTreeSet<usize> = p
+            .imports
+            .iter()
+            .filter_map(|s| resolve(index, &dir, s))
+            .collect();
+        for t in targets {
+            *importers.entry(t).or_default() += 1;
+        }
+    }
+    candidates
+        .iter()
+        .copied()
+        .filter(|&i| {
+            outcome.files[i].kind == FileKind::Process
+                && matches!(&outcome.files[i].facts, Some(Facts::Process(p))
+                    if !p.invocations.is_empty() || !p.breakpoints.is_empty())
+        })
+        .max_by_key(|&i| {
+            (
+                importers.get(&i).copied().unwrap_or(0),
+                outcome.files[i].lines,
+                std::cmp::Reverse(i),
+            )
+        })
 }
 
 /// Each group's findings, in the outcome's order, from one pass over them
@@ -174,6 +249,24 @@ pub fn diagnostics_by_group<'a>(
         for &gi in of_path.get(&*d.location.path).into_iter().flatten() {
             out[gi].push(d);
         }
+    }
+    out
+}
+
+/// What a group's grades read: its own findings, and those of the
+/// manifest that governs it when it holds none ([`Group::governing_manifest`]),
+/// so a `Dependencies` grade sees the SDK's findings without its "went
+/// poorly" list repeating them in every section.
+pub fn graded<'a>(g: &Group, own: &[&'a Diagnostic], outcome: &'a Outcome) -> Vec<&'a Diagnostic> {
+    let mut out = own.to_vec();
+    if let Some(m) = g.governing_manifest(outcome) {
+        let path = &*outcome.files[m].display;
+        out.extend(
+            outcome
+                .diagnostics
+                .iter()
+                .filter(|d| &*d.location.path == path),
+        );
     }
     out
 }
@@ -276,24 +369,10 @@ impl Sites {
         Some(parts.join(", "))
     }
 
-    /// Whether `path:line` is one of the sites of `kind`.
-    pub fn contains(&self, kind: Kind, path: &str, line: u32) -> bool {
-        self.map
-            .get(&kind)
-            .is_some_and(|v| v.iter().any(|(p, l)| p == path && *l == line))
-    }
-
     /// " (`a.js:3`, `b.js:9`)".
     pub fn lines_suffix(&self, kind: Kind) -> String {
         self.shown(kind)
             .map(|s| format!(" ({s})"))
-            .unwrap_or_default()
-    }
-
-    /// ": `a.js:3`, `b.js:9`".
-    pub fn lines_colon(&self, kind: Kind) -> String {
-        self.shown(kind)
-            .map(|s| format!(": {s}"))
             .unwrap_or_default()
     }
 }
@@ -301,13 +380,6 @@ impl Sites {
 impl Group {
     pub fn rule_enabled(&self, id: &str) -> bool {
         self.enabled.contains(id)
-    }
-
-    pub fn process_files(&self, outcome: &Outcome) -> usize {
-        self.files
-            .iter()
-            .filter(|i| outcome.files[**i].kind == FileKind::Process)
-            .count()
     }
 
     pub fn tasks<'a>(&self, outcome: &'a Outcome) -> Vec<&'a TaskFact> {
@@ -321,19 +393,55 @@ impl Group {
             .collect()
     }
 
+    /// The SDK dependency the group's processes run on: the group's own
+    /// package.json files when it has some, else the governing one
+    /// ([`Group::governing_manifest`]).
     pub fn sdk_pins<'a>(&self, outcome: &'a Outcome) -> Vec<(String, &'a SdkPin)> {
-        self.files
+        let pins_of = |i: usize| match &outcome.files[i].facts {
+            Some(Facts::Manifest(m)) => m
+                .sdk
+                .iter()
+                .map(|p| (outcome.files[i].display.to_string(), p))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let own: Vec<_> = self.files.iter().flat_map(|&i| pins_of(i)).collect();
+        if !own.is_empty() {
+            return own;
+        }
+        self.governing_manifest(outcome)
+            .map(pins_of)
+            .unwrap_or_default()
+    }
+
+    /// For a group with process modules and no package.json of its own
+    /// declaring the SDK: the nearest one that does at or above its modules.
+    /// Node resolves `@a5c-ai/babysitter-sdk` from the folders above a
+    /// module, so a repository's root manifest governs its `process/` folder
+    /// even when the retrospective puts the manifest under "Other files".
+    pub fn governing_manifest(&self, outcome: &Outcome) -> Option<usize> {
+        let declares = |i: usize| matches!(&outcome.files[i].facts, Some(Facts::Manifest(m)) if !m.sdk.is_empty());
+        if self.files.iter().any(|&i| declares(i)) {
+            return None;
+        }
+        let dirs: Vec<&str> = self
+            .files
             .iter()
-            .filter_map(|i| match &outcome.files[*i].facts {
-                Some(Facts::Manifest(m)) => Some(
-                    m.sdk
-                        .iter()
-                        .map(|p| (outcome.files[*i].display.to_string(), p)),
-                ),
-                _ => None,
+            .filter(|&&i| outcome.files[i].kind == FileKind::Process)
+            .map(|&i| parent(&outcome.files[i].display))
+            .collect();
+        (0..outcome.files.len())
+            .filter(|&i| declares(i))
+            .filter(|&i| {
+                let at = parent(&outcome.files[i].display);
+                dirs.iter().any(|d| within(d, at))
             })
-            .flatten()
-            .collect()
+            .max_by_key(|&i| {
+                (
+                    parent(&outcome.files[i].display).len(),
+                    std::cmp::Reverse(i),
+                )
+            })
     }
 
     pub fn sites(&self, outcome: &Outcome) -> Sites {
@@ -378,14 +486,27 @@ impl Group {
                     }
                 }
                 Some(Facts::Skill) => add(Kind::SkillFiles, path, 1),
-                Some(Facts::Manifest(m)) => {
-                    for pin in &m.sdk {
-                        add(Kind::SdkDependencies, path, pin.line);
-                    }
-                }
+                Some(Facts::Manifest(_)) => {}
                 None => {}
             }
         }
+        for (path, pin) in self.sdk_pins(outcome) {
+            add(Kind::SdkDependencies, &path, pin.line);
+        }
         s
     }
+}
+
+/// The folder of a display path (`""` at the top).
+fn parent(display: &str) -> &str {
+    display.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Whether folder `dir` is `at` or below it.
+fn within(dir: &str, at: &str) -> bool {
+    at.is_empty()
+        || dir == at
+        || dir
+            .strip_prefix(at)
+            .is_some_and(|rest| rest.starts_with('/'))
 }

@@ -9,6 +9,7 @@
 
 mod grade;
 mod groups;
+mod praise;
 mod run;
 mod suggest;
 
@@ -114,6 +115,10 @@ struct Prepared<'a> {
 /// the evidence limit.
 struct Section<'a> {
     diags: Vec<&'a Diagnostic>,
+    /// What the grades read (`groups::graded`).
+    graded: Vec<&'a Diagnostic>,
+    /// Practices present, per criterion (`praise::evidence`).
+    evidence: BTreeMap<Area, Vec<String>>,
     /// Context and What went well.
     head: String,
     /// Process-quality review and Suggestions.
@@ -122,34 +127,138 @@ struct Section<'a> {
 
 impl<'a> Prepared<'a> {
     fn new(outcome: &'a Outcome, info: &RetroInfo) -> Prepared<'a> {
-        let groups = groups::build(outcome, &info.enabled);
-        let diags = groups::diagnostics_by_group(&groups, outcome);
+        let mut groups = groups::build(outcome, &info.enabled);
+        let mut diags = groups::diagnostics_by_group(&groups, outcome);
+        // A group with neither a process module nor a finding (the
+        // repository's README skill and manifest) has nothing to review:
+        // the summary names its files in one line instead of a section.
+        let mut quiet: Vec<usize> = Vec::new();
+        if groups.len() > 1 {
+            let mut keep = vec![true; groups.len()];
+            for (gi, g) in groups.iter().enumerate() {
+                let processes = g
+                    .files
+                    .iter()
+                    .any(|&i| outcome.files[i].kind == crate::engine::discover::FileKind::Process);
+                if g.entry.is_none() && !g.shared && !processes && diags[gi].is_empty() {
+                    keep[gi] = false;
+                    quiet.extend(g.files.iter().copied());
+                }
+            }
+            let mut k = keep.iter();
+            groups.retain(|_| k.next().copied().unwrap_or(true));
+            let mut k = keep.iter();
+            diags.retain(|_| k.next().copied().unwrap_or(true));
+        }
+        order(&mut groups, &mut diags);
         let sites: Vec<SiteCounts> = groups.iter().map(|g| g.sites(outcome)).collect();
-        let h = if groups.len() == 1 { "##" } else { "###" };
+        let single = groups.len() == 1;
+        let h = if single { "##" } else { "###" };
+        // The SDK every group runs on, when it is the same for all: said
+        // once above the sections instead of in each Context.
+        let pins: Vec<Vec<(String, u32)>> = groups
+            .iter()
+            .map(|g| {
+                g.sdk_pins(outcome)
+                    .into_iter()
+                    .map(|(p, pin)| (p, pin.line))
+                    .collect()
+            })
+            .collect();
+        let sdk_once = !single && pins.windows(2).all(|w| w[0] == w[1]);
         let mut sources = suggest::Sources::new(outcome);
+        let mut exemplified = BTreeMap::new();
         let sections = groups
             .iter()
+            .enumerate()
             .zip(diags)
             .zip(&sites)
-            .map(|((g, diags), sites)| {
+            .map(|(((gi, g), diags), sites)| {
                 let mut head = String::new();
-                context(&mut head, outcome, g, sites, h);
-                went_well(&mut head, outcome, g, &diags, sites, h);
+                context(&mut head, outcome, g, sites, h, !sdk_once);
+                let graded = groups::graded(g, &diags, outcome);
+                praise::went_well(&mut head, outcome, g, &graded, h);
+                let evidence = praise::evidence(outcome, g);
                 let mut tail = String::new();
-                review_table(&mut tail, &diags, sites, h);
-                suggest::suggestions(&mut tail, &mut sources, &diags, h);
-                Section { diags, head, tail }
+                review_table(&mut tail, &graded, sites, &evidence, h);
+                suggest::suggestions(&mut tail, &mut sources, &diags, h, single, &mut exemplified);
+                praise::reuse(&mut tail, outcome, &groups, Some(gi), h);
+                Section {
+                    diags,
+                    graded,
+                    evidence,
+                    head,
+                    tail,
+                }
             })
             .collect::<Vec<_>>();
         let mut summary = String::new();
-        if groups.len() > 1 {
+        if !single {
             cross_process_summary(&mut summary, &groups, &sections, &sites);
+            if sdk_once {
+                if let Some(g) = groups.first() {
+                    sdk_lines(&mut summary, outcome, g, "**SDK** (every process)");
+                    summary.push('\n');
+                }
+            }
+            if !quiet.is_empty() {
+                // A tree of clean skills would fill the summary: the
+                // Evidence table lists every file.
+                let mut list: Vec<String> = quiet
+                    .iter()
+                    .take(WORST_LISTED)
+                    .map(|&i| code(&outcome.files[i].display))
+                    .collect();
+                if quiet.len() > WORST_LISTED {
+                    list.push(format!("and {} more", quiet.len() - WORST_LISTED));
+                }
+                let _ = writeln!(
+                    summary,
+                    "**Also checked, without findings:** {}.\n",
+                    list.join(", ")
+                );
+            }
+            praise::reuse(&mut summary, outcome, &groups, None, h);
+            let all: Vec<&Diagnostic> = sections
+                .iter()
+                .flat_map(|s| s.diags.iter().copied())
+                .collect();
+            suggest::patterns(&mut summary, &all, h);
         }
         Prepared {
             groups,
             sections,
             summary,
         }
+    }
+}
+
+/// Sections in reading order: the flagship's (the module several processes
+/// build on) first, then the processes worst first, then the files no
+/// process imports. A document cut to fit a comment keeps what matters.
+fn order<'a>(groups: &mut Vec<Group>, diags: &mut Vec<Vec<&'a Diagnostic>>) {
+    let weight = |d: &[&Diagnostic]| {
+        let c = |s: Severity| d.iter().filter(|x| x.severity == s).count();
+        grade::weight(c(Severity::Error), c(Severity::Warning), c(Severity::Info))
+    };
+    let rank = |g: &Group| {
+        if g.flagship.is_some() {
+            0
+        } else if g.entry.is_some() || g.shared {
+            1
+        } else {
+            2
+        }
+    };
+    let mut both: Vec<(Group, Vec<&'a Diagnostic>)> = std::mem::take(groups)
+        .into_iter()
+        .zip(std::mem::take(diags))
+        .collect();
+    // Stable: processes that weigh the same keep the tree's order.
+    both.sort_by(|(ga, da), (gb, db)| rank(ga).cmp(&rank(gb)).then(weight(db).cmp(&weight(da))));
+    for (g, d) in both {
+        groups.push(g);
+        diags.push(d);
     }
 }
 
@@ -165,10 +274,22 @@ fn render_with(
     let entry_files: BTreeSet<usize> = entries.iter().filter_map(|g| g.entry).collect();
     let project = markdown::text(&groups::project_name(outcome));
     let titles: Vec<String> = entries.iter().map(|g| markdown::text(&g.title)).collect();
-    let title = match titles.len() {
+    let listed = match titles.len() {
         0 => "no entry process".to_string(),
         1..=3 => titles.join(", "),
         n => format!("{}, {}, … ({n} processes)", titles[0], titles[1]),
+    };
+    // The module the processes build on is the document's subject.
+    let title = match groups.iter().find_map(|g| g.flagship) {
+        Some(f) => format!(
+            "{} and the {} built on it ({listed})",
+            markdown::text(&outcome.files[f].display),
+            match titles.len() {
+                1 => "process".to_string(),
+                n => format!("{n} processes"),
+            }
+        ),
+        None => listed,
     };
     let _ = writeln!(out, "# Retrospective: {project} — {title}\n");
     if let Some(keep) = limit {
@@ -229,9 +350,10 @@ fn render_with(
     );
 
     let single = groups.len() == 1;
+    let mut explained = BTreeSet::new();
     if single {
         if let Some(section) = prepared.sections.first() {
-            section_body(&mut out, section, "##", limit);
+            section_body(&mut out, section, "##", limit, &mut explained);
         }
     } else {
         out.push_str(&prepared.summary);
@@ -246,7 +368,7 @@ fn render_with(
                 if modules == 1 { "" } else { "s" },
                 outcome_line(diags, modules)
             );
-            section_body(&mut out, section, "###", limit);
+            section_body(&mut out, section, "###", limit, &mut explained);
             out.push_str("</details>\n\n");
         }
     }
@@ -270,13 +392,21 @@ fn outcome_line(diags: &[&Diagnostic], files: usize) -> String {
 }
 
 /// Context … Suggestions for one group of modules.
-fn section_body(out: &mut String, section: &Section, h: &str, limit: Option<usize>) {
+fn section_body(
+    out: &mut String,
+    section: &Section,
+    h: &str,
+    limit: Option<usize>,
+    explained: &mut BTreeSet<&'static str>,
+) {
     out.push_str(&section.head);
-    went_poorly(out, &section.diags, h, limit);
+    went_poorly(out, &section.diags, h, limit, explained);
     out.push_str(&section.tail);
 }
 
-fn context(out: &mut String, outcome: &Outcome, g: &Group, sites: &SiteCounts, h: &str) {
+/// `sdk`: whether to name the SDK the group runs on (not when the
+/// summary says it once for every group).
+fn context(out: &mut String, outcome: &Outcome, g: &Group, sites: &SiteCounts, h: &str, sdk: bool) {
     let _ = writeln!(out, "{h} Context\n");
     if let Some(doc) = g.entry.and_then(|e| match &outcome.files[e].facts {
         Some(Facts::Process(p)) => p.doc.clone(),
@@ -310,38 +440,50 @@ fn context(out: &mut String, outcome: &Outcome, g: &Group, sites: &SiteCounts, h
         .iter()
         .map(|(k, n)| format!("{n} {}", markdown::text(k)))
         .collect();
-    let _ = writeln!(
-        out,
-        "- **Task definitions**: {total}{}",
-        if by_kind.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", by_kind.join(", "))
-        }
-    );
-    let _ = writeln!(
-        out,
-        "- **Invocation sites**: {} (`ctx.task`; {} repeated in loops, batches or helpers)",
-        sites.count(Sites::Invocations),
-        sites.count(Sites::RepeatedInvocations)
-    );
+    // What the group does not have goes unsaid: a reviewer lists what is there.
+    if total > 0 {
+        let _ = writeln!(
+            out,
+            "- **Task definitions**: {total} ({})",
+            by_kind.join(", ")
+        );
+    }
+    let invocations = sites.count(Sites::Invocations);
+    if invocations > 0 {
+        let _ = writeln!(
+            out,
+            "- **Invocation sites**: {invocations} (`ctx.task`; {} repeated in loops, batches or helpers)",
+            sites.count(Sites::RepeatedInvocations)
+        );
+    }
     for (label, kind) in [
         ("Breakpoints", Sites::Breakpoints),
         ("Loops that dispatch effects", Sites::EffectLoops),
         ("Parallel batches", Sites::ParallelSites),
     ] {
-        let _ = writeln!(
-            out,
-            "- **{label}**: {}{}",
-            sites.count(kind),
-            sites.lines_suffix(kind)
-        );
+        if sites.count(kind) > 0 {
+            let _ = writeln!(
+                out,
+                "- **{label}**: {}{}",
+                sites.count(kind),
+                sites.lines_suffix(kind)
+            );
+        }
     }
+    if sdk {
+        sdk_lines(out, outcome, g, "**SDK**");
+    }
+    out.push('\n');
+}
+
+/// "- {label}: `@a5c-ai/babysitter-sdk` `^1.2.0`, which …" for each SDK
+/// dependency the group runs on.
+fn sdk_lines(out: &mut String, outcome: &Outcome, g: &Group, label: &str) {
     let pins = g.sdk_pins(outcome);
     if pins.is_empty() {
         let _ = writeln!(
             out,
-            "- **SDK**: no package.json pinning the SDK was checked"
+            "- {label}: no package.json pinning the SDK was checked"
         );
     }
     for (path, pin) in pins {
@@ -352,65 +494,13 @@ fn context(out: &mut String, outcome: &Outcome, g: &Group, sites: &SiteCounts, h
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "- **SDK**: {} {} ({}{resolved})",
+            "- {label}: {} {}, which {} ({}{resolved})",
             code(&pin.package),
             code(&pin.spec),
+            markdown::text(&crate::manifest::spec::classify(&pin.spec).describe()),
             code(&format!("{path}:{}", pin.line))
         );
     }
-    out.push('\n');
-}
-
-fn went_well(
-    out: &mut String,
-    outcome: &Outcome,
-    g: &Group,
-    diags: &[&Diagnostic],
-    sites: &SiteCounts,
-    h: &str,
-) {
-    let _ = writeln!(out, "{h} What went well\n");
-    let fired: BTreeSet<&str> = diags.iter().map(|d| d.rule).collect();
-    let mut any = false;
-    for rule in rules::all() {
-        let meta = rule.meta();
-        let report = rule.report();
-        if report.praise.is_empty() || fired.contains(meta.id) || !g.rule_enabled(meta.id) {
-            continue;
-        }
-        let n = sites.count(report.sites);
-        if n == 0 {
-            continue;
-        }
-        let shared = rule.praise_shared_with();
-        if diags.iter().any(|d| {
-            shared.contains(&d.rule)
-                && sites.contains(report.sites, &d.location.path, d.location.start.line)
-        }) {
-            continue;
-        }
-        any = true;
-        let _ = writeln!(
-            out,
-            "- **{}** ({n}/{n}{}) — `{}` finds nothing.",
-            report.praise,
-            sites.lines_colon(report.sites),
-            meta.id
-        );
-    }
-    let parse_clean = !diags.iter().any(|d| d.rule == "parse-error");
-    let js = g.process_files(outcome);
-    if parse_clean && js > 0 {
-        any = true;
-        let _ = writeln!(
-            out,
-            "- **Every module parses cleanly** ({js}/{js} process modules)."
-        );
-    }
-    if !any {
-        out.push_str("- Nothing the static model can prove yet.\n");
-    }
-    out.push('\n');
 }
 
 /// First sentences of a doc section.
@@ -426,9 +516,17 @@ fn why(doc: &str) -> String {
     out.trim().to_string()
 }
 
-/// `limit`: at most this many locations per module, and modules per rule,
-/// with a count of the rest.
-fn went_poorly(out: &mut String, diags: &[&Diagnostic], h: &str, limit: Option<usize>) {
+/// One entry per rule: its findings counted, every line named (`limit`: at
+/// most this many per module, and modules per rule, with a count of the
+/// rest), and why it matters the first time the document names the rule
+/// (`explained` carries that across sections).
+fn went_poorly(
+    out: &mut String,
+    diags: &[&Diagnostic],
+    h: &str,
+    limit: Option<usize>,
+    explained: &mut BTreeSet<&'static str>,
+) {
     let _ = writeln!(out, "{h} What went poorly\n");
     let by_rule = by_rule(diags);
     if by_rule.is_empty() {
@@ -440,16 +538,8 @@ fn went_poorly(out: &mut String, diags: &[&Diagnostic], h: &str, limit: Option<u
             continue;
         };
         let modules: BTreeSet<&str> = ds.iter().map(|d| &*d.location.path).collect();
-        let _ = writeln!(
-            out,
-            "- **{}** (`{rule}`, {} finding{} in {} module{})",
-            meta.summary.trim_end_matches('.'),
-            ds.len(),
-            if ds.len() == 1 { "" } else { "s" },
-            modules.len(),
-            if modules.len() == 1 { "" } else { "s" },
-        );
         let keep = limit.unwrap_or(usize::MAX);
+        let mut places: Vec<String> = Vec::new();
         for module in modules.iter().take(keep) {
             let lines: Vec<String> = ds
                 .iter()
@@ -457,24 +547,36 @@ fn went_poorly(out: &mut String, diags: &[&Diagnostic], h: &str, limit: Option<u
                 .map(|d| code(&format!("{module}:{}", d.location.start.line)))
                 .collect();
             let more = lines.len().saturating_sub(keep);
-            let shown = lines.into_iter().take(keep).collect::<Vec<_>>().join(", ");
+            places.extend(lines.into_iter().take(keep));
             if more > 0 {
-                let _ = writeln!(out, "  - {shown} and {more} more");
-            } else {
-                let _ = writeln!(out, "  - {shown}");
+                places.push(format!("and {more} more in {}", code(module)));
             }
         }
         if modules.len() > keep {
-            let _ = writeln!(
-                out,
-                "  - and {} more module{}",
-                modules.len() - keep,
-                if modules.len() - keep == 1 { "" } else { "s" }
-            );
+            let n = modules.len() - keep;
+            places.push(format!(
+                "and {n} more module{}",
+                if n == 1 { "" } else { "s" }
+            ));
         }
-        let w = why(meta.doc);
-        if !w.is_empty() {
-            let _ = writeln!(out, "  - Why it matters: {w}");
+        let counted = if ds.len() == 1 {
+            String::new()
+        } else if modules.len() == 1 {
+            format!(", {} findings", ds.len())
+        } else {
+            format!(", {} findings in {} modules", ds.len(), modules.len())
+        };
+        let _ = writeln!(
+            out,
+            "- **{}** (`{rule}`{counted}): {}",
+            meta.summary.trim_end_matches('.'),
+            places.join(", ")
+        );
+        if explained.insert(rule) {
+            let w = why(meta.doc);
+            if !w.is_empty() {
+                let _ = writeln!(out, "  - Why it matters: {w}");
+            }
         }
     }
     out.push('\n');
@@ -504,7 +606,14 @@ const RUN_FAILURES: &[&str] = &[
 ];
 
 /// One graded row: (grade, reason).
-fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, String) {
+/// `present`: the practices present that bear on the criterion, cited
+/// after the findings as the evidence of what the process does right.
+fn assess(
+    area: Area,
+    diags: &[&Diagnostic],
+    sites: &SiteCounts,
+    present: &[String],
+) -> (Grade, String) {
     // `parse-error` is a built-in note but a load failure: it counts here.
     let area_rules: Vec<&'static dyn rules::Rule> = rules::all()
         .iter()
@@ -555,54 +664,59 @@ fn assess(area: Area, diags: &[&Diagnostic], sites: &SiteCounts) -> (Grade, Stri
     } else {
         grade(e, w, i, n)
     };
-    // A grouped finding's other sites are its first related locations.
-    let mut where_: Vec<String> = found
-        .iter()
-        .flat_map(|d| {
-            let others = d.related.iter().take(d.occurrences.saturating_sub(1));
-            std::iter::once(&d.location).chain(others.map(|r| &r.location))
-        })
-        .map(|l| code(&format!("{}:{}", l.path, l.start.line)))
-        .collect();
-    where_.dedup();
-    let shown: Vec<String> = where_.iter().take(4).cloned().collect();
-    let more = where_.len().saturating_sub(4);
-    let reason = if found.is_empty() {
+    // The findings' lines are under What went poorly; the table counts.
+    let mut reason = if found.is_empty() {
         format!("no findings over {}", site_kind.count(n))
     } else {
-        format!(
-            "{} finding{} ({e} error{}, {w} warning{}, {i} note{}) over {}: {}{}",
-            e + w + i,
-            if e + w + i == 1 { "" } else { "s" },
-            if e == 1 { "" } else { "s" },
-            if w == 1 { "" } else { "s" },
-            if i == 1 { "" } else { "s" },
-            site_kind.count(n),
-            shown.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        )
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        let parts: Vec<String> = [(e, "error"), (w, "warning"), (i, "note")]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, word)| plural(*n, word))
+            .collect();
+        format!("{} over {}", parts.join(", "), site_kind.count(n))
     };
+    if !present.is_empty() {
+        let _ = write!(reason, "; {}", present.join("; "));
+    }
     if g == Grade::Fails {
         return (g, format!("the process cannot run as written — {reason}"));
     }
     (g, reason)
 }
 
-fn review_table(out: &mut String, diags: &[&Diagnostic], sites: &SiteCounts, h: &str) {
+fn review_table(
+    out: &mut String,
+    diags: &[&Diagnostic],
+    sites: &SiteCounts,
+    evidence: &BTreeMap<Area, Vec<String>>,
+    h: &str,
+) {
     let _ = writeln!(out, "{h} Process-quality review\n");
     out.push_str("| Criterion | Grade | Assessment |\n|---|---|---|\n");
+    // Criteria with nothing to grade here are named in one line below the
+    // table, not given a row each.
+    let mut not_assessed: Vec<String> = Vec::new();
     for area in Area::GRADED {
-        let (g, reason) = assess(area, diags, sites);
+        let present = evidence.get(&area).map_or(&[][..], Vec::as_slice);
+        let (g, reason) = assess(area, diags, sites, present);
+        if g == Grade::NotAssessed {
+            not_assessed.push(format!("{} ({reason})", area.name()));
+            continue;
+        }
         let _ = writeln!(
             out,
             "| {} | **{}** | {} |",
             area.name(),
             g,
             markdown::cell(&reason)
+        );
+    }
+    if !not_assessed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNot assessed: {}.",
+            markdown::text(&not_assessed.join(", "))
         );
     }
     out.push('\n');
@@ -625,7 +739,8 @@ fn cross_process_summary(
     for area in Area::GRADED {
         let mut counts: BTreeMap<Grade, usize> = BTreeMap::new();
         for (section, sites) in sections.iter().zip(sites) {
-            let (grade, _) = assess(area, &section.diags, sites);
+            let present = section.evidence.get(&area).map_or(&[][..], Vec::as_slice);
+            let (grade, _) = assess(area, &section.graded, sites, present);
             *counts.entry(grade).or_default() += 1;
         }
         let _ = write!(out, "| {} |", area.name());

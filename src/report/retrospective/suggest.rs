@@ -5,13 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use crate::diagnostic::{Diagnostic, Edit};
+use crate::diagnostic::{Diagnostic, Edit, Severity};
 use crate::engine::Outcome;
 use crate::report::escape::markdown::{self, code, fence};
 use crate::rules::{self, Sites};
-
-/// Suggestions shown in full per section; the rest are summarised.
-const MAX_SUGGESTIONS: usize = 12;
 
 /// The text of the files a section's suggestions quote, read once per
 /// section (and dropped after it, so a tree's sources are never all held
@@ -47,70 +44,213 @@ impl<'a> Sources<'a> {
     }
 }
 
-pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic], h: &str) {
+/// Warning rules, after every rule with an error, that get a worked
+/// example (a before/after or the line and what to do); the rest, and the
+/// notes, get one line each. A reviewer shows the edit for what matters most
+/// and names the rest.
+const WARNING_EXAMPLES: usize = 2;
+
+/// Locations listed in a suggestion before "and N more" (What went poorly
+/// lists them all).
+const LISTED: usize = 10;
+
+/// "For the process": one entry per rule, counting its findings and naming
+/// their lines, with one worked example (the shortest edit of the rule's
+/// findings) for the errors and the top warnings. `patterns_too`: the
+/// patterns and SDK suggestions follow (with one group; with several they
+/// are said once, in the cross-process summary).
+pub fn suggestions(
+    out: &mut String,
+    sources: &mut Sources,
+    diags: &[&Diagnostic],
+    h: &str,
+    patterns_too: bool,
+    shown: &mut BTreeMap<&'static str, String>,
+) {
     sources.read.clear();
     let _ = writeln!(out, "{h} Suggestions\n");
     let _ = writeln!(out, "{h}# For the process\n");
-    let mut per_rule: HashMap<&str, usize> = HashMap::new();
+    let mut per_rule: BTreeMap<&'static str, Vec<&Diagnostic>> = BTreeMap::new();
     for d in diags {
-        *per_rule.entry(d.rule).or_default() += 1;
+        if rules::meta(d.rule).is_some_and(|m| !m.builtin) {
+            per_rule.entry(d.rule).or_default().push(d);
+        }
     }
-    let mut ordered: Vec<&&Diagnostic> = diags
-        .iter()
-        .filter(|d| rules::meta(d.rule).is_some_and(|m| !m.builtin))
-        .collect();
-    ordered.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then(per_rule[b.rule].cmp(&per_rule[a.rule]))
-            .then(a.rule.cmp(b.rule))
-            .then(a.sort_key().cmp(&b.sort_key()))
+    let mut ordered: Vec<(&'static str, Vec<&Diagnostic>)> = per_rule.into_iter().collect();
+    for (_, ds) in &mut ordered {
+        ds.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    }
+    let worst = |ds: &[&Diagnostic]| ds.iter().map(|d| d.severity).max();
+    ordered.sort_by(|(ra, a), (rb, b)| {
+        worst(b)
+            .cmp(&worst(a))
+            .then(b.len().cmp(&a.len()))
+            .then(ra.cmp(rb))
     });
     if ordered.is_empty() {
         out.push_str("No edits to suggest.\n\n");
     }
-    for (n, d) in ordered.iter().take(MAX_SUGGESTIONS).enumerate() {
-        let path = &*d.location.path;
+    let mut warnings_shown = 0;
+    let mut brief: Vec<String> = Vec::new();
+    let mut n = 0;
+    for (rule, ds) in &ordered {
+        let severity = worst(ds).unwrap_or(Severity::Info);
+        let worked = match severity {
+            Severity::Error => true,
+            Severity::Warning if warnings_shown < WARNING_EXAMPLES => {
+                warnings_shown += 1;
+                true
+            }
+            _ => false,
+        };
+        if !worked {
+            brief.push(brief_line(rule, ds));
+            continue;
+        }
+        n += 1;
+        worked_example(out, sources, n, rule, ds, shown);
+    }
+    if !brief.is_empty() {
+        if n > 0 {
+            out.push_str("Also:\n\n");
+        }
+        for b in brief {
+            let _ = writeln!(out, "{b}");
+        }
+        out.push('\n');
+    }
+    if patterns_too {
+        patterns(out, diags, &format!("{h}#"));
+    }
+}
+
+fn locations(ds: &[&Diagnostic]) -> String {
+    let mut list: Vec<String> = ds
+        .iter()
+        .take(LISTED)
+        .map(|d| code(&format!("{}:{}", d.location.path, d.location.start.line)))
+        .collect();
+    if ds.len() > LISTED {
+        list.push(format!("and {} more", ds.len() - LISTED));
+    }
+    list.join(", ")
+}
+
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+/// One line for a rule without a worked example: where, and what to do.
+fn brief_line(rule: &str, ds: &[&Diagnostic]) -> String {
+    let what = match ds {
+        [d] => format!(
+            "{} — {}",
+            code(&format!("{}:{}", d.location.path, d.location.start.line)),
+            markdown::message(&d.message)
+        ),
+        _ => format!(
+            "{} ({})",
+            rules::meta(rule).map_or(String::new(), |m| m.summary.trim_end_matches('.').into()),
+            locations(ds)
+        ),
+    };
+    let todo = ds
+        .iter()
+        .find_map(|d| d.help.as_deref())
+        .map(|h| format!(" To do: {}", markdown::message(h)))
+        .unwrap_or_default();
+    format!("- `{rule}`: {what}.{todo}")
+}
+
+/// A rule's entry with its example edit: the finding whose fix touches the
+/// fewest lines, else the first, quoted with what to do. A rule an earlier
+/// section already showed the edit for (`shown`: where) points there
+/// instead of showing the same edit again.
+fn worked_example(
+    out: &mut String,
+    sources: &mut Sources,
+    n: usize,
+    rule: &'static str,
+    ds: &[&Diagnostic],
+    shown: &mut BTreeMap<&'static str, String>,
+) {
+    let Some(first) = ds.first() else {
+        return;
+    };
+    if let Some(at) = shown.get(rule) {
+        let summary = rules::meta(rule).map_or("", |m| m.summary.trim_end_matches('.'));
+        let what = match ds {
+            [d] => format!(
+                "{}: {}",
+                code(&format!("{}:{}", d.location.path, d.location.start.line)),
+                markdown::message(&d.message)
+            ),
+            _ => format!("{}: {}", plural(ds.len(), "finding"), locations(ds)),
+        };
         let _ = writeln!(
             out,
-            "{}. **{}** — {} (`{}`)",
-            n + 1,
-            code(&format!("{path}:{}", d.location.start.line)),
-            markdown::message(&d.message),
-            d.rule
+            "{n}. **{summary}** (`{rule}`, {what}). The edit is the one shown above for {at}.\n"
         );
-        let text = sources.text(path);
-        let lang = lang(path);
-        match d.fix.as_ref().and_then(|f| before_after(text, &f.edits)) {
-            Some((before, after)) => {
-                let _ = writeln!(
-                    out,
-                    "\n   Before:\n{}   After:\n{}",
-                    fence(lang, &before, INDENT),
-                    fence(lang, &after, INDENT)
-                );
-            }
-            None => {
-                if let Some(line) = line_of(text, d.location.span.start) {
-                    let _ = write!(out, "\n{}", fence(lang, line, INDENT));
-                }
-                if let Some(help) = &d.help {
-                    let _ = writeln!(out, "   To do: {}\n", markdown::message(help));
-                } else {
-                    out.push('\n');
-                }
+        return;
+    }
+    let mut example: (&Diagnostic, Option<(String, String)>) = (first, None);
+    for d in ds {
+        let text = sources.text(&d.location.path);
+        let pair = d.fix.as_ref().and_then(|f| before_after(text, &f.edits));
+        if let Some(p) = pair {
+            let shorter = example.1.as_ref().is_none_or(|(b, _)| p.0.len() < b.len());
+            if shorter {
+                example = (d, Some(p));
             }
         }
     }
-    if ordered.len() > MAX_SUGGESTIONS {
+    let (d, pair) = example;
+    let path = &*d.location.path;
+    let at = code(&format!("{path}:{}", d.location.start.line));
+    shown.insert(rule, at.clone());
+    if ds.len() == 1 {
         let _ = writeln!(
             out,
-            "{} more findings are listed under *What went poorly*; the same edits apply to each.\n",
-            ordered.len() - MAX_SUGGESTIONS
+            "{n}. **{at}** — {} (`{rule}`)",
+            markdown::message(&d.message)
+        );
+    } else {
+        let summary = rules::meta(rule).map_or("", |m| m.summary.trim_end_matches('.'));
+        let _ = writeln!(
+            out,
+            "{n}. **{summary}** (`{rule}`, {}: {}). For example {at}: {}",
+            plural(ds.len(), "finding"),
+            locations(ds),
+            markdown::message(&d.message)
         );
     }
+    let lang = lang(path);
+    match pair {
+        Some((before, after)) => {
+            let _ = writeln!(
+                out,
+                "\n   Before:\n{}   After:\n{}",
+                fence(lang, &before, INDENT),
+                fence(lang, &after, INDENT)
+            );
+        }
+        None => {
+            let text = sources.text(path);
+            if let Some(line) = line_of(text, d.location.span.start) {
+                let _ = write!(out, "\n{}", fence(lang, line, INDENT));
+            }
+            if let Some(help) = &d.help {
+                let _ = writeln!(out, "   To do: {}\n", markdown::message(help));
+            } else {
+                out.push('\n');
+            }
+        }
+    }
+}
 
-    // Rules firing in several modules.
+/// Patterns worth sharing and what they suggest for the SDK: the rules
+/// that fire in several modules.
+pub fn patterns(out: &mut String, diags: &[&Diagnostic], h: &str) {
     let mut modules: BTreeMap<&'static str, BTreeSet<&str>> = BTreeMap::new();
     let mut first_help: BTreeMap<&'static str, &str> = BTreeMap::new();
     for d in diags {
@@ -124,12 +264,12 @@ pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic
         .filter(|(r, m)| m.len() > 1 && rules::meta(r).is_some_and(|x| !x.builtin))
         .map(|(r, m)| (*r, m))
         .collect();
-    let _ = writeln!(out, "{h}# Patterns worth sharing\n");
     if recurring.is_empty() {
-        out.push_str("No finding recurs across modules.\n\n");
+        return;
     }
+    let _ = writeln!(out, "{h} Patterns worth sharing\n");
+    let mut conventions = Vec::new();
     for (rule, mods) in &recurring {
-        let list: Vec<String> = mods.iter().map(|m| code(m)).collect();
         // A shared helper only helps where the finding is about code that
         // can be shared (a loop, a batch); a property of each task, call or
         // breakpoint (its labels, its key) is set where it is written.
@@ -139,14 +279,14 @@ pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic
                 Sites::RetryLoops | Sites::EffectLoops | Sites::ParallelSites
             )
         });
-        let advice = if shareable {
-            "so extract it once into a shared helper the modules import, instead of fixing every copy"
-        } else {
-            "a convention to apply at every site (proclint in CI keeps it), not code to share"
-        };
+        if !shareable {
+            conventions.push(format!("`{rule}` ({} modules)", mods.len()));
+            continue;
+        }
+        let list: Vec<String> = mods.iter().map(|m| code(m)).collect();
         let _ = writeln!(
             out,
-            "- `{rule}` fires in {} modules ({}). The same edit repeats in each — {} — {advice}.",
+            "- `{rule}` fires in {} modules ({}). The same edit repeats in each — {} — so extract it once into a shared helper the modules import, instead of fixing every copy.",
             mods.len(),
             list.join(", "),
             first_help.get(rule).map_or_else(
@@ -155,24 +295,28 @@ pub fn suggestions(out: &mut String, sources: &mut Sources, diags: &[&Diagnostic
             ),
         );
     }
-    if !recurring.is_empty() {
-        out.push('\n');
-    }
-    let _ = writeln!(out, "{h}# For the SDK\n");
-    let mut any = false;
-    for (rule, mods) in &recurring {
-        let Some(r) = rules::find(rule) else { continue };
-        let hint = r.report().sdk_hint;
-        if hint.is_empty() {
-            continue;
-        }
-        any = true;
-        let _ = writeln!(out, "- {hint} (`{rule}` in {} modules)", mods.len());
-    }
-    if !any {
-        out.push_str("Nothing recurs across modules that points at a missing SDK primitive.\n");
+    if !conventions.is_empty() {
+        let _ = writeln!(
+            out,
+            "- Conventions to apply at every site, not code to share (proclint in CI keeps them): {}.",
+            conventions.join(", ")
+        );
     }
     out.push('\n');
+    let hints: Vec<String> = recurring
+        .iter()
+        .filter_map(|(rule, mods)| {
+            let hint = rules::find(rule)?.report().sdk_hint;
+            (!hint.is_empty()).then(|| format!("- {hint} (`{rule}` in {} modules)", mods.len()))
+        })
+        .collect();
+    if !hints.is_empty() {
+        let _ = writeln!(out, "{h} For the SDK\n");
+        for l in hints {
+            let _ = writeln!(out, "{l}");
+        }
+        out.push('\n');
+    }
 }
 
 fn lang(path: &str) -> &'static str {
