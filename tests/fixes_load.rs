@@ -91,12 +91,14 @@ fn every_fix_leaves_a_module_node_loads() {
 
     let mut config = Config::default();
     config.select = Some(vec!["all".into()]);
+    // The fix sets are verified as `--fix` does: re-linted beside the rest.
+    config.keep_summaries = true;
     let outcome = engine::run(std::slice::from_ref(&corpus), &config, Stage::Full);
-    let mut by_file: BTreeMap<PathBuf, Vec<&proclint::diagnostic::Fix>> = BTreeMap::new();
+    let mut by_file: BTreeMap<PathBuf, Vec<&proclint::diagnostic::Diagnostic>> = BTreeMap::new();
     for d in &outcome.diagnostics {
-        let Some(f) = d.fix.as_ref().filter(|f| !f.edits.is_empty()) else {
+        if d.fix.as_ref().is_none_or(|f| f.edits.is_empty()) {
             continue;
-        };
+        }
         let Some(file) = outcome
             .files
             .iter()
@@ -104,7 +106,7 @@ fn every_fix_leaves_a_module_node_loads() {
         else {
             continue;
         };
-        by_file.entry(file.path.clone()).or_default().push(f);
+        by_file.entry(file.path.clone()).or_default().push(d);
     }
     assert!(
         by_file.len() >= 20,
@@ -119,6 +121,35 @@ fn every_fix_leaves_a_module_node_loads() {
             "no fix offered on shapes/s{i}.js"
         );
     }
+
+    // Every file's fixes together, verified as `--fix` verifies them: the
+    // re-lint blames none (a blamed fix is a bug in its rule's edits).
+    let pending: Vec<fix::Pending> = by_file
+        .iter()
+        .map(|(path, found)| {
+            let file = outcome.files.iter().find(|o| &o.path == path);
+            fix::Pending {
+                display: file.map_or(String::new(), |f| f.display.to_string()),
+                path: path.clone(),
+                kind: FileKind::Process,
+                original: std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}")),
+                fixes: found.clone(),
+            }
+        })
+        .collect();
+    let verified = fix::verify(&fix::Baseline::of(&outcome), &config, &pending);
+    let blamed: Vec<String> = pending
+        .iter()
+        .zip(&verified)
+        .flat_map(|(p, v)| v.reasons.iter().map(move |r| format!("{}: {r}", p.display)))
+        .filter(|r| !r.ends_with("fail to parse"))
+        .collect();
+    assert!(
+        blamed.is_empty(),
+        "the re-lint drops {} fixes:\n{}",
+        blamed.len(),
+        blamed.join("\n")
+    );
 
     // Originals first, then per file: each fix alone, then all together.
     let out = work.path().join("fixed");
@@ -135,7 +166,7 @@ fn every_fix_leaves_a_module_node_loads() {
             what.push((i, label));
         };
         emit("original".into(), text.clone(), &mut files);
-        for fx in found {
+        for fx in found.iter().filter_map(|d| d.fix.as_ref()) {
             let (fixed, n) = fix::apply(&text, &[&fx.edits]);
             if n == 1 {
                 fixes += 1;
@@ -146,10 +177,11 @@ fn every_fix_leaves_a_module_node_loads() {
                 );
             }
         }
-        let all: Vec<&[proclint::diagnostic::Edit]> =
-            found.iter().map(|f| f.edits.as_slice()).collect();
-        let (fixed, _, _) = fix::apply_verified(&text, &all, FileKind::Process);
-        emit(format!("{}: every fix", path.display()), fixed, &mut files);
+        emit(
+            format!("{}: every fix", path.display()),
+            verified[i].fixed.clone(),
+            &mut files,
+        );
     }
     assert!(fixes >= 50, "only {fixes} fixes offered");
     let loads = node_loads(&node, &files, work.path());

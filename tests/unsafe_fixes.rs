@@ -9,7 +9,8 @@ use common::*;
 
 /// One safe fix (`missing-labels`: labels moved into the definition) and
 /// one unsafe one (`missing-stable-key`: a key per call changes how replay
-/// matches the call's records).
+/// matches the call's records; the `continue` makes the SDK's count drift
+/// from the pass, so the call is reported).
 const MODULE: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';
 
 export const reviewTask = defineTask('review', (args) => ({
@@ -21,6 +22,7 @@ export const reviewTask = defineTask('review', (args) => ({
 
 export async function process(inputs, ctx) {
   for (let file = 0; file < 3; file++) {
+    if (inputs.skip === file) continue;
     await ctx.task(reviewTask, { file });
   }
   return { ok: true };

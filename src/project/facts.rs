@@ -49,6 +49,9 @@ pub struct ProcessFacts {
     pub retry_loops: Vec<u32>,
     pub parallel: Vec<u32>,
     pub functions: usize,
+    /// Good practices present, with their lines.
+    #[serde(default)]
+    pub practices: crate::js::analysis::practices::Practices,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -112,6 +115,7 @@ pub fn process_facts(m: &JsModel) -> ProcessFacts {
             .collect(),
         tasks,
         functions: m.functions.len(),
+        practices: crate::js::analysis::practices::practices(m),
         ..ProcessFacts::default()
     };
     facts.imports.sort();

@@ -9,9 +9,10 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
+use crate::js::analysis::repeat::invocation_key;
 use crate::js::analysis::repeat::{repetition, Repeat};
 use crate::js::model::{CallId, JsModel};
-use crate::js::summary::build::{describe_repeat, invocation_key, key_example};
+use crate::js::summary::build::{describe_repeat, key_example};
 use crate::js::syntax::tree::Node;
 use crate::js::syntax::{contains, span, unparen};
 use crate::js::EffectKind;

@@ -12,7 +12,7 @@ use regex::Regex;
 
 use super::unchecked_breakpoint::{decides, DECISION_FIELDS};
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::analysis::effects::method_path;
 use crate::js::analysis::flow::{uses_of, Use};
 use crate::js::analysis::loops::{comparisons_in, conjuncts, walk, Bound, LoopAnalysis};
@@ -22,6 +22,7 @@ use crate::js::model::{LoopId, LoopKind};
 use crate::js::syntax::{contains, is_function, span, string_value, unparen};
 use crate::js::{EffectKind, JsModel};
 use crate::rules::convergence::{call_name, excerpt, loop_header};
+use crate::source::Span;
 
 pub struct ExhaustedRetryUnhandled;
 
@@ -34,7 +35,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/exhausted-retry-unhandled.md"),
     builtin: false,
     options: &[],
-    fix: crate::rules::FixAvailability::Never,
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 const HELP: &str = "record an explicit outcome (`let outcome = 'failed'`; `outcome = 'passed'` on \
@@ -78,6 +79,7 @@ impl Rule for ExhaustedRetryUnhandled {
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
         let a = LoopAnalysis::new(m);
+        let mut hoisted = BTreeSet::new();
         for (l, lp) in m.loops.iter().enumerate() {
             if matches!(lp.kind, LoopKind::ForIn | LoopKind::ForOf) {
                 continue;
@@ -123,7 +125,7 @@ impl Rule for ExhaustedRetryUnhandled {
                 && !stops_on_last_attempt(&a, l, cap)
                 && !escalates_on_last_attempt(&a, l, cap);
             if exhaustion_falls_through {
-                check_outcome_read(&a, l, &retry, cap, sink);
+                check_outcome_read(&a, l, &retry, cap, &mut hoisted, sink);
             }
         }
     }
@@ -405,6 +407,7 @@ fn check_outcome_read(
     l: LoopId,
     retry: &Retry,
     cap: Option<Node>,
+    hoisted: &mut BTreeSet<(usize, String)>,
     sink: &mut Sink,
 ) {
     let m = a.model();
@@ -487,7 +490,11 @@ fn check_outcome_read(
         .map(|b| format!("`{}`", m.scopes.get(*b).name))
         .collect();
     if let Some(stake) = stake.filter(|_| !approval && (chain.is_some() || gate.is_some())) {
-        sink.push(stake_diag(m, sink, lp, &header, &names, &stake));
+        let mut d = stake_diag(m, sink, lp, &header, &names, &stake);
+        if let Some(fix) = outcome_fix(a, l, cap, hoisted) {
+            d = d.with_fix(fix);
+        }
+        sink.push(d);
         return;
     }
     // A loop that leaves on a breakpoint's approval: exhausting it means
@@ -564,6 +571,9 @@ fn check_outcome_read(
         }
     };
     d = d.with_help(if approval { APPROVAL_HELP } else { HELP });
+    if let Some(fix) = outcome_fix(a, l, cap, hoisted) {
+        d = d.with_fix(fix);
+    }
     sink.push(d);
 }
 
@@ -1402,6 +1412,36 @@ fn forced_successes<'t>(a: &LoopAnalysis<'_, 't>, l: LoopId) -> Vec<Forced<'t>> 
         return Vec::new();
     };
     let outer = a.outer_writes(l);
+    // The flags the loop's condition converges on (`!fixSucceeded` in
+    // `while (!fixSucceeded && n < max)`): when there are any, `true`
+    // written to another variable on the last attempt is not the loop's
+    // success (`architecturalIssue = true` marks the failure).
+    // Only a condition of plain flags (`!ok`, `!state.ok`) names them; a
+    // test such as `issues.length > 0` does not say which variable is the
+    // success.
+    let flag = |c: Node| {
+        let c = unparen(c);
+        let c = if c.kind_str() == "unary_expression" {
+            c.field("argument").map(unparen).unwrap_or(c)
+        } else {
+            c
+        };
+        matches!(c.kind_str(), "identifier" | "member_expression")
+    };
+    let converges_on: Vec<_> = lp
+        .condition
+        .map(|c| {
+            let rest: Vec<Node> = conjuncts(m, c)
+                .into_iter()
+                .filter(|c| !is_counter_test(a, lp.node, *c))
+                .collect();
+            if rest.iter().all(|c| flag(*c)) {
+                rest.into_iter().flat_map(|c| bindings_in(m, c)).collect()
+            } else {
+                Vec::new()
+            }
+        })
+        .unwrap_or_default();
     let mut out = Vec::new();
     walk(body, |n| {
         if is_function(n) {
@@ -1417,8 +1457,24 @@ fn forced_successes<'t>(a: &LoopAnalysis<'_, 't>, l: LoopId) -> Vec<Forced<'t>> 
         };
         let marks_success = right.kind_str() == "true"
             || string_value(right, m.src()).is_some_and(|s| SUCCESS_VALUES.contains(&s.as_str()));
-        let target_outer = m.binding_of_expr(left).is_some_and(|b| outer.contains(&b));
-        if !marks_success || !target_outer {
+        let target = m.binding_of_expr(left);
+        let target_outer = target.is_some_and(|b| outer.contains(&b));
+        // A name that reads as success (`ok`, `passed`) is one whatever the
+        // condition tests.
+        let reads_as_success = |name: &str| {
+            let name = name.to_ascii_lowercase();
+            [
+                "ok", "pass", "success", "succeed", "approved", "done", "complete", "resolved",
+                "valid",
+            ]
+            .iter()
+            .any(|w| name.contains(w))
+        };
+        let the_loops_flag = converges_on.is_empty()
+            || target.is_some_and(|b| {
+                converges_on.contains(&b) || reads_as_success(&m.scopes.get(b).name)
+            });
+        if !marks_success || !target_outer || !the_loops_flag {
             return true;
         }
         let guards = a.guards(body, n);
@@ -1520,9 +1576,788 @@ fn forced_diag(m: &JsModel, sink: &Sink, f: Forced) -> crate::diagnostic::Diagno
     )
 }
 
+/// The fix for a loop whose exhaustion falls through: right after it, fail
+/// the run when the condition the loop converges on does not hold —
+/// `if (!approved) { throw … }`. Offered only when that condition is
+/// determined: the loop's own condition (less its counter test) with no
+/// `break` besides the cap's, or the test of its one convergence `break`;
+/// free of calls, so re-reading it dispatches nothing; over variables that
+/// outlive the loop holding what the last attempt was judged on. A result
+/// declared in the body (`const decision = await ctx.breakpoint(…)`) is
+/// declared before the loop instead, so that it outlives it.
+fn outcome_fix(
+    a: &LoopAnalysis,
+    l: LoopId,
+    cap: Option<Node>,
+    hoisted: &mut BTreeSet<(usize, String)>,
+) -> Option<Fix> {
+    let m = a.model();
+    let src = m.src();
+    let lp = &m.loops[l];
+    let body = lp.body?;
+    // A check after a loop that is an `if`'s unbraced body, or labelled,
+    // would land outside what runs it.
+    let holder = lp.node.parent()?;
+    if !matches!(holder.kind_str(), "statement_block" | "program") {
+        return None;
+    }
+    let indent = line_indent(src, lp.node.start_byte())?;
+    let nl = if src.contains("\r\n") { "\r\n" } else { "\n" };
+    let counter_exits: Vec<usize> = a.counter_exits(l).iter().map(|e| e.id()).collect();
+    let breaks: Vec<Node> = a
+        .exits(lp.node, body)
+        .into_iter()
+        .filter(|e| e.kind_str() == "break_statement" && !counter_exits.contains(&e.id()))
+        .collect();
+    let cond_rest: Vec<Node> = lp
+        .condition
+        .map(|c| {
+            conjuncts(m, c)
+                .into_iter()
+                .filter(|c| !is_counter_test(a, lp.node, *c))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut edits = Vec::new();
+    let failed = if !cond_rest.is_empty() {
+        // `while (!approved && attempts < max)`: it leaves converged only
+        // when the rest of its condition is false.
+        if !breaks.is_empty() {
+            return None;
+        }
+        for c in &cond_rest {
+            if !reevaluable(m, *c) || !declared_before(m, lp.node, *c) {
+                return None;
+            }
+        }
+        match cond_rest.as_slice() {
+            [one] => m.text(*one).to_string(),
+            _ => cond_rest
+                .iter()
+                .map(|c| conjunct_text(m.text(*c), *c))
+                .collect::<Vec<_>>()
+                .join(" && "),
+        }
+    } else {
+        let [exit] = breaks.as_slice() else {
+            return None;
+        };
+        let exit = *exit;
+        if continues_in(lp.node, body) {
+            return None;
+        }
+        let guards = break_guards(body, exit)?;
+        if guards.is_empty() {
+            return None;
+        }
+        if let Some(flag) = flag_set_before(m, lp.node, exit) {
+            // `if (r.passed) { ok = true; break; }` with `let ok = false`
+            // before the loop and no other write: `ok` is the outcome.
+            format!("!{flag}")
+        } else {
+            let mut refs = Vec::new();
+            for g in &guards {
+                if !reevaluable(m, *g) {
+                    return None;
+                }
+                refs.extend(bindings_in(m, *g));
+            }
+            refs.sort_unstable();
+            refs.dedup();
+            for b in refs {
+                let bind = m.scopes.get(b);
+                if !contains(lp.node, bind.node) {
+                    // Declared before the loop: it must still hold what the
+                    // last attempt was judged on.
+                    let later_write = bind.writes.iter().any(|w| {
+                        contains(lp.node, *w)
+                            && (w.start_byte() > exit.start_byte()
+                                || in_function_within(*w, lp.node))
+                    });
+                    if later_write || bind.node.start_byte() > lp.node.start_byte() {
+                        return None;
+                    }
+                    continue;
+                }
+                let (decl, keyword) = hoistable(m, lp.node, body, exit, b)?;
+                let key = (holder.id(), bind.name.clone());
+                if hoisted.contains(&key) {
+                    return None;
+                }
+                hoisted.insert(key);
+                edits.push(Edit {
+                    span: Span::new(lp.node.start_byte(), lp.node.start_byte()),
+                    replacement: format!("let {};{nl}{indent}", bind.name),
+                });
+                edits.push(Edit {
+                    span: Span::new(keyword.start_byte(), decl_name_start(decl)?),
+                    replacement: String::new(),
+                });
+            }
+            // Before the first attempt a result declared before the loop
+            // may hold nothing: read its members with `?.`.
+            let pass = guards
+                .iter()
+                .map(|g| optional_text(m, *g))
+                .collect::<Option<Vec<_>>>()?;
+            match (guards.as_slice(), pass.as_slice()) {
+                ([g], [t]) if is_operand(*g) => format!("!{t}"),
+                // `if (!issues.length) break;`: fail when `issues.length`.
+                ([g], [_]) if is_negated_operand(m, *g) => {
+                    optional_text(m, unparen(g.field("argument")?))?
+                }
+                ([_], [t]) => format!("!({t})"),
+                _ => {
+                    let joined = guards
+                        .iter()
+                        .zip(&pass)
+                        .map(|(g, t)| conjunct_text(t, *g))
+                        .collect::<Vec<_>>()
+                        .join(" && ");
+                    format!("!({joined})")
+                }
+            }
+        }
+    };
+    if !reads_as_convergence(&failed) {
+        return None;
+    }
+    // A loop over a list (`i < steps.length`) that breaks is not retrying
+    // one check: its `break` may as well be the stop on a failure.
+    if cap.is_some_and(|c| {
+        unparen(c).kind_str() == "member_expression"
+            && unparen(c)
+                .field("property")
+                .is_some_and(|p| m.text(p) == "length")
+    }) {
+        return None;
+    }
+    let pass_text = describe_pass(&failed);
+    let attempts = attempts_of(a, l, cap)
+        .map(|n| format!("after {n} attempts"))
+        .unwrap_or_else(|| "after the last attempt".to_string());
+    let approval = exits_on_approval(a, l);
+    // The process is `(inputs, ctx)`: a default-exported helper that takes
+    // the context first (`requestApproval(ctx, …)`) is called by code that
+    // would carry on after a `return`.
+    let in_process = lp.func.is_some_and(|f| {
+        let params = &m.functions[f].params;
+        let context_second = params.len() >= 2
+            && params[1].kind_str() == "identifier"
+            && !matches!(m.text(params[0]), "ctx" | "context");
+        context_second
+            && m.exports_of_fn(f)
+                .any(|e| e.source.is_none() && m.is_process_export(&e.name))
+    });
+    // The SDK's guidance is to loop back on a rejection, never to fail the
+    // run (`prompts/templates/breakpoint-handling.md`): in the process
+    // itself, a rejected ending returns the outcome instead, with the
+    // feedback the loop kept, as the finding's help says.
+    let (stop, description) = if approval && in_process {
+        let feedback = feedback_kept(m, lp.node, holder)
+            .map(|f| format!(", feedback: {f}"))
+            .unwrap_or_default();
+        (
+            format!("return {{ success: false, approved: false{feedback} }};"),
+            "after the loop, return the rejected outcome when no round was approved",
+        )
+    } else {
+        let what = if approval {
+            "Not approved"
+        } else {
+            "Did not pass"
+        };
+        (
+            format!("throw new Error(`{what} {attempts} ({pass_text})`);"),
+            "fail the run after the loop when its last attempt did not pass",
+        )
+    };
+    edits.push(Edit {
+        span: Span::new(lp.node.end_byte(), lp.node.end_byte()),
+        replacement: format!("{nl}{indent}if ({failed}) {{{nl}{indent}  {stop}{nl}{indent}}}"),
+    });
+    Some(Fix {
+        description: description.into(),
+        edits,
+        safe: false,
+    })
+}
+
+/// The variable an approval loop keeps the last rejection's feedback in:
+/// declared in the block that holds the loop, before it, with "feedback"
+/// in its name, and written inside the loop (`let lastFeedback = null;`,
+/// then `lastFeedback = approval.response || …`).
+fn feedback_kept(m: &crate::js::model::JsModel, loop_node: Node, holder: Node) -> Option<String> {
+    m.scopes
+        .bindings
+        .iter()
+        .filter(|b| b.name.to_ascii_lowercase().contains("feedback"))
+        .filter(|b| b.node.start_byte() < loop_node.start_byte())
+        .filter(|b| {
+            b.node
+                .parent()
+                .and_then(|d| d.parent())
+                .and_then(|s| s.parent())
+                .is_some_and(|block| block.id() == holder.id())
+        })
+        // Assigned with `=` in the loop (a counter such as `feedbackRounds++`
+        // is not the feedback).
+        .find(|b| {
+            b.writes.iter().any(|w| {
+                contains(loop_node, *w)
+                    && w.parent().is_some_and(|a| {
+                        a.kind_str() == "assignment_expression"
+                            && a.field("right").is_some_and(|r| r.kind_str() != "number")
+                    })
+            })
+        })
+        .map(|b| b.name.clone())
+}
+
+/// Words that make a loop's exit a stop rather than convergence
+/// (`!stoppedEarly`, `if (shouldBreak) break;`).
+const STOP_WORDS: &[&str] = &[
+    "stop",
+    "stopped",
+    "break",
+    "fail",
+    "failed",
+    "failure",
+    "failures",
+    "error",
+    "errors",
+    "abort",
+    "aborted",
+    "halt",
+    "halted",
+    "cancel",
+    "cancelled",
+    "canceled",
+    "blocked",
+    "skip",
+    "skipped",
+    "escalate",
+    "escalated",
+];
+
+/// Whether the check made after the loop (`failed`, true when the last
+/// attempt did not pass) reads as "not converged": it names no stop or
+/// failure, and does not hold on a success (`if (!step.success) break;`
+/// leaves on a failure: `failed` would be `step.success`).
+fn reads_as_convergence(failed: &str) -> bool {
+    let ws: Vec<String> = words(failed).collect();
+    if ws.iter().any(|w| STOP_WORDS.contains(&w.as_str())) {
+        return false;
+    }
+    failed.starts_with('!') || !ws.iter().any(|w| SUCCESS_WORDS.contains(&w.as_str()))
+}
+
+/// Words that name a pass: a check that fails the run when one holds
+/// would fail converged runs.
+const SUCCESS_WORDS: &[&str] = &[
+    "success",
+    "succeeded",
+    "successful",
+    "pass",
+    "passed",
+    "passes",
+    "ok",
+    "approved",
+    "valid",
+    "verified",
+    "complete",
+    "completed",
+    "done",
+    "converged",
+];
+
+/// The whitespace before `at` on its line, when only whitespace precedes it.
+fn line_indent(src: &str, at: usize) -> Option<&str> {
+    let start = src.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let indent = src.get(start..at)?;
+    indent
+        .chars()
+        .all(|c| c == ' ' || c == '\t')
+        .then_some(indent)
+}
+
+/// What the error names as the condition that did not hold (`approved`
+/// for `!approved`; `score < target still holds`), fit for a template
+/// literal.
+fn describe_pass(failed: &str) -> String {
+    let simple = |t: &str| {
+        t.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '?'))
+    };
+    let pass = match failed.strip_prefix('!') {
+        Some(rest) if simple(rest) => rest.to_string(),
+        Some(rest) => match rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+            Some(inner) => inner.to_string(),
+            None => format!("{failed} still holds"),
+        },
+        None => format!("{failed} still holds"),
+    };
+    let pass = pass.replace("?.", ".");
+    pass.replace('\\', "\\\\")
+        .replace('`', "\\`")
+        .replace("${", "\\${")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether an expression can be evaluated again after the loop without
+/// doing anything: names, members, literals and operators — no call, no
+/// `await`, no assignment.
+fn reevaluable(m: &JsModel, expr: Node) -> bool {
+    let mut ok = true;
+    walk(expr, |n| {
+        if !ok {
+            return false;
+        }
+        match n.kind_str() {
+            "identifier" => {
+                ok = m.scopes.binding_of(n).is_some()
+                    || matches!(m.text(n), "undefined" | "NaN" | "Infinity");
+            }
+            "member_expression"
+            | "subscript_expression"
+            | "property_identifier"
+            | "parenthesized_expression"
+            | "binary_expression"
+            | "ternary_expression"
+            | "number"
+            | "string"
+            | "string_fragment"
+            | "escape_sequence"
+            | "true"
+            | "false"
+            | "null"
+            | "optional_chain" => {}
+            "unary_expression" => {
+                ok = matches!(
+                    n.field("operator").map(|o| m.text(o)),
+                    Some("!" | "-" | "+" | "typeof")
+                );
+            }
+            _ => ok = !n.is_named(),
+        }
+        ok
+    });
+    ok
+}
+
+/// Whether every variable an expression reads is declared before the loop
+/// `lp`, outside it, and not written in a function within it.
+fn declared_before(m: &JsModel, lp: Node, expr: Node) -> bool {
+    bindings_in(m, expr).into_iter().all(|b| {
+        let bind = m.scopes.get(b);
+        !contains(lp, bind.node)
+            && bind.node.start_byte() < lp.start_byte()
+            && !bind
+                .writes
+                .iter()
+                .any(|w| contains(lp, *w) && in_function_within(*w, lp))
+    })
+}
+
+/// Whether `n` is inside a function nested in `outer`.
+fn in_function_within(n: Node, outer: Node) -> bool {
+    let mut cur = n;
+    while let Some(p) = cur.parent() {
+        if p.id() == outer.id() {
+            return false;
+        }
+        if is_function(p) {
+            return true;
+        }
+        cur = p;
+    }
+    false
+}
+
+/// Whether the loop's body has a `continue` of its own: the last attempt
+/// may then skip the convergence test, and what it leaves behind was
+/// never judged.
+fn continues_in(lp: Node, body: Node) -> bool {
+    let mut found = false;
+    walk(body, |n| {
+        if found || is_function(n) {
+            return false;
+        }
+        if n.kind_str() == "continue_statement" {
+            found = n.field("label").is_some() || !nested_loop_between(n, lp);
+        }
+        !found
+    });
+    found
+}
+
+fn nested_loop_between(n: Node, lp: Node) -> bool {
+    let mut cur = n;
+    while let Some(p) = cur.parent() {
+        if p.id() == lp.id() {
+            return false;
+        }
+        if matches!(
+            p.kind_str(),
+            "for_statement" | "for_in_statement" | "while_statement" | "do_statement"
+        ) {
+            return true;
+        }
+        cur = p;
+    }
+    false
+}
+
+/// The conditions under which `exit` runs, when it sits only in blocks,
+/// `if` consequences and `try` bodies of `body` (`None` for an `else`, a
+/// `switch`, a `catch`).
+fn break_guards<'t>(body: Node<'t>, exit: Node<'t>) -> Option<Vec<Node<'t>>> {
+    let mut out = Vec::new();
+    let mut n = exit;
+    while let Some(p) = n.parent() {
+        if p.id() == body.id() {
+            return Some(out);
+        }
+        match p.kind_str() {
+            "statement_block" => {}
+            "if_statement" if p.field("consequence") == Some(n) => {
+                out.push(unparen(p.field("condition")?));
+            }
+            "try_statement" if p.field("body") == Some(n) => {}
+            _ => return None,
+        }
+        n = p;
+    }
+    None
+}
+
+/// `ok` in `if (r.passed) { ok = true; break; }`, when `ok` is declared
+/// before the loop as `false` and that is its only write: it is true after
+/// the loop exactly when the loop converged.
+fn flag_set_before<'t>(m: &JsModel<'t>, lp: Node<'t>, exit: Node<'t>) -> Option<&'t str> {
+    let block = exit
+        .parent()
+        .filter(|b| b.kind_str() == "statement_block")?;
+    block.named().find_map(|st| {
+        if st.start_byte() >= exit.start_byte() || st.kind_str() != "expression_statement" {
+            return None;
+        }
+        let assign = st
+            .named_child(0)
+            .filter(|e| e.kind_str() == "assignment_expression")?;
+        let left = assign
+            .field("left")
+            .filter(|l| l.kind_str() == "identifier")?;
+        if unparen(assign.field("right")?).kind_str() != "true" {
+            return None;
+        }
+        let b = m.scopes.binding_of(left)?;
+        let bind = m.scopes.get(b);
+        let declared_false = bind.init.is_some_and(|i| unparen(i).kind_str() == "false");
+        (declared_false
+            && bind.writes.len() == 1
+            && !contains(lp, bind.node)
+            && bind.node.start_byte() < lp.start_byte())
+        .then(|| m.text(left))
+    })
+}
+
+/// A `const`/`let` of the loop's body, before `exit`, declaring only `b`
+/// with a value, never reassigned, read only after it and not in a
+/// function: declared before the loop instead, each attempt assigns it and
+/// it outlives the loop. Returns the declaration and its keyword.
+fn hoistable<'t>(
+    m: &JsModel<'t>,
+    lp: Node<'t>,
+    body: Node<'t>,
+    exit: Node<'t>,
+    b: BindingId,
+) -> Option<(Node<'t>, Node<'t>)> {
+    let bind = m.scopes.get(b);
+    let declarator = bind.node.parent().filter(|d| {
+        d.kind_str() == "variable_declarator"
+            && d.field("name") == Some(bind.node)
+            && d.field("value").is_some()
+    })?;
+    let decl = declarator
+        .parent()
+        .filter(|d| d.kind_str() == "lexical_declaration" && d.parent() == Some(body))?;
+    if decl.named().count() != 1 || decl.start_byte() >= exit.start_byte() {
+        return None;
+    }
+    if !bind.writes.is_empty()
+        || bind
+            .reads
+            .iter()
+            .any(|r| r.start_byte() < declarator.end_byte() || in_function_within(*r, lp))
+    {
+        return None;
+    }
+    // The name must not be taken where the loop stands: a new declaration
+    // there would clash with it or shadow it.
+    let outer = m.scopes.scopes.get(bind.scope)?.parent?;
+    if m.scopes.lookup(outer, &bind.name).is_some() {
+        return None;
+    }
+    let keyword = decl.child(0)?;
+    matches!(m.text(keyword), "const" | "let").then_some((declarator, keyword))
+}
+
+/// Where a declarator's name starts: the keyword before it is removed up
+/// to there (`const x = …` → `x = …`).
+fn decl_name_start(declarator: Node) -> Option<usize> {
+    declarator.field("name").map(|n| n.start_byte())
+}
+
+/// `!x` for a plain operand `x`.
+fn is_negated_operand(m: &JsModel, n: Node) -> bool {
+    n.kind_str() == "unary_expression"
+        && n.field("operator").is_some_and(|o| m.text(o) == "!")
+        && n.field("argument").is_some_and(is_operand)
+}
+
+/// A plain operand: no operator binds looser than a `!` before it.
+fn is_operand(n: Node) -> bool {
+    matches!(
+        unparen(n).kind_str(),
+        "identifier" | "member_expression" | "subscript_expression" | "true" | "false"
+    ) || n.kind_str() == "parenthesized_expression"
+}
+
+/// The text `t` of the condition `c` as one operand of `&&`: in
+/// parentheses when an operator in it binds more loosely.
+fn conjunct_text(t: &str, c: Node) -> String {
+    let loose = match c.kind_str() {
+        "binary_expression" => c
+            .field("operator")
+            .is_some_and(|o| matches!(o.kind_str(), "||" | "??")),
+        "ternary_expression" | "assignment_expression" | "sequence_expression" => true,
+        _ => false,
+    };
+    if loose {
+        format!("({t})")
+    } else {
+        t.to_string()
+    }
+}
+
+/// The text of `expr` with the first member read of each variable made
+/// optional (`r.passed` → `r?.passed`).
+fn optional_text(m: &JsModel, expr: Node) -> Option<String> {
+    let src = m.src();
+    let mut inserts = Vec::new();
+    walk(expr, |n| {
+        if matches!(n.kind_str(), "member_expression" | "subscript_expression") {
+            let object = n.field("object");
+            if let Some(o) = object.filter(|o| o.kind_str() == "identifier") {
+                let after = &src[o.end_byte()..];
+                let trimmed = after.trim_start();
+                let at = o.end_byte() + (after.len() - trimmed.len());
+                if trimmed.starts_with("?.") {
+                } else if n.kind_str() == "member_expression" && trimmed.starts_with('.') {
+                    inserts.push((at, "?"));
+                } else if trimmed.starts_with('[') {
+                    inserts.push((at, "?."));
+                }
+            }
+        }
+        !is_function(n)
+    });
+    let mut out = String::new();
+    let mut pos = expr.start_byte();
+    for (at, text) in inserts {
+        out.push_str(src.get(pos..at)?);
+        out.push_str(text);
+        pos = at;
+    }
+    out.push_str(src.get(pos..expr.end_byte())?);
+    Some(out)
+}
+
+/// How many attempts the loop makes, when its counter starts at 0 and
+/// stays below the cap or starts at 1 and reaches it: the cap as written
+/// (a number, or `${name}` for a variable declared before the loop).
+fn attempts_of(a: &LoopAnalysis, l: LoopId, cap: Option<Node>) -> Option<String> {
+    let m = a.model();
+    let lp = &m.loops[l];
+    let cap = cap?;
+    let cmp = cap
+        .parent()
+        .filter(|p| p.kind_str() == "binary_expression")?;
+    let counter_left = cmp.field("right") == Some(cap);
+    let counter = cmp.field(if counter_left { "left" } else { "right" })?;
+    let op = m.text(cmp.field("operator")?);
+    let strict = match (op, counter_left) {
+        ("<", true) | (">", false) => true,
+        ("<=", true) | (">=", false) => false,
+        _ => return None,
+    };
+    let b = m.scopes.binding_of(unparen(counter))?;
+    let start = m.text(unparen(m.scopes.get(b).init?));
+    if (strict && start != "0") || (!strict && start != "1") {
+        return None;
+    }
+    let cap = unparen(cap);
+    match cap.kind_str() {
+        "number" => Some(m.text(cap).to_string()),
+        "identifier" | "member_expression"
+            if reevaluable(m, cap) && declared_before(m, lp.node, cap) =>
+        {
+            Some(format!("${{{}}}", m.text(cap)))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{claim_in, words};
+    use super::{claim_in, describe_pass, reads_as_convergence, words};
+    use crate::diagnostic::Diagnostic;
+
+    fn lint(body: &str) -> Vec<Diagnostic> {
+        super::super::testing::lint_process_body("exhausted-retry-unhandled", body)
+    }
+
+    /// The replacements of the one finding's fix.
+    fn fix_of(body: &str) -> Option<Vec<String>> {
+        let ds = lint(body);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let fix = ds[0].fix.as_ref()?;
+        assert!(!fix.safe);
+        Some(fix.edits.iter().map(|e| e.replacement.clone()).collect())
+    }
+
+    #[test]
+    fn the_fix_checks_the_flag_of_the_condition() {
+        let edits = fix_of(
+            "  let ok = false;\n  let n = 0;\n  while (!ok && n < 3) {\n    n++;\n    const r = await ctx.task(reviewTask, {});\n    ok = r.passed;\n  }\n  await ctx.task(fixTask, {});",
+        );
+        assert_eq!(
+            edits.as_deref(),
+            Some(&["\n  if (!ok) {\n    throw new Error(`Did not pass after 3 attempts (ok)`);\n  }".to_string()][..])
+        );
+    }
+
+    #[test]
+    fn a_result_declared_in_the_loop_is_declared_before_it() {
+        let edits = fix_of(
+            "    for (let a = 1; a <= inputs.max; a++) {\n      const d = await ctx.breakpoint({ question: 'Ok?' });\n      if (d.approved) break;\n    }\n    await ctx.task(fixTask, {});",
+        )
+        .unwrap_or_default();
+        assert_eq!(edits.len(), 3, "{edits:?}");
+        assert_eq!(edits[0], "let d;\n    ");
+        assert_eq!(edits[1], "");
+        // In the process itself a rejected ending returns its outcome: the
+        // SDK's guidance is to loop back on a rejection, never to fail.
+        assert_eq!(
+            edits[2],
+            "\n    if (!d?.approved) {\n      return { success: false, approved: false };\n    }"
+        );
+    }
+
+    /// The feedback the approval loop keeps goes with the returned outcome;
+    /// in a helper, where a return would let its caller carry on, the fix
+    /// fails the run and its message names the cap.
+    #[test]
+    fn an_approval_loop_returns_its_feedback_in_the_process_and_throws_in_a_helper() {
+        let edits = fix_of(
+            "  let lastFeedback = null;\n  let approved = false;\n  for (let a = 0; a < 3; a++) {\n    const d = await ctx.breakpoint({ question: 'Ok?' });\n    if (d.approved) { approved = true; break; }\n    lastFeedback = d.response;\n  }\n  await ctx.task(fixTask, {});",
+        )
+        .unwrap_or_default();
+        assert_eq!(
+            edits.last().map(String::as_str),
+            Some("\n  if (!approved) {\n    return { success: false, approved: false, feedback: lastFeedback };\n  }"),
+            "{edits:?}"
+        );
+        let edits = fix_of(
+            "  const ask = async () => {\n    for (let a = 1; a <= inputs.max; a++) {\n      const d = await ctx.breakpoint({ question: 'Ok?' });\n      if (d.approved) break;\n    }\n    await ctx.task(fixTask, {});\n  };\n  await ask();",
+        )
+        .unwrap_or_default();
+        assert!(
+            edits
+                .last()
+                .is_some_and(|e| e.contains("if (!d?.approved) {")
+                    && e.contains("`Not approved after ${inputs.max} attempts (d.approved)`")),
+            "{edits:?}"
+        );
+    }
+
+    /// A counter with "feedback" in its name is not the feedback; a helper
+    /// default-exported with the context first is not the process.
+    #[test]
+    fn the_feedback_is_assigned_and_the_process_takes_inputs_first() {
+        let edits = fix_of(
+            "  let feedbackRounds = 0;\n  let lastFeedback = null;\n  let approved = false;\n  for (let a = 0; a < 3; a++) {\n    const d = await ctx.breakpoint({ question: 'Ok?' });\n    if (d.approved) { approved = true; break; }\n    feedbackRounds++;\n    lastFeedback = d.response;\n  }\n  await ctx.task(fixTask, {});",
+        )
+        .unwrap_or_default();
+        assert!(
+            edits
+                .last()
+                .is_some_and(|e| e.contains("feedback: lastFeedback }")),
+            "{edits:?}"
+        );
+        let src = "export default async function requestApproval(ctx, question) {\n  let approved = false;\n  for (let a = 0; a < 3; a++) {\n    const d = await ctx.breakpoint({ question, title: 'Approve' });\n    if (d.approved) { approved = true; break; }\n  }\n  ctx.log('approved');\n}\n";
+        let ds = crate::rules::testing::lint_source("exhausted-retry-unhandled", src);
+        let edits: Vec<String> = ds
+            .iter()
+            .filter_map(|d| d.fix.as_ref())
+            .flat_map(|f| f.edits.iter().map(|e| e.replacement.clone()))
+            .collect();
+        assert!(
+            edits.iter().any(|e| e.contains("throw new Error"))
+                && !edits.iter().any(|e| e.contains("return {")),
+            "{ds:#?}"
+        );
+    }
+
+    /// `true` written on the last attempt to a flag other than the one the
+    /// loop converges on marks the failure, not a pass; the outcome is
+    /// returned.
+    #[test]
+    fn a_failure_flag_on_the_last_attempt_is_not_a_forced_success() {
+        let body = "  let n = 0;\n  let ok = false;\n  let stuck = false;\n  while (!ok && n < 3) {\n    n++;\n    const r = await ctx.task(reviewTask, {});\n    if (r.passed) {\n      ok = true;\n    } else if (n >= 3) {\n      stuck = true;\n    }\n  }\n  return { success: ok, stuck };";
+        assert!(lint(body).is_empty(), "{:#?}", lint(body));
+        // The loop's own flag forced on the last attempt still is one.
+        let forced = body.replace("stuck = true;", "ok = true;");
+        assert_eq!(lint(&forced).len(), 1, "{:#?}", lint(&forced));
+        // So is a flag named for success beside a condition that is not a
+        // plain flag.
+        let body = "  let n = 0;\n  let ok = false;\n  let issues = inputs.issues;\n  while (issues.length > 0 && n < 3) {\n    n++;\n    const r = await ctx.task(fixTask, {});\n    issues = r.remaining;\n    if (n >= 3) {\n      ok = true;\n    }\n  }\n  if (issues.length > 0) ctx.log('left', issues);\n  await ctx.task(fixTask, {});\n  return { ok };";
+        assert_eq!(lint(body).len(), 1, "{body}\n{:#?}", lint(body));
+    }
+
+    #[test]
+    fn no_fix_when_the_outcome_is_not_determined() {
+        // The name is taken where the loop stands.
+        let taken = "  const d = 1;\n  for (let a = 0; a < 3; a++) {\n    const d = await ctx.breakpoint({ question: 'Ok?' });\n    if (d.approved) break;\n  }\n  await ctx.task(fixTask, { d });";
+        assert_eq!(fix_of(taken), None);
+        // A loop over a list that stops on a failure.
+        let list = "  for (let i = 0; i < inputs.steps.length; i++) {\n    const r = await ctx.task(reviewTask, { i });\n    if (r.passed) break;\n  }\n  await ctx.task(fixTask, {});";
+        assert_eq!(fix_of(list), None);
+        // A read in a callback would see one shared variable instead of
+        // one per attempt.
+        let captured = "  for (let a = 0; a < 3; a++) {\n    const r = await ctx.task(reviewTask, {});\n    inputs.later.push(() => r);\n    if (r.passed) break;\n  }\n  await ctx.task(fixTask, {});";
+        assert_eq!(fix_of(captured), None);
+    }
+
+    #[test]
+    fn a_stop_or_a_failure_is_not_convergence() {
+        assert!(reads_as_convergence("!approved"));
+        assert!(reads_as_convergence("needsRemediation"));
+        assert!(!reads_as_convergence("!stoppedEarly"));
+        assert!(!reads_as_convergence("!shouldBreak"));
+        // `if (!step.success) break;` leaves on a failure.
+        assert!(!reads_as_convergence("step?.success"));
+        assert_eq!(describe_pass("!r?.passed"), "r.passed");
+        assert_eq!(describe_pass("!(a && b)"), "a && b");
+        assert_eq!(
+            describe_pass("score < target"),
+            "score < target still holds"
+        );
+        assert_eq!(describe_pass("!`${x}`"), "!\\`\\${x}\\` still holds");
+    }
 
     #[test]
     fn claims_are_statements() {

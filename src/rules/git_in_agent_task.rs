@@ -39,6 +39,7 @@ pub const DEFAULT_PHRASES: &[&str] = &[
     "commit your fixes",
     "commit the changes",
     "push to (origin|remote|main)",
+    "push (the |your )?(changes|commits|branch|work|it)",
 ];
 
 /// A negation earlier in the same sentence (`do not commit`, `never push`).
@@ -588,9 +589,13 @@ impl Rule for GitInAgentTask {
         let (Some(re), Some(neg)) = (phrase_regex(config), negation()) else {
             return;
         };
+        // (task, finding, whether its write stays local): a local write's
+        // severity depends on the other tasks' findings.
+        let mut pending = Vec::new();
         for (mi, ti, task) in reported_agent_tasks(p) {
             let Some(prompt) = &task.prompt else { continue };
             let strings = task_strings(p, mi, ti, prompt);
+            let texts: Vec<String> = strings.iter().map(|(lit, _)| lit.text.clone()).collect();
             // A flag is on by default when the task's module, or a module
             // that dispatches it, defaults it to `true`; a flag nobody
             // defaults is off until a caller passes it.
@@ -668,6 +673,9 @@ impl Rule for GitInAgentTask {
             let Some((location, phrase, lit_location, site)) = hits.first().cloned() else {
                 continue;
             };
+            if pushes_only_new_branch(&texts) {
+                continue;
+            }
             let operation = Operation::of(&phrase);
             let mut d = sink
                 .diag(
@@ -690,9 +698,101 @@ impl Rule for GitInAgentTask {
             for (other, phrase, _, _) in hits.iter().skip(1) {
                 d = d.with_related(other.clone(), format!("also told to \"{phrase}\" here"));
             }
+            pending.push(((mi, ti), d, operation.local()));
+        }
+        let writing: BTreeSet<(usize, usize)> = pending.iter().map(|(t, _, _)| *t).collect();
+        for ((mi, ti), mut d, local) in pending {
+            if local && !commit_meets_review(p, (mi, ti), &writing) {
+                d.severity = Severity::Info;
+                d.message.push_str(
+                    "; no breakpoint follows the task and no task in its batch writes to git, so \
+                     nothing is reviewed after the commit or races it: a note",
+                );
+            }
             sink.push(d);
         }
     }
+}
+
+/// Whether a local git write of task `task` (a commit, a tag) matters to
+/// the process: some call of the task is always followed by a breakpoint
+/// (which the commit then got ahead of), or runs in a `ctx.parallel` batch
+/// beside a call of another task in `writing` (two agents writing to one
+/// repository at once). A task nothing in the linted set calls is judged
+/// as if it were.
+fn commit_meets_review(
+    p: &Project,
+    task: (usize, usize),
+    writing: &BTreeSet<(usize, usize)>,
+) -> bool {
+    let calls = p.invocations_of(task.0, task.1);
+    if calls.is_empty() {
+        return true;
+    }
+    calls.iter().any(|&(mj, ii)| {
+        let inv = &p.modules[mj].invocations[ii];
+        inv.breakpoint_follows
+            || inv.batch.as_ref().is_some_and(|batch| {
+                p.modules[mj].invocations.iter().any(|peer| {
+                    peer.batch.as_ref() == Some(batch)
+                        && p.task_of(mj, &peer.target)
+                            .is_some_and(|t| t != task && writing.contains(&t))
+                })
+            })
+    })
+}
+
+/// A branch a prompt creates (`git checkout -b X`, `git switch -c X`).
+const CREATED_BRANCH_PATTERN: &str =
+    r"(?i)\b(?:checkout\s+-b|switch\s+-c|git\s+branch)\s+([^\s`'\x22]+)";
+
+/// What module summaries must keep of a prompt besides its git phrases:
+/// the branch it creates, which [`pushes_only_new_branch`] compares with
+/// the pushes.
+pub(crate) fn context_pattern() -> &'static str {
+    CREATED_BRANCH_PATTERN
+}
+
+static CREATED_BRANCH: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(CREATED_BRANCH_PATTERN).ok());
+static PUSHED_BRANCH: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bgit\s+push\s+(?:(?:-u|--set-upstream)\s+)?origin\s+([^\s`'\x22]+)").ok()
+});
+static WRITES_WORK: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(commit|commits|write|edit|modify|implement|fix|update|change|changes|refactor|add|apply|amend|merge|rebase|tag)\b",
+    )
+    .ok()
+});
+
+/// Whether the prompt only creates a branch and pushes it: it creates a
+/// branch, every push that names one names a branch the same prompt creates (`git checkout -b X` … `git push -u
+/// origin X`), and none of the prompt's strings that name git asks for a
+/// change, a commit or another git write (a push carries commits only:
+/// edits never committed are not published). Such a push publishes a copy of the base branch, no work of the
+/// agent's, so no review could come between changes and their publication.
+fn pushes_only_new_branch(texts: &[String]) -> bool {
+    let (Some(created), Some(pushed), Some(writes)) = (
+        CREATED_BRANCH.as_ref(),
+        PUSHED_BRANCH.as_ref(),
+        WRITES_WORK.as_ref(),
+    ) else {
+        return false;
+    };
+    let names: BTreeSet<&str> = texts
+        .iter()
+        .flat_map(|t| created.captures_iter(t))
+        .filter_map(|c| c.get(1).map(|m| m.as_str()))
+        .collect();
+    // A push in words ("push the branch to the fork") pushes the branch
+    // the prompt is about: the one it creates.
+    !names.is_empty()
+        && texts
+            .iter()
+            .flat_map(|t| pushed.captures_iter(t))
+            .filter_map(|c| c.get(1).map(|m| m.as_str()))
+            .all(|b| names.contains(b))
+        && !texts.iter().any(|t| writes.is_match(t))
 }
 
 /// Where the phrase at `at` (bytes, `len` long) of a literal's text is in
@@ -792,6 +892,44 @@ mod tests {
             flag("Skip this if dryRun is set. Commit the changes."),
             None
         );
+    }
+
+    #[test]
+    fn a_push_of_a_branch_the_prompt_just_created() {
+        let t = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(pushes_only_new_branch(&t(&[
+            "Create and checkout the branch: git checkout -b ${args.b}",
+            "Push branch to remote: git push -u origin ${args.b}",
+        ])));
+        assert!(pushes_only_new_branch(&t(&[
+            "Use `git checkout -b <name>`",
+            "Push the branch to the fork",
+        ])));
+        // Another branch, a commit, or no branch created: the push publishes work.
+        assert!(!pushes_only_new_branch(&t(&[
+            "git checkout -b feat",
+            "git push -u origin main",
+        ])));
+        assert!(!pushes_only_new_branch(&t(&[
+            "git checkout -b feat",
+            "Commit the changes",
+            "git push -u origin feat",
+        ])));
+        assert!(!pushes_only_new_branch(&t(&["git push -u origin feat"])));
+    }
+
+    #[test]
+    fn push_phrases_in_words() {
+        let re = Regex::new(&phrase_pattern(&Config::default())).unwrap_or_else(|e| panic!("{e}"));
+        let neg = negation().unwrap_or_else(|| panic!("negation"));
+        for text in [
+            "Push changes to the branch",
+            "Then push the commits.",
+            "Push your work.",
+        ] {
+            assert!(find_instruction(&re, neg, text).is_some(), "{text}");
+        }
+        assert_eq!(Operation::of("Push changes"), Operation::Push);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! task definition.
 
 use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::analysis::tasks::{value_of, Value};
 use crate::js::model::context_api::edit_distance;
 use crate::js::model::globals::is_known_global;
@@ -22,7 +22,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/invalid-task-invocation.md"),
     builtin: false,
     options: &[],
-    fix: crate::rules::FixAvailability::Never,
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 const HELP: &str = "pass the value `defineTask` returned: `const reviewTask = defineTask('review', (args, taskCtx) => ({ kind: 'agent', … }));` then `await ctx.task(reviewTask, args)`";
@@ -38,10 +38,6 @@ impl Rule for InvalidTaskInvocation {
             praise: "Every `ctx.task` call receives a task definition",
             sdk_hint: "",
         }
-    }
-
-    fn praise_shared_with(&self) -> &'static [&'static str] {
-        &["undefined-reference"]
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -60,6 +56,7 @@ impl Rule for InvalidTaskInvocation {
                 continue;
             };
             let shown = m.text(unparen(first));
+            let mut fix = None;
             let (message, help) = match value_of(m, first) {
                 Value::TaskDef(_) | Value::Unknown => continue,
                 Value::Literal(what) => {
@@ -77,6 +74,7 @@ impl Rule for InvalidTaskInvocation {
                                 "pass the definition, not its id: `{callee}({name}, …)`"
                             );
                         }
+                        fix = definition_fix(m, call, first, &id);
                     }
                     let what = if unparen(first).kind_str() == "identifier" {
                         format!("`{shown}`, {what}")
@@ -138,7 +136,11 @@ impl Rule for InvalidTaskInvocation {
                 ),
                 Value::Unbound => continue,
             };
-            sink.push(sink.diag(span(first), message).with_help(help));
+            let d = sink.diag(span(first), message).with_help(help);
+            sink.push(match fix {
+                Some(fix) => d.with_fix(fix),
+                None => d,
+            });
         }
     }
 
@@ -217,6 +219,42 @@ fn closest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
         .map(|(_, n)| n)
 }
 
+/// `ctx.task('review', …)` → `ctx.task(reviewTask, …)`: offered only when
+/// exactly one `defineTask` of this module has the id, it is bound to a
+/// name never reassigned, and that name means the same binding where the
+/// call is (not shadowed, and not read before its declaration at the top
+/// level). Unsafe: the call throws today, and after the fix the task runs.
+fn definition_fix(
+    m: &JsModel,
+    call: &crate::js::model::Call,
+    first: crate::js::syntax::tree::Node,
+    id: &str,
+) -> Option<Fix> {
+    let mut same = m.task_defs.iter().filter(|t| t.id.as_deref() == Some(id));
+    let (def, None) = (same.next()?, same.next()) else {
+        return None;
+    };
+    let b = def.binding?;
+    let binding = m.scopes.get(b);
+    if !binding.writes.is_empty() || m.scopes.lookup(call.scope, &binding.name) != Some(b) {
+        return None;
+    }
+    // At the top level the call runs while the module loads: a `const`
+    // declared after it is still in its temporal dead zone.
+    if call.func.is_none() && binding.node.start_byte() > call.node.start_byte() {
+        return None;
+    }
+    let name = binding.name.clone();
+    Some(Fix {
+        description: format!("pass the task definition `{name}` instead of its id"),
+        edits: vec![Edit {
+            span: span(unparen(first)),
+            replacement: name,
+        }],
+        safe: false,
+    })
+}
+
 /// A string literal, directly or through a `const`.
 fn string_of(m: &JsModel, node: crate::js::syntax::tree::Node) -> Option<String> {
     let node = unparen(node);
@@ -243,5 +281,63 @@ fn short(s: &str) -> String {
         format!("{cut}…")
     } else {
         cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Diagnostic;
+    use crate::engine::discover::FileKind;
+    use crate::engine::lint_text;
+    use crate::project::config::Config;
+
+    fn lint(src: &str) -> Vec<Diagnostic> {
+        let mut config = Config::default();
+        config.select = Some(vec!["invalid-task-invocation".into()]);
+        lint_text("p.js", FileKind::Process, src.to_string(), &config)
+    }
+
+    fn fixed(src: &str) -> String {
+        let ds = lint(src);
+        let edits: Vec<&[crate::diagnostic::Edit]> = ds
+            .iter()
+            .filter_map(|d| d.fix.as_ref().map(|f| f.edits.as_slice()))
+            .collect();
+        crate::engine::fix::apply(src, &edits).0
+    }
+
+    const HEAD: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n";
+
+    #[test]
+    fn a_task_id_becomes_the_definition_bound_to_it() {
+        let src = format!("{HEAD}export async function process(inputs, ctx) {{\n  const r = await ctx.task('review', {{}});\n  await ctx.task(`review`, {{}}, {{ key: 'b' }});\n  return r;\n}}\nexport const reviewTask = defineTask('review', () => ({{ kind: 'agent' }}));\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 2, "{ds:#?}");
+        assert!(ds.iter().all(|d| d.fix.as_ref().is_some_and(|f| !f.safe)));
+        let out = fixed(&src);
+        assert_eq!(
+            out,
+            src.replace("ctx.task('review'", "ctx.task(reviewTask")
+                .replace("ctx.task(`review`", "ctx.task(reviewTask")
+        );
+        assert!(lint(&out).is_empty(), "{out}");
+    }
+
+    /// Two definitions with the id, none bound, a shadowed name, a
+    /// reassigned one, a top-level call before the declaration: no fix.
+    #[test]
+    fn no_fix_unless_exactly_one_definition_is_reachable() {
+        for src in [
+            format!("{HEAD}const a = defineTask('x', () => ({{ kind: 'agent' }}));\nconst b = defineTask('x', () => ({{ kind: 'shell' }}));\nexport async function process(i, ctx) {{ await ctx.task(a, {{}}); await ctx.task(b, {{}}); return ctx.task('x', {{}}); }}\n"),
+            format!("{HEAD}defineTask('x', () => ({{ kind: 'agent' }}));\nexport async function process(i, ctx) {{ return ctx.task('x', {{}}); }}\n"),
+            format!("{HEAD}const t = defineTask('x', () => ({{ kind: 'agent' }}));\nexport async function process(i, ctx) {{ const t = 1; return ctx.task('x', {{ t }}); }}\nexport {{ t }};\n"),
+            format!("{HEAD}let t = defineTask('x', () => ({{ kind: 'agent' }}));\nt = null;\nexport async function process(i, ctx) {{ return ctx.task('x', {{}}); }}\n"),
+            format!("{HEAD}ctx.task('x', {{}});\nexport const t = defineTask('x', () => ({{ kind: 'agent' }}));\n"),
+            format!("{HEAD}export const t = defineTask('x', () => ({{ kind: 'agent' }}));\nexport async function process(i, ctx) {{ return ctx.task('y', {{}}); }}\n"),
+        ] {
+            let ds = lint(&src);
+            assert!(!ds.is_empty(), "{src}");
+            assert!(ds.iter().all(|d| d.fix.is_none()), "{src}\n{ds:#?}");
+        }
     }
 }

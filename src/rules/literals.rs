@@ -36,6 +36,7 @@ impl LiteralFilter {
         }
         if config.is_enabled("git-in-agent-task") {
             patterns.push(git_in_agent_task::phrase_pattern(config));
+            patterns.push(git_in_agent_task::context_pattern().to_string());
         }
         if config.is_enabled(unbounded_loop_instruction::phrases::RULE_ID) {
             patterns.extend(unbounded_loop_instruction::phrases::patterns(config));

@@ -2,7 +2,9 @@
 //! whose result is read by field.
 
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Edit, Fix, Severity};
+use crate::js::analysis::results::ForwardKind;
+use crate::js::summary::SlotKind;
 use crate::project::config::Config;
 use crate::project::{Project, SchemaState};
 use crate::rules::undeclared_output_field::{asks_for, LIST_MEMBERS, WRAPPER_FIELDS};
@@ -18,7 +20,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/missing-output-schema.md"),
     builtin: false,
     options: &[],
-    fix: crate::rules::FixAvailability::Never,
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 /// Promise chaining: not a field read.
@@ -42,6 +44,11 @@ impl Rule for MissingOutputSchema {
             let module = &p.modules[mi];
             let task = &module.tasks[ti];
             if !module.report || task.kind.as_deref() != Some("agent") {
+                continue;
+            }
+            // An agent told nothing (`prompt: { /* … */ }`, an abbreviated
+            // stub): a schema would not make it produce the fields read.
+            if task.prompt_empty {
                 continue;
             }
             // A schema imported from a shared module that declares fields.
@@ -127,7 +134,112 @@ impl Rule for MissingOutputSchema {
             for (f, loc) in fields.iter().take(3) {
                 d = d.with_related((*loc).clone(), format!("`{f}` is read here"));
             }
+            if let Some(fix) = schema_fix(task, uses) {
+                d = d.with_fix(fix);
+            }
             sink.push(d);
         }
+    }
+}
+
+/// An `outputSchema` declaring the fields the code reads, written where the
+/// definition has room for it, when those are all the reads: each a plain
+/// name, none a wrapper, a list's or a promise's member, or what code put
+/// there, and the result goes nowhere else that could read more (another
+/// task's args, the process's output, code not followed) — a breakpoint
+/// shows it to a human. No `type` per field: the reads do not say one.
+fn schema_fix(
+    task: &crate::js::summary::TaskSummary,
+    uses: &crate::project::result_uses::ResultUse,
+) -> Option<Fix> {
+    let slot = task.schema_slot.as_deref()?;
+    if uses.fields.is_empty()
+        || uses
+            .forwards
+            .iter()
+            .any(|f| !matches!(f, ForwardKind::Breakpoint))
+    {
+        return None;
+    }
+    let plain = |f: &str| {
+        let mut cs = f.chars();
+        cs.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+            && cs.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    };
+    let mut fields: Vec<(&String, &crate::diagnostic::Location)> = uses.fields.iter().collect();
+    for (f, loc) in &fields {
+        if !plain(f)
+            || WRAPPER_FIELDS.contains(&f.as_str())
+            || PROMISE_MEMBERS.contains(&f.as_str())
+            || LIST_MEMBERS.contains(&f.as_str())
+            || uses.provided.contains(*loc)
+        {
+            return None;
+        }
+    }
+    // In the order the code first reads them, those of the task's own
+    // module first.
+    fields.sort_by_key(|(f, l)| (l.path != task.definition.path, l.span.start, (*f).clone()));
+    let props: Vec<String> = fields.iter().map(|(f, _)| format!("{f}: {{}}")).collect();
+    let props = format!("{{ {} }}", props.join(", "));
+    let q = slot.quote;
+    let text = match slot.what {
+        SlotKind::OutputSchema => {
+            format!("outputSchema: {{ type: {q}object{q}, properties: {props} }}")
+        }
+        SlotKind::Properties => format!("properties: {props}"),
+        SlotKind::PropertiesValue => props,
+    };
+    Some(Fix {
+        description: "declare the fields the code reads in `outputSchema`".into(),
+        edits: vec![Edit {
+            span: slot.span,
+            replacement: format!("{}{text}{}", slot.before, slot.after),
+        }],
+        safe: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Diagnostic;
+
+    fn lint(src: &str) -> Vec<crate::diagnostic::Diagnostic> {
+        crate::rules::testing::lint_source("missing-output-schema", src)
+    }
+
+    const TASK: &str = "import { defineTask } from \"@a5c-ai/babysitter-sdk\";\nexport const planTask = defineTask(\"plan\", () => ({\n  kind: \"agent\",\n  title: \"Plan\",\n  agent: {\n    prompt: { task: \"Plan it\" }\n  }\n}));\n";
+
+    fn replacement(ds: &[Diagnostic]) -> Option<String> {
+        let fix = ds.first()?.fix.as_ref()?;
+        assert!(!fix.safe);
+        Some(fix.edits.iter().map(|e| e.replacement.clone()).collect())
+    }
+
+    #[test]
+    fn the_fix_declares_the_fields_read_in_order() {
+        let src = format!("{TASK}export async function process(inputs, ctx) {{\n  const plan = await ctx.task(planTask, {{}});\n  if (plan.steps.length === 0) return {{ empty: true }};\n  return {{ risks: plan.risks }};\n}}\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        // On a line of its own after `prompt`, in the module's quotes.
+        assert_eq!(
+            replacement(&ds).as_deref(),
+            Some(",\n    outputSchema: { type: \"object\", properties: { steps: {}, risks: {} } }")
+        );
+    }
+
+    #[test]
+    fn no_fix_when_the_reads_are_not_all_known() {
+        // Returned whole from the process: its caller may read anything.
+        let src = format!("{TASK}export async function process(inputs, ctx) {{\n  const plan = await ctx.task(planTask, {{}});\n  ctx.log(plan.steps);\n  return plan;\n}}\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert_eq!(replacement(&ds), None);
+        // A field read by a computed name.
+        let src = format!("{TASK}export async function process(inputs, ctx) {{\n  const plan = await ctx.task(planTask, {{}});\n  return [plan.steps, plan['risk-level']];\n}}\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert_eq!(replacement(&ds), None);
     }
 }

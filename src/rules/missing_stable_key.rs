@@ -51,11 +51,11 @@ impl Rule for MissingStableKey {
                 let Some(info) = inv.unkeyed_repeat() else {
                     continue;
                 };
-                // A task whose definition cannot be built records no
-                // effect to mis-identify; the error on its definition is
-                // the one finding it needs.
+                // A task whose definition cannot be built, or has no
+                // `kind`, records no effect to mis-identify; the error on
+                // its definition is the one finding it needs.
                 if p.task_of(module_index, &inv.target)
-                    .is_some_and(|(mi, ti)| p.modules[mi].tasks[ti].build_throws)
+                    .is_some_and(|(mi, ti)| p.modules[mi].tasks[ti].never_records)
                 {
                     continue;
                 }
@@ -94,6 +94,11 @@ impl Rule for MissingStableKey {
 /// unchanged the calls come in the same order and match their records.
 const WHEN: &str = "to their records by task id, label, argument shape and call order, which holds while the process is unchanged; if it is edited during a run (a fix, then resume) or the number of calls depends on data read outside a task, a call can get another call's recorded result or re-dispatch its effect";
 
+/// The identity of a callback's call made after an earlier effect of the
+/// item ([`InvocationSummary::order_varies`]): its count follows the order
+/// in which the items' earlier effects resolved, with no edit needed.
+const WHEN_ORDER: &str = "to their records by task id, label, argument shape and call order, and each item makes this call only after an earlier effect of its own, so the order of the items' calls follows which of those effects have resolved; that can change from one iteration to the next without any edit, and then a call gets another item's recorded result or re-dispatches its effect";
+
 /// `unique_keys`: no key the fix would write is written for another call of
 /// the module too.
 fn unkeyed_finding(
@@ -110,17 +115,23 @@ fn unkeyed_finding(
             distinct.push(text);
         }
     }
+    let when = if calls.iter().any(|c| c.order_varies) {
+        WHEN_ORDER
+    } else {
+        WHEN
+    };
     let message = if calls.len() == 1 {
         format!(
-            "`{}` is dispatched repeatedly (in {}) without a key: replay matches its calls {WHEN}",
+            "`{}` is dispatched repeatedly (in {}) without a key: replay matches its calls {when}",
             first.call_text, info.what
         )
     } else {
         format!(
-            "{} calls are dispatched repeatedly (in {}) without a key, {}: replay matches them {WHEN}",
+            "{} calls are dispatched repeatedly (in {}) without a key, {}: replay matches them {}",
             calls.len(),
             info.what,
-            super::prose_list(&distinct, 4)
+            super::prose_list(&distinct, 4),
+            when.replace("makes this call", "makes some of them")
         )
     };
     let task = first
@@ -202,7 +213,7 @@ mod tests {
     #[test]
     fn the_unkeyed_calls_of_one_loop_are_one_finding() {
         let ds = lint(
-            "for (const f of inputs.files) {\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n  await ctx.task(reviewTask, { f, again: true });\n}",
+            "for (const f of inputs.files) {\n  if (f.skip) continue;\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n  await ctx.task(reviewTask, { f, again: true });\n}",
         );
         assert_eq!(ds.len(), 1, "{ds:#?}");
         let d = &ds[0];
@@ -214,14 +225,14 @@ mod tests {
         assert_eq!(d.occurrences, 3);
         // The other two calls, then the loop.
         let lines: Vec<u32> = d.related.iter().map(|r| r.location.start.line).collect();
-        assert_eq!(lines, [7, 8, 5]);
+        assert_eq!(lines, [8, 9, 5]);
         // Keys from one template would collide on the two review calls.
         assert!(d.fix.is_none());
         // So would the same task's keys in two loops.
         let ds = lint("for (const f of inputs.a) await ctx.task(reviewTask, { f });\nfor (const f of inputs.b) await ctx.task(reviewTask, { f });");
         assert_eq!(ds.len(), 2);
         assert!(ds.iter().all(|d| d.fix.is_none()), "{ds:#?}");
-        let ds = lint("for (let f = 0; f < inputs.n; f++) {\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
+        let ds = lint("for (let f = 0; f < inputs.n; f++) {\n  if (f === inputs.skip) continue;\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
         // One fix keys every call of the loop, each with its own key.
         let fix = ds[0]
             .fix
@@ -235,7 +246,7 @@ mod tests {
     #[test]
     fn two_loops_are_two_findings() {
         let ds = lint(
-            "for (const f of inputs.files) await ctx.task(reviewTask, { f });\nfor (const g of inputs.gs) await ctx.task(reviewTask, { g });",
+            "for (const f of inputs.files) await ctx.task(reviewTask, { f });\nfor (const g of inputs.gs) await ctx.task(reviewTask, { f: g });",
         );
         assert_eq!(ds.len(), 2, "{ds:#?}");
         assert!(ds.iter().all(|d| d.occurrences == 1));
@@ -243,7 +254,7 @@ mod tests {
 
     #[test]
     fn the_message_says_when_order_alone_goes_wrong() {
-        let ds = lint("for (const f of inputs.files) await ctx.task(reviewTask, { f });");
+        let ds = lint("for (const f of inputs.files) {\n  if (!f) continue;\n  await ctx.task(reviewTask, { f });\n}");
         assert_eq!(ds.len(), 1, "{ds:#?}");
         assert!(ds[0].message.contains("while the process is unchanged"));
         assert!(ds[0].message.contains("edited during a run"));
@@ -264,8 +275,8 @@ mod tests {
             assert!(lint(keyed).is_empty(), "{keyed}");
         }
         for unkeyed in [
-            "for (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'review' });",
-            "const stage = inputs.stage;\nfor (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: `review:${stage}` });",
+            "await ctx.task(reviewTask, { f: inputs.main }, { label: 'review' });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'review' });",
+            "const stage = inputs.stage;\nawait ctx.task(reviewTask, { f: inputs.main }, { label: `review:${stage}` });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: `review:${stage}` });",
         ] {
             assert_eq!(lint(unkeyed).len(), 1, "{unkeyed}");
         }
@@ -286,8 +297,164 @@ mod tests {
             let help = ds[0].help.as_deref().unwrap_or("");
             assert!(help.contains("`review-${…}`"), "{nested}: {help}");
         }
-        let ds = lint("for (let attempt = 0; attempt < 3; attempt++) await ctx.task(reviewTask, { attempt });");
+        let ds = lint("await ctx.task(reviewTask, { attempt: -1 });\nfor (let attempt = 0; attempt < 3; attempt++) await ctx.task(reviewTask, { attempt });");
         assert!(ds[0].fix.is_some());
+    }
+
+    /// The body, after a call of `reviewTask` with the args shape of the
+    /// body's calls (`{ X }`, X the first key there), which shares their count.
+    fn shared_count(body: &str) -> String {
+        let key = body
+            .split("reviewTask, { ")
+            .nth(1)
+            .and_then(|r| r.split(|c: char| !c.is_alphanumeric()).next())
+            .unwrap_or("x");
+        format!("await ctx.task(reviewTask, {{ {key}: null }});\n{body}")
+    }
+
+    /// Without a key the SDK counts calls per task id, label and args
+    /// shape: a call alone in its count that runs on every pass of one loop
+    /// (or every pass after the first) gets the pass's own position.
+    #[test]
+    fn a_count_that_follows_the_pass_needs_no_key() {
+        for aligned in [
+            "for (const f of inputs.files) await ctx.task(reviewTask, { f });",
+            "const out = [];\nfor (const f of inputs.files) {\n  out.push(await ctx.task(reviewTask, { f }));\n}",
+            "let n = 0;\nwhile (n < 3) { n++; const r = await ctx.task(reviewTask, { n }); if (r.ok) break; }",
+            // Another shape outside the loop is another count.
+            "let d = await ctx.task(reviewTask, { a: 1 });\nlet fb = null;\nfor (let i = 0; i < 3; i++) {\n  if (fb) {\n    d = await ctx.task(reviewTask, { ...{ a: 1 }, fb, i });\n  }\n  const bp = await ctx.breakpoint({ question: 'ok?' });\n  if (bp.approved) break;\n  fb = bp.response || 'Changes requested';\n}",
+            "for (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'a' });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'b' });",
+            // At most once: the loop ends right after it.
+            "for (let round = 0; round < 2; round++) {\n  const bp = await ctx.breakpoint({ question: 'ok?' });\n  if (bp.approved) {\n    await ctx.task(reviewTask, { round });\n    break;\n  }\n}",
+            // A retry from the second pass on, by the loop's counter.
+            "let d = await ctx.task(reviewTask, { a: 1 });\nfor (let round = 0; round < 2; round++) {\n  if (round > 0) {\n    d = await ctx.task(reviewTask, { a: 1, fb: d });\n  }\n  const bp = await ctx.breakpoint({ question: 'ok?' });\n  if (bp.approved) break;\n}",
+        ] {
+            assert!(lint(aligned).is_empty(), "{aligned}: {:#?}", lint(aligned));
+        }
+        for at_risk in [
+            // The same shape elsewhere shares the count.
+            "await ctx.task(reviewTask, { f: inputs.main });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f });",
+            // Args whose keys are unknown may have the same shape.
+            "for (const f of inputs.files) await ctx.task(reviewTask, { f });\nawait ctx.task(reviewTask, { ...inputs.extra });",
+            // Skipped passes.
+            "for (const f of inputs.files) { if (f.skip) continue; await ctx.task(reviewTask, { f }); }",
+            "for (const f of inputs.files) { if (f.big) await ctx.task(reviewTask, { f }); }",
+            "for (const f of inputs.files) { log(f.big && (await ctx.task(reviewTask, { f }))); }",
+            // A `break` in a `switch` leaves the `switch`, not the loop.
+            "for (const f of inputs.files) {\n  switch (f.kind) {\n    case 'a':\n      await ctx.task(reviewTask, { f });\n      break;\n  }\n}",
+            // A counter written in the body too.
+            "for (let round = 0; round < 3; round++) {\n  if (round > 0) await ctx.task(reviewTask, { round });\n  if (inputs.skip) round++;\n}",
+            // A guard that may turn false again.
+            "let fb = null;\nfor (let i = 0; i < 3; i++) {\n  if (fb) await ctx.task(reviewTask, { fb });\n  const bp = await ctx.breakpoint({ question: 'ok?' });\n  fb = bp.response;\n}",
+        ] {
+            assert_eq!(lint(at_risk).len(), 1, "{at_risk}");
+        }
+    }
+
+    /// A callback's first call, made unconditionally before anything is
+    /// awaited, is made once per item in list order: `map`/`forEach` call
+    /// their callback synchronously item by item, and `ctx.parallel.all` /
+    /// `ctx.parallel.map` start their thunks in list order
+    /// (`runtime/intrinsics/parallel.ts`), the SDK deriving the key when
+    /// `ctx.task` is called. Its count is the item's index while the list
+    /// is one the run fixes (inputs, a literal, a recorded result).
+    #[test]
+    fn a_callbacks_first_call_over_a_fixed_list_needs_no_key() {
+        for aligned in [
+            "await ctx.parallel.map(inputs.files, (f) => ctx.task(reviewTask, { f }));",
+            "await ctx.parallel.all(inputs.files.map((f) => () => ctx.task(reviewTask, { f })));",
+            "const { files = [] } = inputs;\nawait ctx.parallel.all(files.map((f) => async () => {\n  ctx.log('info', f);\n  return ctx.task(reviewTask, { f });\n}));",
+            "const plan = await ctx.task(fixTask, {});\nconst jobs = plan.items.filter((i) => i.on).map((i) => ctx.task(reviewTask, { i }));\nawait ctx.parallel.all(jobs);",
+            "await ctx.parallel.all(['a', 'b'].map((p) => () => ctx.task(reviewTask, { p })));",
+            // Through a function of the module that reads nothing outside it.
+            "const picked = check(inputs.files);\nawait ctx.parallel.map(picked, (f) => ctx.task(reviewTask, { f }));\nfunction check(list) {\n  if (!Array.isArray(list)) throw new Error('files must be a list');\n  return list;\n}",
+        ] {
+            assert!(lint(aligned).is_empty(), "{aligned}: {:#?}", lint(aligned));
+        }
+        for at_risk in [
+            // A later call: the items' calls come in the order their
+            // earlier effects resolve.
+            "await ctx.parallel.map(inputs.files, async (f) => {\n  const r = await ctx.task(fixTask, { f });\n  return ctx.task(reviewTask, { f, r });\n});",
+            // After an await, or on some items only.
+            "await ctx.parallel.map(inputs.files, async (f) => {\n  const text = await readFile(f);\n  return ctx.task(reviewTask, { f, text });\n});",
+            "await ctx.parallel.map(inputs.files, async (f) => {\n  if (f.skip) return null;\n  return ctx.task(reviewTask, { f });\n});",
+            // A list the run does not fix.
+            "const picked = recent(inputs.files);\nawait ctx.parallel.map(picked, (f) => ctx.task(reviewTask, { f }));\nfunction recent(list) {\n  return list.filter((f) => f.at > new Date().getTime());\n}",
+            "await ctx.parallel.map(fs.readdirSync('.'), (f) => ctx.task(reviewTask, { f }));",
+            // Another call of the same shape shares the count.
+            "await ctx.task(reviewTask, { f: inputs.main });\nawait ctx.parallel.map(inputs.files, (f) => ctx.task(reviewTask, { f }));",
+            // A callback in a loop repeats for two reasons.
+            "for (const g of inputs.groups) await ctx.parallel.map(g.files, (f) => ctx.task(reviewTask, { f }));",
+        ] {
+            assert_eq!(lint(at_risk).len(), 1, "{at_risk}: {:#?}", lint(at_risk));
+        }
+    }
+
+    /// A callback's call made after an earlier effect of the item: its
+    /// order among the items follows which earlier effects have resolved,
+    /// so the message does not say it holds while the process is unchanged.
+    #[test]
+    fn a_later_call_of_a_callback_says_its_order_can_change() {
+        let ds = lint("await ctx.parallel.map(inputs.files, async (f) => {\n  const r = await ctx.task(fixTask, { f });\n  return ctx.task(reviewTask, { f, r });\n});");
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(
+            ds[0].message.contains("without any edit"),
+            "{}",
+            ds[0].message
+        );
+        assert!(!ds[0].message.contains("while the process is unchanged"));
+        // A literal list inside a callback, after an earlier effect of the item.
+        let ds = lint("await ctx.parallel.map(inputs.files, async (f) => {\n  const r = await ctx.task(fixTask, { f });\n  return ctx.parallel.all([() => ctx.task(reviewTask, { f, r })]);\n});");
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(
+            ds[0].message.contains("without any edit"),
+            "{}",
+            ds[0].message
+        );
+        // One call per item, in exclusive branches: none waits for another.
+        let ds = lint("await ctx.task(reviewTask, { branch: 1 });\nawait ctx.parallel.all(inputs.branches.map((b) => async () => {\n  switch (b) {\n    case 'a': return ctx.task(fixTask, { b });\n    default: return ctx.task(reviewTask, { b });\n  }\n}));");
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(
+            ds[0].message.contains("while the process is unchanged"),
+            "{}",
+            ds[0].message
+        );
+        let ds = lint("await ctx.task(reviewTask, { f: 1 });\nawait ctx.parallel.map(inputs.files, (f) => ctx.task(reviewTask, { f }));");
+        assert!(
+            ds[0].message.contains("while the process is unchanged"),
+            "{}",
+            ds[0].message
+        );
+    }
+
+    /// `if (!ok && i < max) fix()` as the last statement of a `while (i <
+    /// max && !ok)` body runs on every pass but the one that exits: its
+    /// count is the pass's position minus one.
+    #[test]
+    fn a_fix_on_every_pass_but_the_last_needs_no_key() {
+        let aligned = "let i = 0;\nlet ok = false;\nwhile (i < inputs.max && !ok) {\n  i++;\n  const r = await ctx.task(reviewTask, { i });\n  ok = r.ok === true;\n  if (!ok && i < inputs.max) {\n    await ctx.task(fixTask, { r, i });\n  }\n}";
+        assert!(lint(aligned).is_empty(), "{:#?}", lint(aligned));
+        for at_risk in [
+            // A guard the loop condition does not imply.
+            "let i = 0;\nlet ok = false;\nwhile (i < inputs.max && !ok) {\n  i++;\n  const r = await ctx.task(reviewTask, { i });\n  ok = r.ok === true;\n  if (!ok && r.fixable) {\n    await ctx.task(fixTask, { r, i });\n  }\n}",
+            // Not the last statement: what follows may change the condition.
+            "let i = 0;\nlet ok = false;\nwhile (i < inputs.max && !ok) {\n  i++;\n  const r = await ctx.task(reviewTask, { i });\n  if (!ok && i < inputs.max) {\n    await ctx.task(fixTask, { r, i });\n  }\n  ok = r.ok === true;\n}",
+            // A `for` update runs between the body and the condition.
+            "let ok = false;\nfor (let i = 0; i < inputs.max && !ok; i++) {\n  const r = await ctx.task(reviewTask, { i });\n  ok = r.ok === true;\n  if (!ok && i < inputs.max) {\n    await ctx.task(fixTask, { r, i });\n  }\n}",
+        ] {
+            let ds = lint(at_risk);
+            assert_eq!(ds.len(), 1, "{at_risk}: {ds:#?}");
+            assert!(ds[0].message.contains("fixTask"), "{}", ds[0].message);
+        }
+    }
+
+    /// A task whose factory returns no `kind` never records an effect
+    /// (`requestNewEffect` throws "did not provide a kind").
+    #[test]
+    fn a_task_without_a_kind_is_not_flagged() {
+        let src = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nconst noKind = defineTask('nk', () => ({ title: 'x' }));\nexport async function process(inputs, ctx) {\n  for (const f of inputs.files) { if (f.skip) continue; await ctx.task(noKind, { f }); }\n}\n";
+        let ds = super::super::testing::lint_source("missing-stable-key", src);
+        assert!(ds.is_empty(), "{ds:#?}");
     }
 
     /// A key from a value not known to be a string or number could render
@@ -299,7 +466,7 @@ mod tests {
             "await ctx.parallel.map(inputs.items, (item) => ctx.task(reviewTask, { item }));",
             "let round = 0;\nwhile (round < 3) { await ctx.task(reviewTask, { round }); round++; }",
         ] {
-            let ds = lint(unknown);
+            let ds = lint(&shared_count(unknown));
             assert_eq!(ds.len(), 1, "{unknown}: {ds:#?}");
             assert!(ds[0].fix.is_none(), "{unknown}");
             assert!(
@@ -317,7 +484,7 @@ mod tests {
             "for (const part of ['api', 'ui']) await ctx.task(reviewTask, { part });",
             "await ctx.parallel.map(['api', 'ui'], (part) => ctx.task(reviewTask, { part }));",
         ] {
-            let ds = lint(known);
+            let ds = lint(&shared_count(known));
             assert!(ds[0].fix.is_some(), "{known}: {ds:#?}");
         }
     }

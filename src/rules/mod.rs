@@ -459,12 +459,6 @@ pub trait Rule: Sync + Send {
         ReportMeta::default()
     }
 
-    /// Rules that report some of this rule's cases in its stead: a finding
-    /// of one of them at this rule's sites voids this rule's praise.
-    fn praise_shared_with(&self) -> &'static [&'static str] {
-        &[]
-    }
-
     /// Checks one process module.
     fn check_js(&self, _cx: &JsContext, _sink: &mut Sink) {}
 
@@ -691,6 +685,12 @@ pub trait RuleSwitches {
     /// (`--select`/`extend-select` naming the rule, `pedantic` or `all`, or
     /// a severity set for it in `[rules]`).
     fn wants_notes(&self, id: &str) -> bool;
+    /// Whether the rule runs for the file at `path`: enabled in the
+    /// configuration the file gets (the nearest one, see
+    /// `Config::for_path`) and not named by its `[per-file-ignores]` (a
+    /// group there never drops proclint's own notes; naming one does, as
+    /// with `--ignore`).
+    fn is_enabled_for(&self, path: &std::path::Path, id: &str) -> bool;
 }
 
 impl RuleSwitches for Config {
@@ -715,6 +715,23 @@ impl RuleSwitches for Config {
     fn severity_of(&self, id: &str) -> Option<Severity> {
         self.severity_override(id)
             .or_else(|| meta(id).map(|m| m.severity))
+    }
+
+    fn is_enabled_for(&self, path: &std::path::Path, id: &str) -> bool {
+        let config = self.for_path(path);
+        if !config.is_enabled(id) {
+            return false;
+        }
+        let ignored = config.ignored_for(path);
+        if ignored.is_empty() {
+            return true;
+        }
+        let Some(m) = meta(id) else {
+            return !ignored.contains(&id);
+        };
+        !ignored
+            .iter()
+            .any(|s| *s == m.id || (!m.builtin && selects(s, m)))
     }
 
     fn wants_notes(&self, id: &str) -> bool {
@@ -758,9 +775,15 @@ pub mod testing {
              const fixTask = defineTask('fix', () => ({{ kind: 'agent', labels: ['f'] }}));\n\
              export async function process(inputs, ctx) {{\n{body}\n}}\n"
         );
+        lint_source(rule, &src)
+    }
+
+    /// A whole module `src` (as `p.js`) linted with `rule` selected; the
+    /// findings of `rule` only.
+    pub fn lint_source(rule: &str, src: &str) -> Vec<Diagnostic> {
         let mut config = Config::default();
         config.select = Some(vec![rule.to_string()]);
-        lint_text("p.js", FileKind::Process, src, &config)
+        lint_text("p.js", FileKind::Process, src.to_string(), &config)
             .into_iter()
             .filter(|d| d.rule == rule)
             .collect()

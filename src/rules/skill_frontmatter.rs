@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::{Area, Category, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Edit, Fix, Severity};
 use crate::markdown::yaml::{YamlError, YamlNode, YamlValue};
 use crate::markdown::Frontmatter;
 use crate::project::config::Config;
@@ -32,7 +32,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/skill-frontmatter.md"),
     builtin: false,
     options: &["skill-spec", "extra-keys"],
-    fix: crate::rules::FixAvailability::Never,
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 const MAX_NAME: usize = 64;
@@ -362,11 +362,17 @@ impl Checker<'_, '_, '_> {
         self.unknown_fields(entries);
 
         match get("name") {
-            None => self.error(
-                self.fence,
-                "the frontmatter has no `name`: the babysitter SDK's skill discovery skips this skill, and the Agent Skills format requires one".to_string(),
-                Some("add `name: <folder-name>` (lowercase letters, digits and hyphens)"),
-            ),
+            None => {
+                let mut d = self.sink.diag_at(
+                    Severity::Error,
+                    self.fence,
+                    "the frontmatter has no `name`: the babysitter SDK's skill discovery skips this skill, and the Agent Skills format requires one",
+                ).with_help("add `name: <folder-name>` (lowercase letters, digits and hyphens)");
+                if let Some(fix) = self.name_fix(entries) {
+                    d = d.with_fix(fix);
+                }
+                self.sink.push(d);
+            }
             Some((key, value)) => self.name(key, value),
         }
         match get("description") {
@@ -478,19 +484,7 @@ impl Checker<'_, '_, '_> {
                 None,
             );
         }
-        let mut problems = Vec::new();
-        if name.to_lowercase() != name {
-            problems.push("must be lowercase");
-        }
-        if name.starts_with('-') || name.ends_with('-') {
-            problems.push("cannot start or end with a hyphen");
-        }
-        if name.contains("--") {
-            problems.push("cannot contain `--`");
-        }
-        if !name.chars().all(|c| c.is_alphanumeric() || c == '-') {
-            problems.push("may contain only letters, digits and hyphens");
-        }
+        let problems = name_problems(name);
         if !problems.is_empty() {
             self.error(
                 span,
@@ -512,6 +506,54 @@ impl Checker<'_, '_, '_> {
                 );
             }
         }
+    }
+
+    /// `name: <folder>` as the frontmatter's first line, when the folder's
+    /// name is one the Agent Skills format accepts (so the fix leaves no
+    /// finding of its own) and the fields are a block mapping starting on
+    /// the line after the fence (a line inserted before a flow mapping
+    /// would break the YAML).
+    fn name_fix(&self, entries: &[(YamlNode, YamlNode)]) -> Option<Fix> {
+        let folder = folder_name(self.path)?;
+        if folder.is_empty()
+            || folder.chars().count() > MAX_NAME
+            || !name_problems(&folder).is_empty()
+        {
+            return None;
+        }
+        let (first_key, _) = entries.first()?;
+        let at = first_key.span.start;
+        let fence_line_end =
+            self.fence.end + self.text.get(self.fence.end..)?.find(['\n', '\r'])?;
+        let line_start = fence_line_end + crate::source::break_len(self.text, fence_line_end);
+        let between = self.text.get(line_start..at)?;
+        // Only blank or comment lines between the fence and the first key,
+        // which starts its line.
+        if !between.is_empty() && !between.ends_with(['\n', '\r']) {
+            return None;
+        }
+        if !between
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
+            return None;
+        }
+        let newline = &self.text[fence_line_end..line_start];
+        // `123`, `1e3`, `0x1f`, `true` or `null` unquoted would be read as
+        // a number, a boolean or null by a YAML 1.2 reader such as js-yaml.
+        let value = if reads_as_string(&folder) {
+            folder.clone()
+        } else {
+            format!("\"{folder}\"")
+        };
+        Some(Fix {
+            description: format!("add `name: {value}`, the skill's folder"),
+            edits: vec![Edit {
+                span: Span::new(line_start, line_start),
+                replacement: format!("name: {value}{newline}"),
+            }],
+            safe: false,
+        })
     }
 
     fn description(&mut self, key: &YamlNode, value: &YamlNode) {
@@ -605,6 +647,40 @@ fn merge_unknown_keys(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
     out
 }
 
+/// A valid skill name (lowercase letters, digits, inner hyphens) that a
+/// YAML 1.2 core-schema reader takes as a string when unquoted: not
+/// `true`/`false`/`null`, nor an integer (`123`, `0x1f`, `0o17`) or a
+/// float in exponent form (`1e3`).
+fn reads_as_string(name: &str) -> bool {
+    let digits = |t: &str, radix: u32| !t.is_empty() && t.chars().all(|c| c.is_digit(radix));
+    let number = digits(name, 10)
+        || name.strip_prefix("0x").is_some_and(|t| digits(t, 16))
+        || name.strip_prefix("0o").is_some_and(|t| digits(t, 8))
+        || name
+            .split_once('e')
+            .is_some_and(|(m, e)| digits(m, 10) && digits(e.strip_prefix('-').unwrap_or(e), 10));
+    !number && !matches!(name, "true" | "false" | "null")
+}
+
+/// What the Agent Skills reference validator rejects in a name (its length
+/// aside).
+fn name_problems(name: &str) -> Vec<&'static str> {
+    let mut problems = Vec::new();
+    if name.to_lowercase() != name {
+        problems.push("must be lowercase");
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        problems.push("cannot start or end with a hyphen");
+    }
+    if name.contains("--") {
+        problems.push("cannot contain `--`");
+    }
+    if !name.chars().all(|c| c.is_alphanumeric() || c == '-') {
+        problems.push("may contain only letters, digits and hyphens");
+    }
+    problems
+}
+
 /// The folder holding the SKILL.md, resolving `SKILL.md` given without a directory.
 fn folder_name(path: &Path) -> Option<String> {
     let parent = path.parent()?;
@@ -647,6 +723,51 @@ mod tests {
             .filter(|d| d.rule == META.id)
             .map(|d| (d.severity, d.message))
             .collect()
+    }
+
+    fn fixed(path: &str, text: &str) -> Option<String> {
+        let found = lint_text(path, FileKind::Skill, text.to_string(), &Config::default());
+        let d = found.iter().find(|d| d.message.contains("has no `name`"))?;
+        let edits: &[Edit] = &d.fix.as_ref()?.edits;
+        Some(crate::engine::fix::apply(text, &[edits]).0)
+    }
+
+    #[test]
+    fn a_missing_name_is_the_folder_s_when_that_is_a_valid_name() {
+        let text = "---\ndescription: Fill PDF forms.\n---\n# PDF\n";
+        let out = fixed("skills/pdf-tools/SKILL.md", text).unwrap();
+        assert_eq!(
+            out,
+            "---\nname: pdf-tools\ndescription: Fill PDF forms.\n---\n# PDF\n"
+        );
+        assert!(check("skills/pdf-tools/SKILL.md", &out, &config("agentskills")).is_empty());
+        let crlf = text.replace('\n', "\r\n");
+        assert_eq!(
+            fixed("skills/pdf-tools/SKILL.md", &crlf).unwrap(),
+            out.replace('\n', "\r\n")
+        );
+        let commented = "---\n# a comment\n\ndescription: d\n---\n";
+        assert_eq!(
+            fixed("s/pdf/SKILL.md", commented).unwrap(),
+            "---\nname: pdf\n# a comment\n\ndescription: d\n---\n"
+        );
+        assert_eq!(
+            fixed("s/1e3/SKILL.md", text).unwrap(),
+            "---\nname: \"1e3\"\ndescription: Fill PDF forms.\n---\n# PDF\n"
+        );
+        // A folder name the format rejects, a flow mapping: no fix.
+        for (path, text) in [
+            ("s/PDF_Tools/SKILL.md", text),
+            ("s/pdf--tools/SKILL.md", text),
+            ("s/pdf/SKILL.md", "---\n{description: d}\n---\n"),
+        ] {
+            let found = lint_text(path, FileKind::Skill, text.to_string(), &Config::default());
+            assert!(
+                found.iter().any(|d| d.message.contains("has no `name`")),
+                "{path}: {found:#?}"
+            );
+            assert_eq!(fixed(path, text), None, "{path}");
+        }
     }
 
     #[test]

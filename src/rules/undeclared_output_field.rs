@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
-use crate::diagnostic::{Location, Severity};
+use crate::diagnostic::{Edit, Fix, Location, Severity};
 use crate::project::config::Config;
 use crate::project::Project;
 
@@ -20,7 +20,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/undeclared-output-field.md"),
     builtin: false,
     options: &[],
-    fix: crate::rules::FixAvailability::Never,
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 /// Names read on any value that are not data fields: promise chaining and
@@ -190,6 +190,17 @@ impl Rule for UndeclaredOutputField {
                 )
             };
             let mut d = sink.diag(loc.clone(), message).with_help(help);
+            if WRAPPER_FIELDS.contains(&field) {
+                let declared_by_all = |next: &str| {
+                    tasks.iter().all(|&(m, t)| {
+                        p.schema_fields(m, t)
+                            .is_some_and(|f| f.iter().any(|(n, _)| n == next))
+                    })
+                };
+                if let Some(fix) = unwrap_fix(p, loc, field, declared_by_all) {
+                    d = d.with_fix(fix);
+                }
+            }
             if let Some((_, first)) = fields.first() {
                 let id = p.modules[mi].tasks[ti].id.as_deref().unwrap_or("task");
                 d = d.with_related(
@@ -200,6 +211,43 @@ impl Rule for UndeclaredOutputField {
             sink.push(d);
         }
     }
+}
+
+/// The fix for the wrapper read at `loc` (`r.value.x` → `r.x`): it drops
+/// the wrapper from every read of it on the same result, offered only when
+/// each of them goes on to a field every task behind it declares at the
+/// top level. A read left behind would change what a partial fix does: a
+/// guard that always failed (`!r.value?.ok`) starts passing, and the
+/// `r.value.other` it guarded, never reached before, throws a `TypeError`.
+/// Unsafe: the reads got `undefined` (or threw) and now get the fields,
+/// which changes what the process does next.
+fn unwrap_fix(
+    p: &Project,
+    loc: &Location,
+    field: &str,
+    declared_by_all: impl Fn(&str) -> bool,
+) -> Option<Fix> {
+    let set = p
+        .modules
+        .iter()
+        .filter(|m| m.path == loc.path)
+        .flat_map(|m| m.invocations.iter())
+        .filter_map(|i| i.result_reads.as_deref())
+        .find(|r| r.unwraps.iter().any(|u| u.location == *loc))?;
+    let edits = set
+        .unwraps
+        .iter()
+        .filter(|u| u.wrapper == field)
+        .map(|u| match (&u.edit, &u.next) {
+            (Some(edit), Some(next)) if declared_by_all(next) => Some(edit.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<Edit>>>()?;
+    Some(Fix {
+        description: format!("read the output's fields directly, without `.{field}`"),
+        edits,
+        safe: false,
+    })
 }
 
 /// Whether the task's `outputFormat` or `instructions` text names `field`
@@ -282,20 +330,59 @@ mod tests {
     use super::*;
 
     fn lint(src: &str) -> Vec<crate::diagnostic::Diagnostic> {
-        let mut config = Config::default();
-        config.select = Some(vec!["undeclared-output-field".into()]);
-        crate::engine::lint_text(
-            "p.js",
-            crate::engine::discover::FileKind::Process,
-            src.to_string(),
-            &config,
-        )
-        .into_iter()
-        .filter(|d| d.rule == "undeclared-output-field")
-        .collect()
+        crate::rules::testing::lint_source("undeclared-output-field", src)
     }
 
     const SPECS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const specsTask = defineTask('specs', () => ({\n  kind: 'agent',\n  title: 'Specs',\n  labels: ['specs'],\n  agent: { prompt: { task: 'List the specs' }, outputSchema: { type: 'object', properties: { specifications: { type: 'array' } } } },\n}));\n";
+
+    /// `r.result.specifications` → `r.specifications`, every such read of
+    /// the result at once; not `r.result` alone, nor `r.result.x` for an
+    /// undeclared `x`.
+    #[test]
+    fn a_wrapper_read_before_a_declared_field_is_dropped() {
+        let src = format!("{SPECS}export async function process(inputs, ctx) {{\n  const r = await ctx.task(specsTask, {{}});\n  ctx.log(r?.result?.specifications);\n  return [r.result.specifications, r.result.specifications.length];\n}}\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let fix = ds[0]
+            .fix
+            .as_ref()
+            .unwrap_or_else(|| panic!("no fix: {ds:#?}"));
+        assert!(!fix.safe);
+        let mut fixed = src.clone();
+        let mut edits = fix.edits.clone();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
+        for e in edits {
+            fixed.replace_range(e.span.start..e.span.end, &e.replacement);
+        }
+        assert!(
+            fixed.contains("ctx.log(r?.specifications);\n  return [r.specifications, r.specifications.length];"),
+            "{fixed}"
+        );
+        // With nothing declared read after it, no fix.
+        let src = format!("{SPECS}export async function process(inputs, ctx) {{\n  const r = await ctx.task(specsTask, {{}});\n  return r.result.other;\n}}\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(ds[0].fix.is_none(), "{ds:#?}");
+    }
+
+    /// A wrapper read the fix cannot drop — to a field nothing declares, or
+    /// the wrapper itself — leaves every read as it is: fixing only the guard
+    /// would make the read it guarded, never reached before, throw.
+    #[test]
+    fn a_wrapper_read_left_behind_blocks_the_fix() {
+        for rest in [
+            "r.result.other",
+            "r.result",
+            "r['result'].specifications",
+            "(() => { const { result } = r; return result; })()",
+            "r.result?.specifications.length",
+        ] {
+            let src = format!("{SPECS}export async function process(inputs, ctx) {{\n  const r = await ctx.task(specsTask, {{}});\n  if (!r?.result?.specifications) return null;\n  return {rest};\n}}\n");
+            let ds = lint(&src);
+            let fixable: Vec<_> = ds.iter().filter(|d| d.fix.is_some()).collect();
+            assert!(fixable.is_empty(), "{rest}: {ds:#?}");
+        }
+    }
 
     /// `specs.length` reads a list's or a string's member on an output the
     /// schema makes an object: declaring `length` is no fix.

@@ -1,7 +1,7 @@
 //! `unused-output-field`: output schema properties nothing reads.
 
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
-use crate::diagnostic::{Location, Severity};
+use crate::diagnostic::{Fix, Location, Severity};
 use crate::project::config::Config;
 use crate::project::result_uses::forward_key;
 use crate::project::{ForwardKind, Project};
@@ -17,7 +17,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unused-output-field.md"),
     builtin: false,
     options: &["ignore-fields"],
-    fix: crate::rules::FixAvailability::Never,
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 /// The `ignore-fields` option: output fields the project asks every agent
@@ -70,41 +70,101 @@ const STATUS_FIELDS: &[&str] = &[
     "errors",
 ];
 
-/// The module's output-field conventions: fields that every task of the
-/// module with an output schema (at least [`CONVENTION_TASKS`] of them)
-/// lists in its schema's `required`, and that no code reads on any of
-/// their results — asked of every agent by design (an `evidence` or
-/// `artifacts` field), kept in the run's results, not a field one task
-/// forgot to use. A field some task's result is read for is no
-/// convention: the tasks whose result it is not read on are reported. Nor
-/// is a status field (`success`, `passed`…): every agent reporting whether
-/// it succeeded, and no code reading it, is a gate that never gates.
+/// The module's output-field conventions: fields that most tasks of the
+/// module with an output schema list in their schema's `required` (at
+/// least [`CONVENTION_TASKS`] of them, and two in three), and that no code
+/// reads on any task's result — asked of every agent by design (an
+/// `evidence`, `artifacts` or `summary` field), kept in the run's results,
+/// not a field one task forgot to use. A task or two without it (a commit
+/// task at the end) do not undo the design. A field some task's result is
+/// read for is no convention: the tasks whose result it is not read on are
+/// reported. Nor is a status field (`success`, `passed`…): every agent
+/// reporting whether it succeeded, and no code reading it, is a gate that
+/// never gates.
 fn module_conventions(p: &Project, mi: usize) -> Vec<&str> {
     let module = &p.modules[mi];
     let with_schema: Vec<usize> = (0..module.tasks.len())
         .filter(|&ti| p.schema_fields(mi, ti).is_some_and(|f| !f.is_empty()))
         .collect();
-    let Some(&first) = with_schema.first() else {
-        return Vec::new();
-    };
     if with_schema.len() < CONVENTION_TASKS {
         return Vec::new();
     }
     let uses = p.result_uses();
-    module.tasks[first]
-        .schema_required
+    let candidates: std::collections::BTreeSet<&str> = with_schema
         .iter()
-        .filter(|field| !STATUS_FIELDS.contains(&field.as_str()))
+        .flat_map(|&ti| module.tasks[ti].schema_required.iter().map(String::as_str))
+        .collect();
+    candidates
+        .into_iter()
+        .filter(|field| !STATUS_FIELDS.contains(field))
         .filter(|field| {
-            with_schema.iter().all(|&ti| {
-                module.tasks[ti].schema_required.contains(field)
-                    && uses
-                        .get(&(mi, ti))
-                        .is_none_or(|u| !u.fields.contains_key(*field))
+            let requiring = with_schema
+                .iter()
+                .filter(|&&ti| module.tasks[ti].schema_required.iter().any(|r| r == field))
+                .count();
+            requiring >= CONVENTION_TASKS && requiring * 3 >= with_schema.len() * 2
+        })
+        .filter(|field| {
+            (0..module.tasks.len()).all(|ti| {
+                uses.get(&(mi, ti))
+                    .is_none_or(|u| !u.fields.contains_key(*field))
             })
         })
-        .map(String::as_str)
         .collect()
+}
+
+/// Removes the unread fields from the task's own schema literal: each
+/// one's entry in `properties` and its name in `required`. Unsafe: the
+/// agent's task (`task.json`) carries the schema, so the agent is no
+/// longer asked for the fields and the run no longer stores them, and the
+/// SDK validates a shell task's result against `outputSchema` — a field no
+/// longer required is no longer checked. Offered only where every unread
+/// field is a plain name written in that literal, and none is a status
+/// field: the rule's own reasoning is that a status nobody reads is a gate
+/// that never gates, to be read rather than removed.
+///
+/// Nor is it offered when the task's prompt names a field (`outputFormat:
+/// 'JSON with reportPath, summary'`): the agent would still be asked for
+/// it, and the prompt is the user's prose, which no fix rewrites.
+fn removal_fix(task: &crate::project::TaskSummary, unused: &[&(String, Location)]) -> Option<Fix> {
+    let slots = task.schema_slots.as_deref()?;
+    if unused
+        .iter()
+        .any(|(n, _)| STATUS_FIELDS.contains(&n.as_str()))
+    {
+        return None;
+    }
+    if unused
+        .iter()
+        .any(|(n, _)| task.prompt_names.iter().any(|p| **p == **n))
+    {
+        return None;
+    }
+    let names: Vec<&str> = unused.iter().map(|(n, _)| n.as_str()).collect();
+    let lists = [slots.properties.as_ref(), slots.required.as_ref()];
+    let written = |name: &str| {
+        lists
+            .iter()
+            .flatten()
+            .any(|l| l.items.iter().any(|i| i.name.as_deref() == Some(name)))
+    };
+    if !names.iter().all(|n| written(n)) {
+        return None;
+    }
+    let edits: Vec<_> = lists
+        .iter()
+        .flatten()
+        .flat_map(|l| l.removal(&names))
+        .collect();
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    Some(Fix {
+        description: format!(
+            "remove {} from `outputSchema`",
+            super::prose_list(&quoted, quoted.len())
+        ),
+        edits,
+        safe: false,
+    })
 }
 
 impl Rule for UnusedOutputField {
@@ -156,13 +216,6 @@ impl Rule for UnusedOutputField {
                             && !conventions.contains(&name.as_str())
                     })
                     .collect();
-                let Some(first) = unused.first() else {
-                    continue;
-                };
-                let names: Vec<String> = unused.iter().map(|(n, _)| format!("`{n}`")).collect();
-                let id = task.id.as_deref().unwrap_or("task");
-                let plural = if unused.len() == 1 { "field" } else { "fields" };
-                let them = if unused.len() == 1 { "it" } else { "them" };
                 // Describe each distinct destination once: a task used all
                 // over a monorepo collects thousands of identical forwards.
                 let mut distinct = std::collections::HashSet::new();
@@ -180,10 +233,66 @@ impl Rule for UnusedOutputField {
                 // finding (a failure the agent reports is never seen); the
                 // rest is a note.
                 let never_read = uses.fields.is_empty() && forwards.is_empty();
+                // A task defined with a built id (`` `score-${i}` ``) is
+                // named by the variable that holds it.
+                let id = task
+                    .id
+                    .as_deref()
+                    .or(task.local_name.as_deref())
+                    .unwrap_or("task");
+                // Read for its main fields: what only records the work is a
+                // note of its own, the rest stays the finding.
+                let unused = if !never_read && forwards.is_empty() {
+                    let (noted, kept) = split_stored_detail(p, mi, ti, &uses.fields, unused);
+                    if !noted.is_empty() {
+                        sink.push(stored_detail_note(sink, id, &noted, &uses.fields));
+                    }
+                    kept
+                } else {
+                    unused
+                };
+                let Some(first) = unused.first() else {
+                    continue;
+                };
+                let names: Vec<String> = unused.iter().map(|(n, _)| format!("`{n}`")).collect();
+                let plural = if unused.len() == 1 { "field" } else { "fields" };
+                let them = if unused.len() == 1 { "it" } else { "them" };
                 let status: Vec<&&(String, Location)> = unused
                     .iter()
                     .filter(|(n, _)| STATUS_FIELDS.contains(&n.as_str()))
                     .collect();
+                // Every call of the task is followed by a task whose verdict
+                // the process reads (a test suite after the implementers):
+                // the failure is caught there, not carried on.
+                let checked_by: Option<Vec<&(String, Location)>> = invocations
+                    .iter()
+                    .map(|(mj, ii)| p.modules[*mj].invocations[*ii].checked_by.as_deref())
+                    .collect();
+                if let (true, false, Some(check)) = (never_read, status.is_empty(), checked_by) {
+                    let names: Vec<String> = status.iter().map(|(n, _)| format!("`{n}`")).collect();
+                    let Some((text, at)) = check.first() else {
+                        continue;
+                    };
+                    let mut d = sink
+                        .diag_at(
+                            Severity::Info,
+                            status[0].1.clone(),
+                            format!(
+                                "task `{id}` reports {} but no code reads its result; the process checks the work with `{text}` after it, in the same loop",
+                                names.join(", ")
+                            ),
+                        )
+                        .with_help(format!(
+                            "nothing to do if that check catches what {} would report; otherwise read it and stop (or route to a fix) when it says the work failed",
+                            names[0]
+                        ))
+                        .with_related(at.clone(), "the work is checked here");
+                    for (name, loc) in status.iter().skip(1) {
+                        d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
+                    }
+                    sink.push(d);
+                    continue;
+                }
                 if never_read && !status.is_empty() {
                     let names: Vec<String> = status.iter().map(|(n, _)| format!("`{n}`")).collect();
                     let mut d = sink
@@ -218,7 +327,16 @@ impl Rule for UnusedOutputField {
                         "remove the {plural} from `outputSchema` if nobody reads the run's results for {them}; otherwise nothing to do"
                     ))
                 } else if forwards.is_empty() {
-                    sink.diag(
+                    // A read of a name the schema lacks (a wrapper's
+                    // `value`, a misspelling) says the code expects output
+                    // it does not declare: which fields it means is the
+                    // user's call, not a removal's.
+                    let misread = uses
+                        .fields
+                        .keys()
+                        .any(|k| !fields.iter().any(|(n, _)| n == k));
+                    let fix = removal_fix(task, &unused).filter(|_| !misread);
+                    let d = sink.diag(
                         first.1.clone(),
                         format!(
                             "task `{id}` declares output {plural} {} that nothing reads: the agent \
@@ -236,7 +354,11 @@ impl Rule for UnusedOutputField {
                             .map(|(n, _)| format!("\"{n}\""))
                             .collect::<Vec<_>>()
                             .join(", "),
-                    ))
+                    ));
+                    match fix {
+                        Some(fix) => d.with_fix(fix),
+                        None => d,
+                    }
                 } else {
                     sink.diag_at(
                         Severity::Info,
@@ -261,6 +383,286 @@ impl Rule for UnusedOutputField {
             }
         }
     }
+}
+
+/// Fields a gate's reader acts on: dropped, the gate's advice is lost.
+const ACTIONABLE_FIELDS: &[&str] = &[
+    "issues",
+    "recommendations",
+    "findings",
+    "failures",
+    "violations",
+    "blockers",
+    "gaps",
+    "problems",
+    "warnings",
+    "suggestions",
+    "feedback",
+    "concerns",
+    "fixes",
+];
+
+/// Name endings of fields that record what the agent made or used.
+const RECORD_SUFFIXES: &[&str] = &[
+    "Path", "Id", "Url", "Uri", "Version", "Sha", "Hash", "_path", "_id", "_url", "_version",
+];
+
+/// Name endings of fields that say which files the agent wrote. Not
+/// `*Paths`: `uncoveredPaths`, `criticalPaths` are findings.
+const FILE_SUFFIXES: &[&str] = &[
+    "Path",
+    "File",
+    "Files",
+    "Dir",
+    "Directory",
+    "_path",
+    "_file",
+    "_files",
+    "_dir",
+];
+
+/// Past participles of making and changing things: `bannersCreated`,
+/// `filesModified` count or list what the agent made.
+const WORK_DONE: &[&str] = &[
+    "Created",
+    "Updated",
+    "Modified",
+    "Generated",
+    "Written",
+    "Added",
+    "Removed",
+    "Deleted",
+    "Fixed",
+    "Processed",
+    "Changed",
+    "Migrated",
+    "Converted",
+    "Touched",
+    "Resolved",
+    "Implemented",
+    "Applied",
+    "Documented",
+    "Configured",
+    "Installed",
+    "Published",
+    "Deployed",
+    "Optimized",
+    "Refactored",
+];
+
+/// Report prose for the people reading the run: what a report or
+/// synthesis task says beside the files it wrote or the verdict it gives.
+const PROSE_FIELDS: &[&str] = &[
+    "summary",
+    "overview",
+    "implications",
+    "conclusions",
+    "conclusion",
+    "narrative",
+    "highlights",
+    "takeaways",
+    "keyTakeaways",
+    "keyFindings",
+    "keyInsights",
+];
+
+/// Breakdowns of a score: per-dimension detail beside the score read.
+const BREAKDOWN_FIELDS: &[&str] = &[
+    "dimensions",
+    "breakdown",
+    "scores",
+    "subscores",
+    "criteria",
+    "scoreBreakdown",
+    "dimensionScores",
+    "categoryScores",
+];
+
+/// A field naming the files the agent wrote: `files`, `outputDir`,
+/// `reportPath`.
+fn is_file_record(n: &str) -> bool {
+    matches!(n, "files" | "path" | "file" | "dir" | "directory")
+        || FILE_SUFFIXES.iter().any(|s| n.ends_with(s))
+}
+
+/// A count or list of what the agent made: `bannersCreated`,
+/// `filesModified`, `totalVersions`. The noun before the participle is a
+/// plural (`indexCreated` is the agent's claim it did the work: a status).
+fn is_work_tally(n: &str) -> bool {
+    let tally = WORK_DONE.iter().any(|w| {
+        n.strip_suffix(w).is_some_and(|stem| {
+            stem.ends_with('s') && !stem.ends_with("ss") && !stem.ends_with("us")
+        })
+    });
+    let total = ["total", "num"].iter().any(|p| {
+        n.strip_prefix(p)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+    });
+    tally || total
+}
+
+/// The singular noun a work tally counts: `banner` of `bannersCreated`.
+fn tally_noun(n: &str) -> Option<&str> {
+    WORK_DONE
+        .iter()
+        .find_map(|w| n.strip_suffix(w))
+        .filter(|_| is_work_tally(n))
+        .and_then(|stem| stem.strip_suffix('s'))
+        .filter(|noun| noun.len() > 2)
+}
+
+fn is_prose(n: &str) -> bool {
+    PROSE_FIELDS.contains(&n) || n.ends_with("Summary")
+}
+
+/// Declared fields, by name and place.
+type Fields<'a> = Vec<&'a (String, Location)>;
+
+/// Splits a read result's unread fields into (noted, kept): noted are those
+/// that record the work for the people reading the run — an optional field
+/// (not in `required`) beside a required field that is read, a `*Count`
+/// beside a field that is read, a path, id, url or version of what the agent
+/// made, the files it wrote (`files`, `outputDir`), a tally of what it made
+/// (`bannersCreated`), the text it wrote echoed back (`requirementText`),
+/// the breakdown of a score that is read (`dimensions`), and report prose
+/// (`summary`, `implications`) beside another field that is read or the
+/// file a report task wrote — unless it is a status field, a field the
+/// module reads on another task's result (one of them forgot to use it),
+/// or what a gate's reader acts on (`issues`, `recommendations`… of a task
+/// whose score or status is read). When the code reads a name the schema
+/// lacks (`result.effectId`), a declared file field is kept: it may be what
+/// the code meant to read.
+fn split_stored_detail<'a>(
+    p: &Project,
+    mi: usize,
+    ti: usize,
+    read: &std::collections::BTreeMap<String, Location>,
+    unused: Fields<'a>,
+) -> (Fields<'a>, Fields<'a>) {
+    let task = &p.modules[mi].tasks[ti];
+    let uses = p.result_uses();
+    let read_elsewhere = |name: &str| {
+        (0..p.modules[mi].tasks.len())
+            .filter(|&tj| tj != ti)
+            .any(|tj| {
+                uses.get(&(mi, tj))
+                    .is_some_and(|u| u.fields.contains_key(name))
+            })
+    };
+    let declared = p.schema_fields(mi, ti).unwrap_or(&[]);
+    let misread = read.keys().any(|k| !declared.iter().any(|(n, _)| n == k));
+    let score_read = read
+        .keys()
+        .any(|k| k.to_ascii_lowercase().contains("score"));
+    let gate = score_read || read.keys().any(|k| STATUS_FIELDS.contains(&k.as_str()));
+    let required_read = task.schema_required.iter().any(|r| read.contains_key(r));
+    // A report task: it writes its report to a file and says which, or is
+    // named for its report (or documentation). Its prose repeats what the
+    // file holds.
+    let named_report = [task.id.as_deref(), task.static_id.as_deref()]
+        .into_iter()
+        .flatten()
+        .any(|id| {
+            let id = id.to_ascii_lowercase();
+            id.contains("report") || id.contains("synthes") || id.contains("documentation")
+        });
+    let writes_file = declared.iter().any(|(n, _)| is_file_record(n));
+    let report_task = named_report || writes_file;
+    // A report task that says which file it wrote: what else it returns
+    // (its findings, sections, charts) is what the file holds.
+    let written_report = named_report && writes_file;
+    // Prose beside a field the process acts on (not only the file list
+    // every task returns): the agent's account of work whose product is
+    // read.
+    let product_read = read.keys().any(|k| k != "artifacts" && !is_prose(k));
+    // What a tally counts, described beside it (`bannerTypes` beside
+    // `bannersCreated`), records the same work.
+    let nouns: Vec<&str> = unused.iter().filter_map(|(n, _)| tally_noun(n)).collect();
+    let describes_tally = |n: &str| {
+        nouns.iter().any(|noun| {
+            n.strip_prefix(noun)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+        })
+    };
+    unused.into_iter().partition(|(name, _)| {
+        let n = name.as_str();
+        // The agent's pass/fail beside a score the code reads: the code
+        // gates on the score with a threshold of its own.
+        if score_read && matches!(n, "passed" | "pass") {
+            return true;
+        }
+        if STATUS_FIELDS.contains(&n) {
+            return false;
+        }
+        let actionable = ACTIONABLE_FIELDS
+            .iter()
+            .any(|a| n == *a || n.ends_with(&capitalized(a)));
+        if gate && actionable {
+            return false;
+        }
+        // Prose is read on one task and not another without either having
+        // forgotten it: a summary logged here, stored there.
+        if is_prose(n) && (product_read || report_task) {
+            return true;
+        }
+        if read_elsewhere(n) {
+            return false;
+        }
+        if written_report {
+            return true;
+        }
+        let optional = required_read && !task.schema_required.iter().any(|r| r == n);
+        let count = n.ends_with("Count") || n.ends_with("_count");
+        let record = RECORD_SUFFIXES.iter().any(|s| n.ends_with(s))
+            || matches!(n, "path" | "id" | "url" | "version");
+        let files = is_file_record(n) && !misread;
+        let echo = n.ends_with("Text");
+        let breakdown = score_read
+            && (BREAKDOWN_FIELDS.contains(&n) || n.ends_with("Scores") || n.ends_with("Breakdown"));
+        let tally = is_work_tally(n) || describes_tally(n);
+        optional || count || record || files || tally || echo || breakdown
+    })
+}
+
+fn capitalized(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// The note for the fields [`split_stored_detail`] sets apart.
+fn stored_detail_note(
+    sink: &ProjectSink,
+    id: &str,
+    noted: &[&(String, Location)],
+    read: &std::collections::BTreeMap<String, Location>,
+) -> crate::diagnostic::Diagnostic {
+    let names: Vec<String> = noted.iter().map(|(n, _)| format!("`{n}`")).collect();
+    let read_names: Vec<String> = read.keys().take(3).map(|n| format!("`{n}`")).collect();
+    let (plural, them) = if noted.len() == 1 {
+        ("field", "it")
+    } else {
+        ("fields", "them")
+    };
+    let mut d = sink
+        .diag_at(
+            Severity::Info,
+            noted[0].1.clone(),
+            format!(
+                "task `{id}` declares output {plural} {} that no code reads, beside {} which the process reads: \
+                 the run stores {them} with the task's result as a record of the work",
+                names.join(", "),
+                read_names.join(", "),
+            ),
+        )
+        .with_help(format!(
+            "nothing to do if {them} are for the people reading the run; otherwise remove the {plural} from `outputSchema`"
+        ));
+    for (name, loc) in noted.iter().skip(1) {
+        d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
+    }
+    d
 }
 
 #[cfg(test)]
@@ -326,5 +728,208 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    /// A module whose task `t` declares `schema` (the text after
+    /// `outputSchema: `) and whose process reads `reads` on its result.
+    fn module(schema: &str, reads: &str) -> String {
+        format!(
+            "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
+             const t = defineTask('t', () => ({{\n  kind: 'agent',\n  agent: {{\n    prompt: {{ task: 'Do' }},\n    outputSchema: {schema},\n  }},\n}}));\n\
+             export async function process(inputs, ctx) {{\n  const r = await ctx.task(t, {{}});\n  return [{reads}];\n}}\n"
+        )
+    }
+
+    /// The schema text after the rule's fix, or `None` when it offers none.
+    fn fixed(schema: &str, reads: &str) -> Option<String> {
+        let src = module(schema, reads);
+        let found: Vec<_> = lint_text("p.js", FileKind::Process, src.clone(), &Config::default())
+            .into_iter()
+            .filter(|d| d.rule == "unused-output-field")
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        let fix = found[0].fix.clone()?;
+        assert!(!fix.safe);
+        let (out, applied) = crate::engine::fix::apply(&src, &[&fix.edits]);
+        assert_eq!(applied, 1);
+        let start = out.find("outputSchema: ")? + "outputSchema: ".len();
+        let end = out.find(",\n  },\n}));")?;
+        Some(out[start..end].to_string())
+    }
+
+    #[test]
+    fn fix_removes_a_field_from_properties_and_required_on_one_line() {
+        assert_eq!(
+            fixed(
+                "{ type: 'object', required: ['a', 'b', 'c'], properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' } } }",
+                "r.a, r.c"
+            )
+            .as_deref(),
+            Some("{ type: 'object', required: ['a', 'c'], properties: { a: { type: 'string' }, c: { type: 'string' } } }")
+        );
+        // The last entries, with a trailing comma kept where it was.
+        assert_eq!(
+            fixed(
+                "{ type: 'object', required: [\"a\", \"b\", \"c\",], properties: { a: {}, 'b': {}, c: {}, } }",
+                "r.a"
+            )
+            .as_deref(),
+            Some("{ type: 'object', required: [\"a\",], properties: { a: {}, } }")
+        );
+        // The first entries: the next one takes their place.
+        assert_eq!(
+            fixed(
+                "{ type: 'object', properties: { a: {}, /* b */ b: {}, c: {} } }",
+                "r.c"
+            )
+            .as_deref(),
+            Some("{ type: 'object', properties: { c: {} } }")
+        );
+    }
+
+    #[test]
+    fn fix_removes_whole_lines_and_keeps_the_others() {
+        let schema = "{\n      type: 'object',\n      required: [\n        'a',\n        'b',\n      ],\n      properties: {\n        a: { type: 'string' },\n        // what b is\n        b: {\n          type: 'string',\n        }, // b's note\n        c: { type: 'string' },\n      },\n    }";
+        assert_eq!(
+            fixed(schema, "r.c").as_deref(),
+            Some("{\n      type: 'object',\n      required: [\n      ],\n      properties: {\n        // what b is\n        c: { type: 'string' },\n      },\n    }")
+                .map(|s| s.replace("required: [\n      ]", "required: []"))
+                .as_deref()
+        );
+        // Without trailing commas, the entry that becomes last loses its
+        // comma.
+        let schema = "{\n      type: 'object',\n      properties: {\n        a: { type: 'string' },\n        b: { type: 'string' },\n        c: { type: 'string' }\n      }\n    }";
+        assert_eq!(
+            fixed(schema, "r.a").as_deref(),
+            Some("{\n      type: 'object',\n      properties: {\n        a: { type: 'string' }\n      }\n    }")
+        );
+    }
+
+    /// The fix offered for a task whose prompt is `prompt` (the text after
+    /// `prompt: `), declaring `a` and `b` and read for `a`.
+    fn fix_with_prompt(prompt: &str) -> Option<crate::diagnostic::Fix> {
+        let src = module(
+            "{ type: 'object', required: ['a', 'b'], properties: { a: {}, b: {} } }",
+            "r.a",
+        )
+        .replace("prompt: { task: 'Do' }", &format!("prompt: {prompt}"));
+        let found: Vec<_> = lint_text("p.js", FileKind::Process, src, &Config::default())
+            .into_iter()
+            .filter(|d| d.rule == "unused-output-field")
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("`b`"), "{}", found[0].message);
+        found[0].fix.clone()
+    }
+
+    #[test]
+    fn no_fix_when_the_prompt_asks_for_the_field() {
+        // Removed from the schema, `b` would still be asked for in words.
+        for prompt in [
+            "{ task: 'Do', outputFormat: 'JSON with a, b' }",
+            "{ task: 'Do', instructions: ['Return b (string)'] }",
+            "'Do it and return JSON with a and b.'",
+        ] {
+            assert!(fix_with_prompt(prompt).is_none(), "{prompt}");
+        }
+        // Only as part of other words: not asked for.
+        for prompt in [
+            "{ task: 'Do', outputFormat: 'JSON with a, bb, b_c, $b' }",
+            "{ task: 'Do' }",
+        ] {
+            assert!(fix_with_prompt(prompt).is_some(), "{prompt}");
+        }
+    }
+
+    #[test]
+    fn a_task_with_a_built_id_is_named_by_its_variable() {
+        let src = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+            export async function process(inputs, ctx) {\n\
+            \x20 for (let i = 0; i < 2; i++) {\n\
+            \x20   const scoreTask = defineTask(`score-${i}`, () => ({ kind: 'agent', agent: { prompt: 'Score',\n\
+            \x20     outputSchema: { type: 'object', required: ['a', 'b'], properties: { a: {}, b: {} } } } }));\n\
+            \x20   const r = await ctx.task(scoreTask, {});\n\
+            \x20   ctx.log(r.a);\n\
+            \x20 }\n}\n";
+        let found: Vec<String> =
+            lint_text("p.js", FileKind::Process, src.into(), &Config::default())
+                .into_iter()
+                .filter(|d| d.rule == "unused-output-field")
+                .map(|d| d.message)
+                .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("task `scoreTask` declares"),
+            "{}",
+            found[0]
+        );
+    }
+
+    #[test]
+    fn a_convention_needs_a_clear_majority() {
+        // `note` is required by `n` of five tasks, each read for `x` only.
+        let src = |n: usize| {
+            let mut s = String::from("import { defineTask } from '@a5c-ai/babysitter-sdk';\n");
+            for i in 0..5 {
+                let req = if i < n { "['x', 'note']" } else { "['x']" };
+                s.push_str(&format!(
+                    "const t{i} = defineTask('t{i}', () => ({{ kind: 'agent', agent: {{ prompt: 'Do', outputSchema: {{ type: 'object', required: {req}, properties: {{ x: {{}}, note: {{}} }} }} }} }}));\n"
+                ));
+            }
+            s.push_str("export async function process(inputs, ctx) {\n  const out = [];\n");
+            for i in 0..5 {
+                s.push_str(&format!("  out.push((await ctx.task(t{i}, {{}})).x);\n"));
+            }
+            s.push_str("  return out;\n}\n");
+            s
+        };
+        let warned = |n: usize| {
+            lint_text("p.js", FileKind::Process, src(n), &Config::default())
+                .into_iter()
+                .filter(|d| d.rule == "unused-output-field" && d.message.contains("`note`"))
+                .filter(|d| d.severity == crate::diagnostic::Severity::Warning)
+                .count()
+        };
+        // Four or five of five: the module's design.
+        assert_eq!(warned(5), 0);
+        assert_eq!(warned(4), 0);
+        // Three of five is no clear majority: each is reported.
+        assert_eq!(warned(3), 3);
+    }
+
+    #[test]
+    fn no_fix_where_removing_is_not_the_answer() {
+        // A status field nobody reads should be read.
+        assert_eq!(
+            fixed(
+                "{ type: 'object', properties: { passed: {}, notes: {} } }",
+                "r.notes"
+            ),
+            None
+        );
+        // A name the schema lacks is read: which field is meant is unclear.
+        assert_eq!(
+            fixed(
+                "{ type: 'object', properties: { a: {}, b: {} } }",
+                "r.a, r.value"
+            ),
+            None
+        );
+        // A computed key is not removed.
+        assert_eq!(
+            fixed(
+                "{ type: 'object', properties: { a: {}, ['b']: {} } }",
+                "r.a"
+            ),
+            None
+        );
+        // `properties` spread in from elsewhere.
+        assert_eq!(
+            fixed(
+                "{ type: 'object', ...{ properties: { a: {}, b: {} } } }",
+                "r.a"
+            ),
+            None
+        );
     }
 }

@@ -199,6 +199,92 @@ impl<'m, 't> Reach<'m, 't> {
     }
 }
 
+/// The `ctx.parallel.all`/`ctx.parallel.map` call whose arguments hold
+/// `call` (a thunk, a bare promise, a callback): the batch it runs in, its
+/// peers running at the same time.
+pub fn batch_of<'t>(m: &JsModel<'t>, call: CallId) -> Option<Node<'t>> {
+    let node = m.calls[call].node;
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if p.kind_str() == "call_expression" {
+            if let Some(ci) = m.call_of_node(p) {
+                let batch = effect_of_call(m, ci).is_some_and(|e| {
+                    matches!(
+                        e.kind,
+                        crate::js::model::EffectKind::ParallelAll
+                            | crate::js::model::EffectKind::ParallelMap
+                    )
+                });
+                if batch && m.calls[ci].args.iter().any(|a| contains(*a, node)) {
+                    return Some(p);
+                }
+            }
+        }
+        n = p.parent();
+    }
+    None
+}
+
+/// Whether a `ctx.breakpoint` runs after `call` whenever it does: later in
+/// the same function and not under a condition the call is not under, or
+/// after a call site of that function (two callers up).
+pub fn breakpoint_follows(m: &JsModel, call: CallId) -> bool {
+    let c = &m.calls[call];
+    breakpoint_after(m, c.node, c.func, 0)
+}
+
+fn breakpoint_after(m: &JsModel, node: Node, func: Option<FnId>, depth: usize) -> bool {
+    let follows = m
+        .effects_of(crate::js::model::EffectKind::Breakpoint)
+        .map(|e| &m.calls[e.call])
+        .any(|b| {
+            b.func == func
+                && b.node.start_byte() >= node.end_byte()
+                && !conditional_apart(m, b.node, node)
+        });
+    if follows {
+        return true;
+    }
+    let Some(f) = func.filter(|_| depth < 2) else {
+        return false;
+    };
+    m.call_sites_of(f).iter().any(|&ci| {
+        let site = &m.calls[ci];
+        !contains(m.functions[f].node, site.node)
+            && breakpoint_after(m, site.node, site.func, depth + 1)
+    })
+}
+
+/// Whether `node` sits under a branch (an `if`, a `?:`, a `switch` case, a
+/// `catch`, an `&&`/`||` operand) that `other` is not under.
+fn conditional_apart(m: &JsModel, node: Node, other: Node) -> bool {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        if contains(p, other) {
+            return false;
+        }
+        let branch = match p.kind_str() {
+            "if_statement" => p.field("condition").is_none_or(|c| !contains(c, n)),
+            "ternary_expression" | "switch_case" | "switch_default" | "catch_clause" => true,
+            "binary_expression" => p
+                .field("operator")
+                .is_some_and(|o| matches!(m.text(o), "&&" | "||" | "??")),
+            _ => false,
+        };
+        if branch {
+            return true;
+        }
+        if matches!(
+            p.kind_str(),
+            "function_declaration" | "function_expression" | "arrow_function" | "method_definition"
+        ) {
+            return false;
+        }
+        n = p;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::js::analysis::results::{ForwardKind, Reads};
+use crate::js::analysis::results::{reads_of, ForwardKind, Reads};
 use crate::js::model::scope::FnId;
-use crate::js::model::{objects, CallId, EffectKind, JsModel};
+use crate::js::model::{objects, CallId, EffectKind, JsModel, LoopKind};
 use crate::js::syntax::tree::Node;
 use crate::js::syntax::{is_function, shorten_code, string_value, unparen};
 
@@ -70,6 +70,44 @@ pub fn result_gate<'t>(m: &JsModel<'t>, call: CallId, reads: &Reads<'t>) -> Gate
         catch: enclosing_catch(node).or_else(|| promise_catch(m, node)),
         next: next_step(m, call),
     }
+}
+
+/// The later task that checks the work of call `call`, whose result no
+/// code reads: going on from the call through task calls only (the
+/// results of those between may be read, but none is tested), the first
+/// task whose result's verdict or score is read, in the same retry loop
+/// (`while`, `do`, `for (;;)`) as the call — the test suite after a run of
+/// implementers, whose failure sends the work round again. `None` when a
+/// breakpoint, a batch or the end of the function comes first, or when the
+/// check is outside the call's retry loop (a build loop after a branch is
+/// created checks the build, and never creates the branch again).
+pub fn checked_after<'t>(m: &JsModel<'t>, call: CallId) -> Option<Next<'t>> {
+    let retry = *m.calls[call].loops.last()?;
+    if !matches!(
+        m.loops[retry].kind,
+        LoopKind::While | LoopKind::DoWhile | LoopKind::For
+    ) {
+        return None;
+    }
+    let mut at = call;
+    // A handful of work tasks between the work and its check; further on,
+    // the check is no longer "right after".
+    for _ in 0..6 {
+        let next = next_step(m, at)?;
+        let ci = m.call_of_node(next.node)?;
+        if m.effect_of_call(ci)?.kind != EffectKind::Task {
+            return None;
+        }
+        let checks = reads_of(m, next.node).paths.iter().any(|(path, _)| {
+            path.first()
+                .is_some_and(|f| is_verdict_field(f) || f.to_ascii_lowercase().contains("score"))
+        });
+        if checks {
+            return m.calls[ci].loops.contains(&retry).then_some(next);
+        }
+        at = ci;
+    }
+    None
 }
 
 /// Whether the value read at `at` decides something: climbing through what

@@ -10,6 +10,7 @@ pub mod flow;
 pub mod gates;
 pub mod isolation;
 pub mod loops;
+pub mod practices;
 pub mod repeat;
 pub mod replay;
 pub mod results;

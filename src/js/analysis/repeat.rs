@@ -395,6 +395,865 @@ fn reads_per_repetition(m: &JsModel, expr: Node, region: Option<Node>, call: Nod
     false
 }
 
+/// Whether the SDK's own occurrence count already names each repetition of
+/// an unkeyed call as a key from the loop's counter (or the item's index)
+/// would, so that neither a changed bound nor a replay can move a call onto
+/// another call's record. Without a key the SDK names a call
+/// `<task id>.<label>.<args shape>.<n>`, `n` counting the earlier calls of
+/// the iteration with the same first three, in the order the calls are made
+/// (`deriveStableTaskKey` in `runtime/intrinsics/task.ts`, run when
+/// `ctx.task` is called, before its first await). That `n` is the
+/// repetition's own position when no other `ctx.task` call of the module
+/// can have the same task, label and args shape (it would share the count:
+/// removing, adding or skipping it shifts every repetition), and:
+/// - the call repeats for one loop only (no loop, callback or repeated
+///   function around it besides), the loop body has no `continue`, and the
+///   call is followed in its block by an exit from the loop (so it runs on
+///   one pass at most, [`ends_the_loop`]), or it is a statement of the body
+///   itself, so it runs on every pass until
+///   the loop ends; or it is guarded by `if (v)` where `v` is falsy before
+///   the loop and set to a value that is always truthy by statements of the
+///   body after the call (the approval retry: no call on the first pass, one
+///   on every later pass); or it is guarded, as the body's last statement,
+///   by a condition whose every term is a term of the loop's condition, so
+///   that when the guard fails the loop ends (the fix of a convergence loop,
+///   `if (!ok && i < max) fix()` in `while (i < max && !ok)`: a call on
+///   every pass but the last); or
+/// - it repeats for one array or batch callback only
+///   ([`callback_aligned`]): the callback's first call, over a list the run
+///   fixes.
+pub fn occurrence_aligned(m: &JsModel, call: CallId) -> bool {
+    let c = &m.calls[call];
+    let aligned = match c.loops.as_slice() {
+        [l] => loop_aligned(m, call, *l),
+        [] => callback_aligned(m, call),
+        _ => false,
+    };
+    aligned
+        && !m
+            .effects_of(EffectKind::Task)
+            .any(|e| e.call != call && may_share_base_key(m, call, e.call))
+}
+
+/// The loop case of [`occurrence_aligned`], but for the shared count.
+fn loop_aligned(m: &JsModel, call: CallId, l: LoopId) -> bool {
+    let c = &m.calls[call];
+    let mut f = c.func;
+    while let Some(fid) = f {
+        if repeat_of_function(m, fid, call, 0).is_some() {
+            return false;
+        }
+        f = m.functions[fid].parent;
+    }
+    let lp = &m.loops[l];
+    let Some(body) = lp.body else {
+        return false;
+    };
+    !has_continue(body)
+        && (runs_on_every_pass(m, c.node, body, lp.node)
+            || runs_on_every_pass_but_the_last(m, c.node, body, lp)
+            || ends_the_loop(c.node, body))
+}
+
+/// Whether the call's statement is followed in its own block by a `break`,
+/// `return` or `throw` that leaves the loop whose body is `body` (no
+/// `switch` in between, where `break` leaves the `switch`): the call runs on
+/// one pass at most (`if (gate.approved) { await ctx.task(conduct, …);
+/// break; }`), so its count is always 0.
+fn ends_the_loop(node: Node, body: Node) -> bool {
+    let Some(statement) = statement_of(node) else {
+        return false;
+    };
+    let Some(block) = statement.parent() else {
+        return false;
+    };
+    let mut up = Some(block);
+    while let Some(n) = up {
+        if n.id() == body.id() {
+            break;
+        }
+        if matches!(n.kind_str(), "switch_case" | "switch_default") {
+            return false;
+        }
+        up = n.parent();
+    }
+    let mut after = false;
+    for s in block.named() {
+        if s.id() == statement.id() {
+            after = true;
+            continue;
+        }
+        if after {
+            match s.kind_str() {
+                "return_statement" | "throw_statement" => return true,
+                "break_statement" => return s.named_child(0).is_none(),
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// Whether the call at `node` is guarded by the last statement of the loop
+/// body, `if (a && b) { … }`, whose every term is also a term of the loop's
+/// condition, and nothing runs between the body and the condition (a
+/// `while` or `do…while` loop, or a `for` without an update): a pass whose
+/// guard fails ends the loop, so the call runs on every pass but the last.
+fn runs_on_every_pass_but_the_last(
+    m: &JsModel,
+    node: Node,
+    body: Node,
+    lp: &crate::js::model::Loop,
+) -> bool {
+    if body.kind_str() != "statement_block" || lp.node.field("increment").is_some() {
+        return false;
+    }
+    let Some(loop_cond) = lp.condition else {
+        return false;
+    };
+    let Some(guard) = body.named().filter(|s| s.kind_str() != "comment").last() else {
+        return false;
+    };
+    if guard.kind_str() != "if_statement" || guard.field("alternative").is_some() {
+        return false;
+    }
+    let Some(consequence) = guard.field("consequence") else {
+        return false;
+    };
+    let Some(statement) = statement_of(node) else {
+        return false;
+    };
+    let direct = if consequence.kind_str() == "statement_block" {
+        statement
+            .parent()
+            .is_some_and(|p| p.id() == consequence.id())
+    } else {
+        statement.id() == consequence.id()
+    };
+    if !direct {
+        return false;
+    }
+    let Some(cond) = guard.field("condition") else {
+        return false;
+    };
+    let loop_terms = conjuncts(m, loop_cond);
+    let guard_terms = conjuncts(m, cond);
+    !guard_terms.is_empty() && guard_terms.iter().all(|t| loop_terms.contains(t))
+}
+
+/// The terms of an `a && b && …` condition, as written (whitespace
+/// squeezed).
+fn conjuncts(m: &JsModel, cond: Node) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![cond];
+    while let Some(n) = stack.pop() {
+        let n = unparen(n);
+        // `for (;;)` and `while (…)` wrap their condition.
+        if matches!(
+            n.kind_str(),
+            "expression_statement" | "parenthesized_expression"
+        ) {
+            if let Some(inner) = n.named_child(0) {
+                stack.push(inner);
+                continue;
+            }
+        }
+        if n.kind_str() == "binary_expression"
+            && n.field("operator").is_some_and(|o| m.text(o) == "&&")
+        {
+            stack.extend(n.field("left"));
+            stack.extend(n.field("right"));
+            continue;
+        }
+        out.push(m.text(n).split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    out
+}
+
+/// Whether the items of a callback make this call in an order that can
+/// change between iterations of unchanged code: the call sits in a callback
+/// given to an array's `map`/`flatMap`/`forEach` or to `ctx.parallel.*`,
+/// after another effect call of that callback. Each item's call then waits
+/// for the item's earlier effect; `ctx.parallel.all`/`map` run the thunks in
+/// turn, each until an effect is pending (`runtime/intrinsics/parallel.ts`),
+/// and array callbacks run concurrently, so which item makes the first,
+/// second… call of the task depends on which of those effects have resolved
+/// in this iteration, and the SDK's occurrence count follows that order.
+pub fn order_varies(m: &JsModel, call: CallId) -> bool {
+    let c = &m.calls[call];
+    let mut f = c.func;
+    while let Some(fid) = f {
+        let fnode = m.functions[fid].node;
+        // A thunk written out in a literal list runs once per run of the
+        // list: what repeats it per item is further out.
+        let per_item = literal_batch_of(m, fnode).is_none()
+            && callback_of(m, fnode).is_some_and(|cb| {
+                m.call_of_node(cb)
+                    .is_some_and(|bi| match m.effect_of_call(bi).map(|e| e.kind) {
+                        Some(k) => matches!(k, EffectKind::ParallelAll | EffectKind::ParallelMap),
+                        None => unparen(m.calls[bi].callee)
+                            .field("property")
+                            .is_some_and(|p| matches!(m.text(p), "map" | "flatMap" | "forEach")),
+                    })
+            });
+        if per_item {
+            let (from, to) = (fnode.start_byte(), c.node.start_byte());
+            return m.effects.iter().any(|e| {
+                let n = m.calls[e.call].node;
+                e.kind.dispatches()
+                    && e.call != call
+                    && n.start_byte() >= from
+                    && n.end_byte() <= to
+                    && !exclusive(n, c.node)
+            });
+        }
+        f = m.functions[fid].parent;
+    }
+    false
+}
+
+/// Whether `a` and `b` sit in different branches of one `if`/`else`,
+/// `switch` or `?:`, so that no run makes both.
+fn exclusive(a: Node, b: Node) -> bool {
+    let mut n = a;
+    while let Some(p) = n.parent() {
+        if crate::js::syntax::contains(p, b) {
+            let branches = matches!(
+                p.kind_str(),
+                "if_statement" | "switch_body" | "ternary_expression"
+            );
+            // `b` is not in the branch that holds `a`, nor in the condition.
+            return branches
+                && !crate::js::syntax::contains(n, b)
+                && p.field("condition").is_none_or(|c| {
+                    !crate::js::syntax::contains(c, a) && !crate::js::syntax::contains(c, b)
+                });
+        }
+        n = p;
+    }
+    false
+}
+
+/// The callback case of [`occurrence_aligned`]: the call repeats for one
+/// callback only (no loop or repeated function around it besides), given to
+/// an array's `map`/`flatMap`/`forEach` or to `ctx.parallel.map`, and it is
+/// the first thing the callback does that can wait: a statement of its body
+/// (or of the thunk it returns) with no `await` before it and no branch
+/// around it. `map` and `forEach` call their callback item by item, each up
+/// to its first `await`; `ctx.parallel.all` and `ctx.parallel.map` start
+/// their thunks in list order, one after another or, with
+/// `maxConcurrency`, each launched synchronously up to its first `await`
+/// (`runtime/intrinsics/parallel.ts`). Every item then makes the call, and
+/// in list order, so its count is the item's index. A later call of the
+/// callback is not aligned: it waits for the item's earlier effects, so the
+/// items' calls of it come in the order those resolve, which can change from
+/// one iteration to the next without any edit. The list must be one the run
+/// fixes ([`fixed_for_run`]): a list that changes between iterations moves
+/// items onto other items' records.
+fn callback_aligned(m: &JsModel, call: CallId) -> bool {
+    let c = &m.calls[call];
+    let mut callback = None;
+    let mut f = c.func;
+    while let Some(fid) = f {
+        match repeat_of_function(m, fid, call, 0) {
+            None => {}
+            Some(Repeat::Callback(batch)) if callback.is_none() => callback = Some((fid, batch)),
+            Some(_) => return false,
+        }
+        f = m.functions[fid].parent;
+    }
+    let Some((fid, batch)) = callback else {
+        return false;
+    };
+    let Some(bi) = m.call_of_node(batch) else {
+        return false;
+    };
+    let b = &m.calls[bi];
+    let list = match m.effect_of_call(bi).map(|e| e.kind) {
+        Some(EffectKind::ParallelMap) => b.args.first().copied(),
+        Some(_) => None,
+        None => {
+            let callee = unparen(b.callee);
+            callee
+                .field("property")
+                .filter(|p| matches!(m.text(*p), "map" | "flatMap" | "forEach"))
+                .and_then(|_| callee.field("object"))
+        }
+    };
+    // The callback is the list's function argument, not a `thisArg`.
+    let fnode = m.functions[fid].node;
+    let is_callback_arg = b.args.iter().any(|a| unparen(*a).id() == fnode.id());
+    is_callback_arg
+        && list.is_some_and(|l| fixed_for_run(m, l, 0))
+        && starts_with(m, fnode, c.node, 0)
+}
+
+/// Whether calling the function `fnode` makes the call at `call`
+/// synchronously and on every run: its body (or that of the thunk it
+/// returns) reaches the call's statement through plain statements with no
+/// `await`, no branch and no exit before it.
+fn starts_with(m: &JsModel, fnode: Node, call: Node, depth: usize) -> bool {
+    if depth > 2 {
+        return false;
+    }
+    let Some(body) = fnode.field("body") else {
+        return false;
+    };
+    if body.kind_str() != "statement_block" {
+        return leads_to(m, body, call, depth);
+    }
+    block_starts_with(m, body, call, depth)
+}
+
+fn block_starts_with(m: &JsModel, block: Node, call: Node, depth: usize) -> bool {
+    for s in block.named() {
+        if s.kind_str() == "comment" {
+            continue;
+        }
+        if crate::js::syntax::contains(s, call) {
+            return match s.kind_str() {
+                "return_statement" => s
+                    .named_child(0)
+                    .is_some_and(|e| leads_to(m, e, call, depth)),
+                "try_statement" => s
+                    .field("body")
+                    .is_some_and(|b| block_starts_with(m, b, call, depth)),
+                _ => {
+                    statement_of(call).is_some_and(|st| st.id() == s.id())
+                        && !awaits_before(s, call)
+                }
+            };
+        }
+        let plain = matches!(
+            s.kind_str(),
+            "expression_statement" | "lexical_declaration" | "variable_declaration"
+        );
+        if !plain || has_await(s) {
+            return false;
+        }
+    }
+    false
+}
+
+/// The expression is the call (awaited or not), or a thunk that starts
+/// with it.
+fn leads_to(m: &JsModel, expr: Node, call: Node, depth: usize) -> bool {
+    let mut e = unparen(expr);
+    while e.kind_str() == "await_expression" {
+        match e.named_child(0) {
+            Some(inner) => e = unparen(inner),
+            None => return false,
+        }
+    }
+    if e.id() == call.id() {
+        return true;
+    }
+    // `ctx.task(…).then(…)`: the call is made first, the handler later.
+    if e.kind_str() == "call_expression" {
+        if let Some(callee) = e.field("function").map(unparen) {
+            let chained = callee.kind_str() == "member_expression"
+                && callee
+                    .field("property")
+                    .is_some_and(|p| matches!(m.text(p), "then" | "catch" | "finally"));
+            if chained {
+                return callee
+                    .field("object")
+                    .is_some_and(|o| leads_to(m, o, call, depth));
+            }
+        }
+    }
+    matches!(
+        e.kind_str(),
+        "arrow_function" | "function_expression" | "function"
+    ) && starts_with(m, e, call, depth + 1)
+}
+
+/// An `await` in `statement` that ends before `call` starts: an earlier
+/// wait in the same statement (`f(await a(), await ctx.task(…))`).
+fn awaits_before(statement: Node, call: Node) -> bool {
+    let mut stack = vec![statement];
+    while let Some(n) = stack.pop() {
+        if n.start_byte() >= call.start_byte() {
+            continue;
+        }
+        if n.kind_str() == "await_expression" && n.end_byte() <= call.start_byte() {
+            return true;
+        }
+        stack.extend(n.named());
+    }
+    false
+}
+
+/// Any `await` or `yield` in `n` (nested functions' own included: a
+/// conservative answer).
+fn has_await(n: Node) -> bool {
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        if matches!(n.kind_str(), "await_expression" | "yield_expression") {
+            return true;
+        }
+        stack.extend(n.named());
+    }
+    false
+}
+
+/// Whether the list `expr` is the same on every iteration of a run: built
+/// from the process's `inputs` (fixed for the run), literals, and the
+/// results of effects (recorded, so replay returns them), through member
+/// reads, destructuring, `||`/`??`/`?:`, and array methods (`filter`,
+/// `map`, `slice`, …, `Object.keys`). A list from anything else (a helper's
+/// parameter, the file system, the clock) is not known to be.
+fn fixed_for_run(m: &JsModel, expr: Node, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    let n = unparen(expr);
+    let fixed = |e: Node| fixed_for_run(m, e, depth + 1);
+    match n.kind_str() {
+        "array" => n
+            .named()
+            .filter(|e| e.kind_str() == "spread_element")
+            .all(|e| e.named_child(0).is_some_and(fixed)),
+        "string" | "template_string" | "number" | "object" | "null" | "undefined" | "true"
+        | "false" => true,
+        "member_expression" | "subscript_expression" => n.field("object").is_some_and(fixed),
+        "await_expression" => n.named_child(0).map(unparen).is_some_and(|inner| {
+            m.call_of_node(inner)
+                .and_then(|ci| m.effect_of_call(ci))
+                .is_some_and(|e| e.kind.dispatches())
+        }),
+        "binary_expression" => {
+            n.field("left").is_some_and(fixed) && n.field("right").is_some_and(fixed)
+        }
+        "unary_expression" => n.field("argument").is_some_and(fixed),
+        // Which branch is taken is not checked: either list is fixed.
+        "ternary_expression" => {
+            n.field("consequence").is_some_and(fixed) && n.field("alternative").is_some_and(fixed)
+        }
+        "call_expression" => {
+            let Some(callee) = n.field("function").map(unparen) else {
+                return false;
+            };
+            let Some(args) = n.field("arguments") else {
+                return false;
+            };
+            // Callbacks see only the list's items; other arguments must be
+            // fixed too.
+            let args_fixed = args.named().all(|a| {
+                matches!(
+                    a.kind_str(),
+                    "arrow_function" | "function_expression" | "function"
+                ) || fixed(a)
+            });
+            if !args_fixed {
+                return false;
+            }
+            // A function of the module that reads nothing from outside it.
+            if callee.kind_str() == "identifier" {
+                return m
+                    .function_of_expr(callee)
+                    .is_some_and(|f| self_contained(m, m.functions[f].node));
+            }
+            if callee.kind_str() != "member_expression" {
+                return false;
+            }
+            let (Some(object), Some(property)) = (callee.field("object"), callee.field("property"))
+            else {
+                return false;
+            };
+            let method = m.text(property);
+            match m.text(unparen(object)) {
+                "Object" | "Array" => {
+                    return matches!(
+                        method,
+                        "keys" | "values" | "entries" | "from" | "freeze" | "isArray"
+                    ) && args.named().next().is_some_and(fixed)
+                }
+                "Math" => return method != "random",
+                _ => {}
+            }
+            matches!(
+                method,
+                "filter"
+                    | "map"
+                    | "flatMap"
+                    | "flat"
+                    | "slice"
+                    | "concat"
+                    | "sort"
+                    | "toSorted"
+                    | "reverse"
+                    | "toReversed"
+                    | "split"
+            ) && fixed(object)
+        }
+        "identifier" => {
+            let Some(b) = m.binding_of_expr(n) else {
+                return false;
+            };
+            let binding = m.scopes.get(b);
+            if let Some((f, 0)) = binding.param {
+                // The process function's `inputs`: its second parameter is
+                // the process context.
+                return m.functions[f]
+                    .param_bindings
+                    .get(1)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|ctx| m.contexts.contains(&ctx));
+            }
+            if binding.param.is_some() {
+                return false;
+            }
+            let source = binding.init.or_else(|| destructured_from(binding.node));
+            source.is_some_and(fixed)
+                && binding.writes.iter().all(|w| {
+                    w.parent().is_some_and(|a| {
+                        a.kind_str() == "assignment_expression"
+                            && a.field("right").is_some_and(fixed)
+                    })
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Whether a function reads nothing that can differ between iterations: no
+/// `await`, no import, no `new Date`, and none of the globals that reach
+/// outside the process (the clock, randomness, the environment, the file
+/// system).
+fn self_contained(m: &JsModel, fnode: Node) -> bool {
+    let mut stack = vec![fnode];
+    while let Some(n) = stack.pop() {
+        match n.kind_str() {
+            "await_expression" | "yield_expression" => return false,
+            // `new Date()` reads the clock; `new Error(…)`, `new Set(…)` do not.
+            "new_expression" if n.field("constructor").is_some_and(|c| m.text(c) == "Date") => {
+                return false
+            }
+            "identifier" => {
+                let outside = match m.scopes.binding_of(n) {
+                    Some(b) => m.import_of(b).is_some(),
+                    None => matches!(
+                        m.text(n),
+                        "Date"
+                            | "Math"
+                            | "process"
+                            | "require"
+                            | "fetch"
+                            | "globalThis"
+                            | "performance"
+                            | "crypto"
+                    ),
+                };
+                if outside {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+        stack.extend(n.named());
+    }
+    true
+}
+
+/// The value a binding declared in a destructuring pattern is taken from:
+/// `files` in `const { files = [] } = inputs` comes from `inputs`.
+fn destructured_from(declared: Node) -> Option<Node> {
+    let mut n = declared;
+    loop {
+        let p = n.parent()?;
+        match p.kind_str() {
+            "object_pattern"
+            | "array_pattern"
+            | "pair_pattern"
+            | "assignment_pattern"
+            | "object_assignment_pattern"
+            | "rest_pattern"
+            | "shorthand_property_identifier_pattern" => n = p,
+            "variable_declarator" => {
+                // The binding must be in the pattern, not be the name.
+                let name = p.field("name")?;
+                return (name.id() != declared.id())
+                    .then(|| p.field("value"))
+                    .flatten();
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Whether the call at `node` runs on every pass of the loop whose body is
+/// `body` (see [`occurrence_aligned`]).
+fn runs_on_every_pass(m: &JsModel, node: Node, body: Node, loop_node: Node) -> bool {
+    let Some(statement) = statement_of(node) else {
+        return false;
+    };
+    let top = |s: Node| {
+        if body.kind_str() == "statement_block" {
+            s.parent().is_some_and(|p| p.id() == body.id())
+        } else {
+            s.id() == body.id()
+        }
+    };
+    if top(statement) {
+        return true;
+    }
+    // `if (v) { x = await ctx.task(…); }` as a statement of the body.
+    let mut holder = statement.parent();
+    if holder.is_some_and(|h| h.kind_str() == "statement_block") {
+        holder = holder.and_then(|h| h.parent());
+    }
+    let Some(guard) = holder.filter(|h| h.kind_str() == "if_statement" && top(*h)) else {
+        return false;
+    };
+    if !guard
+        .field("consequence")
+        .is_some_and(|c| crate::js::syntax::contains(c, node))
+    {
+        return false;
+    }
+    let Some(cond) = guard.field("condition").map(unparen) else {
+        return false;
+    };
+    if past_first_pass(m, cond, loop_node) {
+        return true;
+    }
+    if cond.kind_str() != "identifier" {
+        return false;
+    }
+    let Some(b) = m.binding_of_expr(cond) else {
+        return false;
+    };
+    let binding = m.scopes.get(b);
+    let falsy_before = !crate::js::syntax::contains(loop_node, binding.node)
+        && binding.init.is_none_or(|i| falsy_literal(m, i));
+    falsy_before
+        && !binding.writes.is_empty()
+        && binding.writes.iter().all(|w| {
+            // After the loop it no longer matters.
+            w.start_byte() >= loop_node.end_byte()
+                || (w.start_byte() > guard.end_byte()
+                    && statement_of(*w).is_some_and(&top)
+                    && w.parent().is_some_and(|a| {
+                        a.kind_str() == "assignment_expression"
+                            && a.field("right").is_some_and(|r| truthy(m, r))
+                    }))
+        })
+}
+
+/// `i > K` or `i !== K` where `i` is the counter of the `for` loop
+/// `loop_node`, declared there as `let i = K` (a number), stepped by
+/// `i++` or `i += 1` in its update and written nowhere else: false on the
+/// first pass only (the retry of `for (let round = 0; …; round++) { if
+/// (round > 0) { redraft } … }`).
+fn past_first_pass(m: &JsModel, cond: Node, loop_node: Node) -> bool {
+    if loop_node.kind_str() != "for_statement" || cond.kind_str() != "binary_expression" {
+        return false;
+    }
+    let (Some(op), Some(left), Some(right)) = (
+        cond.field("operator").map(|o| m.text(o)),
+        cond.field("left").map(unparen),
+        cond.field("right").map(unparen),
+    ) else {
+        return false;
+    };
+    if !matches!(op, ">" | "!==" | "!=")
+        || left.kind_str() != "identifier"
+        || right.kind_str() != "number"
+    {
+        return false;
+    }
+    let Some(b) = m.binding_of_expr(left) else {
+        return false;
+    };
+    let binding = m.scopes.get(b);
+    let (Some(init), Some(update)) = (loop_node.field("initializer"), loop_node.field("increment"))
+    else {
+        return false;
+    };
+    let starts_at_k = crate::js::syntax::contains(init, binding.node)
+        && binding.init.is_some_and(|i| {
+            unparen(i).kind_str() == "number" && m.text(unparen(i)) == m.text(right)
+        });
+    let stepped = binding.writes.len() == 1
+        && binding.writes.iter().all(|w| {
+            crate::js::syntax::contains(update, *w)
+                && w.parent().is_some_and(|p| match p.kind_str() {
+                    "update_expression" => m.text(p).contains("++"),
+                    "augmented_assignment_expression" => {
+                        p.field("operator").is_some_and(|o| m.text(o) == "+=")
+                            && p.field("right").is_some_and(|r| m.text(unparen(r)) == "1")
+                    }
+                    _ => false,
+                })
+        });
+    starts_at_k && stepped
+}
+
+/// The statement an expression sits in, through the wrappers of a plain
+/// call statement (`await`, assignment, declaration).
+fn statement_of(node: Node) -> Option<Node> {
+    let mut n = node;
+    loop {
+        let p = n.parent()?;
+        match p.kind_str() {
+            "await_expression"
+            | "parenthesized_expression"
+            | "assignment_expression"
+            | "variable_declarator"
+            // An argument or a value of a literal is evaluated whenever its
+            // holder is: `audits.push(await ctx.task(…))`.
+            | "arguments"
+            | "array"
+            | "object" => n = p,
+            "pair" if p.field("value").is_some_and(|v| v.id() == n.id()) => n = p,
+            "call_expression" if p.field("arguments").is_some_and(|a| a.id() == n.id()) => {
+                n = p
+            }
+            "expression_statement" | "lexical_declaration" | "variable_declaration" => {
+                return Some(p)
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn falsy_literal(m: &JsModel, node: Node) -> bool {
+    let n = unparen(node);
+    match n.kind_str() {
+        "null" | "undefined" | "false" => true,
+        "number" => m.text(n) == "0",
+        "string" => crate::js::syntax::string_value(n, m.src()).is_some_and(|s| s.is_empty()),
+        "identifier" => m.text(n) == "undefined",
+        _ => false,
+    }
+}
+
+/// A value that is always truthy: a non-empty string, an object or array,
+/// or an `a || b` whose last operand is one.
+fn truthy(m: &JsModel, node: Node) -> bool {
+    let n = unparen(node);
+    match n.kind_str() {
+        "object" | "array" | "true" => true,
+        "string" => crate::js::syntax::string_value(n, m.src()).is_some_and(|s| !s.is_empty()),
+        "binary_expression" => {
+            n.field("operator").is_some_and(|o| m.text(o) == "||")
+                && n.field("right").is_some_and(|r| truthy(m, r))
+        }
+        _ => false,
+    }
+}
+
+/// Whether two `ctx.task` calls may get the same base key (task id, label,
+/// args shape), as far as the code shows: unknown parts may.
+fn may_share_base_key(m: &JsModel, a: CallId, b: CallId) -> bool {
+    let (ca, cb) = (&m.calls[a], &m.calls[b]);
+    let (Some(ta), Some(tb)) = (ca.args.first(), cb.args.first()) else {
+        return true;
+    };
+    use crate::js::model::TaskTarget;
+    let same_task = match (m.task_target(*ta), m.task_target(*tb)) {
+        (TaskTarget::Local(x), TaskTarget::Local(y)) => {
+            x == y
+                || match (&m.task_defs[x].id, &m.task_defs[y].id) {
+                    (Some(i), Some(j)) => i == j,
+                    _ => true,
+                }
+        }
+        (
+            TaskTarget::Imported {
+                source: s1,
+                name: n1,
+            },
+            TaskTarget::Imported {
+                source: s2,
+                name: n2,
+            },
+        ) => s1 == s2 && n1 == n2,
+        (TaskTarget::Local(_), TaskTarget::Imported { .. })
+        | (TaskTarget::Imported { .. }, TaskTarget::Local(_)) => false,
+        _ => m.text(unparen(*ta)) == m.text(unparen(*tb)),
+    };
+    if !same_task {
+        return false;
+    }
+    let (la, lb) = (label_of(m, a), label_of(m, b));
+    if let (Some(x), Some(y)) = (&la, &lb) {
+        if x != y {
+            return false;
+        }
+    }
+    match (args_keys(m, a), args_keys(m, b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
+/// The invocation's label when it is known: "default" without one.
+fn label_of(m: &JsModel, call: CallId) -> Option<String> {
+    let Some(opts) = m.calls[call].args.get(2) else {
+        return Some("default".into());
+    };
+    let o = m.object_of_expr(*opts)?;
+    if let Some(v) = crate::js::model::objects::property(m, o, "label") {
+        return crate::js::syntax::string_value(unparen(v), m.src());
+    }
+    // A spread may bring a label in.
+    (!o.named().any(|c| c.kind_str() == "spread_element")).then(|| "default".into())
+}
+
+/// The args' top-level key names when the code fixes them all (an object
+/// literal, spreads of object literals included), sorted; none for args
+/// whose keys are not all known.
+fn args_keys(m: &JsModel, call: CallId) -> Option<Vec<String>> {
+    let Some(args) = m.calls[call].args.get(1) else {
+        return Some(vec!["<no args>".into()]);
+    };
+    let mut keys = Vec::new();
+    collect_keys(m, m.object_of_expr(*args)?, 0, &mut keys)?;
+    keys.sort_unstable();
+    keys.dedup();
+    Some(keys)
+}
+
+fn collect_keys(m: &JsModel, obj: Node, depth: usize, out: &mut Vec<String>) -> Option<()> {
+    if depth > 4 {
+        return None;
+    }
+    for child in obj.named() {
+        match child.kind_str() {
+            "pair" => out.push(crate::js::syntax::key_name(child.field("key")?, m.src())?),
+            "shorthand_property_identifier" => out.push(m.text(child).to_string()),
+            "method_definition" => {
+                out.push(crate::js::syntax::key_name(child.field("name")?, m.src())?)
+            }
+            "spread_element" => {
+                collect_keys(m, m.object_of_expr(child.named_child(0)?)?, depth + 1, out)?
+            }
+            "comment" => {}
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// The invocation's explicit key: `Some(None)` when present but not a
+/// constant, `Some(Some(s))` for a constant string, `None` when absent.
+/// Options that are not an object literal count as keyed (unknowable).
+pub fn invocation_key(m: &JsModel, call: usize) -> Option<Option<String>> {
+    let opts = m.calls[call].args.get(2)?;
+    let Some(obj) = m.object_of_expr(*opts) else {
+        return Some(None);
+    };
+    if crate::js::model::objects::has_opaque_spread(m, obj) {
+        return Some(None);
+    }
+    let v = crate::js::model::objects::property(m, obj, "key")
+        .or_else(|| crate::js::model::objects::property(m, obj, "stableKey"))?;
+    Some(crate::js::syntax::string_value(unparen(v), m.src()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,6 +95,17 @@ pub fn strings_of<'t>(m: &JsModel<'t>, expr: Node<'t>, args: &ArgsParam) -> Stri
     r.out
 }
 
+/// Whether `text` names `word` as a word of its own: `summary` in "JSON
+/// with summary, artifacts", not in "summaryText" or "$summary".
+pub fn names_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    !word.is_empty()
+        && text.match_indices(word).any(|(i, _)| {
+            !text[..i].chars().next_back().is_some_and(ident)
+                && !text[i + word.len()..].chars().next().is_some_and(ident)
+        })
+}
+
 /// The literal text of a string node (templates keep `${…}` as written).
 pub fn literal_text(m: &JsModel, node: Node) -> String {
     string_value(node, m.src()).unwrap_or_else(|| m.text(node).trim_matches('`').to_string())

@@ -316,6 +316,40 @@ pub fn build_throws(m: &JsModel, td: &TaskDef) -> bool {
     })
 }
 
+/// Whether no call of the task ever records an effect: building it throws
+/// ([`build_throws`]), or the definition it builds has no `kind`
+/// ([`lacks_kind`]).
+pub fn never_records(m: &JsModel, td: &TaskDef) -> bool {
+    build_throws(m, td) || lacks_kind(m, td)
+}
+
+/// Whether the definition the task builds has no `kind` on any path: its
+/// factory returns nothing, or only object literals without one (a `kind`
+/// in `defineTask`'s third argument is not read into the definition), or
+/// the single-object form without `run` has none. The SDK then throws
+/// before it records an effect (`requestNewEffect` in
+/// `runtime/intrinsics/task.ts`: "did not provide a kind"); this is
+/// `invalid-task-definition`'s finding.
+pub fn lacks_kind(m: &JsModel, td: &TaskDef) -> bool {
+    let Some(f) = td.factory else {
+        let call = &m.calls[td.call];
+        return call
+            .args
+            .first()
+            .and_then(|a| m.object_of_expr(*a))
+            .is_some_and(|o| {
+                objects::property(m, o, "run").is_none() && lacks_property(m, o, "kind")
+            });
+    };
+    match factory_returns(m, f) {
+        Returns::Objects(objs) => {
+            !objs.is_empty() && objs.iter().all(|o| lacks_property(m, *o, "kind"))
+        }
+        Returns::Nothing => true,
+        Returns::Unknown => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

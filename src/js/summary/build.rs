@@ -5,18 +5,19 @@ use std::path::PathBuf;
 
 use crate::js::syntax::tree::Node;
 
-use crate::js::analysis::repeat::{repetition, Repeat};
+use crate::js::analysis::repeat::{invocation_key, repetition, Repeat};
 use crate::js::analysis::results::{reads_of, reads_of_pattern, Reads};
 use crate::js::analysis::strings::{literal_text, strings_of, ArgsParam, Strings};
 use crate::js::model::objects;
 use crate::js::model::{Imported, JsModel, LoopKind, TaskTarget};
 use crate::js::summary::{
     ExportKind, ExportSummary, ImportSummary, ImportedCall, ImportedTask, InvocationSummary,
-    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaState, StringLit,
-    StringSet, TaskRef, TaskSummary, UntestedResult,
+    ModuleSummary, PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaSlots, SchemaState, Slot,
+    SlotList, StringLit, StringSet, TaskRef, TaskSummary, UntestedResult,
 };
 use crate::js::syntax::{span, string_value, unparen};
 use crate::js::EffectKind;
+use crate::source::Span;
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
     let tasks = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
@@ -186,6 +187,69 @@ fn flag_guard<'t>(m: &JsModel<'t>, literal: Node<'t>) -> Option<Box<str>> {
     None
 }
 
+/// `r.value.x` read as the path `[value]` at `node` (`r.value`): the edit
+/// that drops `.value`, and `x`.
+/// A read of a `.value`/`.result` wrapper on a result, with the edit that
+/// drops it when it is followed by a field (`r.value.x` → `r.x`); a read
+/// of the wrapper itself (`r.value`, passed on whole) or one whose drop
+/// would swallow a comment or line break has none (it blocks the fix).
+fn unwrap(m: &JsModel, path: &[String], node: Node) -> Option<crate::js::summary::Unwrap> {
+    let [wrapper] = path else { return None };
+    if !matches!(wrapper.as_str(), "value" | "result") {
+        return None;
+    }
+    let droppable = || {
+        // `const { value } = r` or `r['value']` is a read the fix does not
+        // rewrite: it blocks the others.
+        if node.kind_str() != "member_expression"
+            || node.field("property").map(|p| m.text(p)) != Some(wrapper.as_str())
+        {
+            return None;
+        }
+        let object = node.field("object")?;
+        let parent = node
+            .parent()
+            .filter(|p| p.kind_str() == "member_expression" && p.field("object") == Some(node))?;
+        let next = parent
+            .field("property")
+            .filter(|p| p.kind_str() == "property_identifier")?;
+        // `r.value?.x.trim()` short-circuits on the missing wrapper; without
+        // it the chain would go on past an absent `x` and throw.
+        let optional_after = m
+            .src()
+            .get(node.end_byte()..next.start_byte())
+            .is_some_and(|t| t.contains("?."));
+        let chain_goes_on = parent.parent().is_some_and(|g| {
+            (g.kind_str() == "member_expression" && g.field("object") == Some(parent))
+                || (g.kind_str() == "subscript_expression" && g.field("object") == Some(parent))
+                || (g.kind_str() == "call_expression" && g.field("function") == Some(parent))
+        });
+        if optional_after && chain_goes_on {
+            return None;
+        }
+        // Only `.value` / `?.value` between the object and the end: no
+        // comment or line break that the edit would swallow.
+        let dropped = m.src().get(object.end_byte()..node.end_byte())?;
+        if dropped != format!(".{wrapper}") && dropped != format!("?.{wrapper}") {
+            return None;
+        }
+        Some((
+            crate::diagnostic::Edit {
+                span: crate::source::Span::new(object.end_byte(), node.end_byte()),
+                replacement: String::new(),
+            },
+            m.text(next).to_string(),
+        ))
+    };
+    let (edit, next) = droppable().unzip();
+    Some(crate::js::summary::Unwrap {
+        wrapper: wrapper.clone(),
+        location: loc(m, node),
+        edit,
+        next,
+    })
+}
+
 fn loc(m: &JsModel, node: Node) -> crate::diagnostic::Location {
     m.file.location(span(node))
 }
@@ -207,7 +271,13 @@ pub fn string_set(m: &JsModel, s: &Strings) -> StringSet {
 }
 
 pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
+    let unwraps = r
+        .paths
+        .iter()
+        .filter_map(|(path, node)| unwrap(m, path, *node))
+        .collect();
     let mut out = ReadSet {
+        unwraps,
         paths: r
             .paths
             .iter()
@@ -276,7 +346,17 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
             Imported::Named(n) => Some((i.source.clone(), n.clone())),
             _ => None,
         });
+    let schema_node = schema;
+    let schema_slots = schema
+        .filter(|_| m.calls[t.call].func.is_none())
+        .and_then(|s| schema_slots(m, s));
     let schema = schema_state(m, t, schema, schema_fields.as_ref());
+    let schema_slot = match schema {
+        SchemaState::Missing | SchemaState::NoProperties => {
+            schema_slot(m, t, schema_node).map(Box::new)
+        }
+        _ => None,
+    };
     // A schema written inside the prompt: text the agent reads, not a
     // schema of the task.
     let prompt_schema_fields = t
@@ -285,8 +365,33 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         .find_map(|o| objects::path(m, *o, &["agent", "prompt", "outputSchema"]))
         .and_then(|s| schema_properties(m, s));
     let title = prop("title").map(|v| string_set(m, &strings_of(m, v, &args_param)));
+    let prompt = agent.map(|p| string_set(m, &strings_of(m, p, &args_param)));
+    let output_request = output_request(m, t, &args_param);
+    // The fields the prompt asks for in words: named in `outputFormat`, or
+    // in a prompt string that describes the output ("Return JSON with
+    // summary"). Checked here, while the prompt's every literal is at hand
+    // (the summary keeps only those some phrase rule reads).
+    let asking = output_request.iter().flat_map(|s| &s.literals).chain(
+        prompt
+            .iter()
+            .flat_map(|s| &s.literals)
+            .filter(|l| describes_output(&l.text)),
+    );
+    let asking: Vec<&str> = asking.map(|l| l.text.as_str()).collect();
+    let prompt_names: Box<[Box<str>]> = schema_fields
+        .iter()
+        .flat_map(|fields| fields.iter())
+        .filter(|(name, _)| {
+            asking
+                .iter()
+                .any(|text| crate::js::analysis::strings::names_word(text, name))
+        })
+        .map(|(name, _)| name.as_str().into())
+        .collect();
     TaskSummary {
+        prompt_names,
         schema,
+        schema_slot,
         title,
         id: t.id.clone(),
         static_id: match crate::js::analysis::tasks::task_id(m, t) {
@@ -301,13 +406,26 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         schema_fields,
         schema_required,
         schema_import,
-        prompt: agent.map(|p| string_set(m, &strings_of(m, p, &args_param))),
-        build_throws: crate::js::analysis::tasks::build_throws(m, t),
+        schema_slots,
+        prompt_empty: agent.is_some_and(|p| empty_prompt(m, p)),
+        prompt,
+        never_records: crate::js::analysis::tasks::never_records(m, t),
         at_load: m.calls[t.call].func.is_none(),
-        output_request: output_request(m, t, &args_param),
+        output_request,
         prompt_schema_fields,
         shell_never_fails: t.declared_kind() == Some("shell")
             && crate::js::analysis::shell::task_never_fails(m, t),
+    }
+}
+
+/// `prompt: { /* … */ }` or `prompt: ''`: a prompt written with nothing in
+/// it (comments aside), which dispatches an agent with no instructions.
+fn empty_prompt(m: &JsModel, prompt: Node) -> bool {
+    let p = unparen(prompt);
+    match p.kind_str() {
+        "object" => p.named().all(|c| c.kind_str() == "comment"),
+        "string" => string_value(p, m.src()).is_some_and(|s| s.trim().is_empty()),
+        _ => false,
     }
 }
 
@@ -361,6 +479,131 @@ fn describes_output(text: &str) -> bool {
         || ["json", "return", "output"]
             .iter()
             .any(|w| lower.contains(w))
+}
+
+/// Where a definition with one object and no schema fields can have them
+/// written: into its `agent` object literal (no `outputSchema`), into its
+/// `agent.outputSchema` object literal of `type: 'object'` (no
+/// `properties`), or in place of an empty `properties: {}`.
+fn schema_slot(
+    m: &JsModel,
+    t: &crate::js::model::TaskDef,
+    schema: Option<Node>,
+) -> Option<crate::js::summary::SchemaSlot> {
+    use crate::js::summary::{SchemaSlot, SlotKind};
+    let [def] = t.objects.as_slice() else {
+        return None;
+    };
+    let quote = match m.text(t.id_node).chars().next() {
+        Some('"') => '"',
+        _ => '\'',
+    };
+    let agent = object_literal(objects::property(m, *def, "agent")?)?;
+    let Some(schema) = schema else {
+        let (span, before, after) = insertion(m, agent)?;
+        return Some(SchemaSlot {
+            span,
+            before,
+            after,
+            what: SlotKind::OutputSchema,
+            quote,
+        });
+    };
+    // Only the schema written in `agent` itself (not a shared const, not
+    // the task-level one, which the SDK validates shell results with).
+    let schema =
+        object_literal(schema).filter(|s| s.parent().and_then(|p| p.parent()) == Some(agent))?;
+    if let Some(t) = objects::property(m, schema, "type") {
+        if string_value(t, m.src()).as_deref() != Some("object") {
+            return None;
+        }
+    }
+    match objects::property(m, schema, "properties") {
+        None => {
+            let (span, before, after) = insertion(m, schema)?;
+            Some(SchemaSlot {
+                span,
+                before,
+                after,
+                what: SlotKind::Properties,
+                quote,
+            })
+        }
+        Some(p) => {
+            let p = object_literal(p)?;
+            if m.text(p).chars().filter(|c| !c.is_whitespace()).count() != 2 {
+                return None;
+            }
+            Some(SchemaSlot {
+                span: span(p),
+                before: String::new(),
+                after: String::new(),
+                what: SlotKind::PropertiesValue,
+                quote,
+            })
+        }
+    }
+}
+
+/// Where a new last property goes in an object literal, and the text
+/// around it: after the last property (and its comma), on a line of its own
+/// at that property's indentation when the object spans lines.
+fn insertion(m: &JsModel, obj: Node) -> Option<(crate::source::Span, String, String)> {
+    let src = m.src();
+    let props: Vec<Node> = obj.named().filter(|n| n.kind_str() != "comment").collect();
+    if obj.named().any(|n| n.kind_str() == "comment") {
+        return None;
+    }
+    let at = |i: usize| crate::source::Span::new(i, i);
+    let Some(last) = props.last() else {
+        // `{}`: nothing to align with.
+        let inner = src.get(obj.start_byte() + 1..obj.end_byte() - 1)?;
+        if !inner.trim().is_empty() {
+            return None;
+        }
+        return Some((at(obj.start_byte() + 1), " ".into(), " ".into()));
+    };
+    let rest = src.get(last.end_byte()..obj.end_byte())?;
+    let comma = rest.trim_start().starts_with(',');
+    let end = if comma {
+        last.end_byte() + rest.find(',')? + 1
+    } else {
+        last.end_byte()
+    };
+    let multiline = src.get(obj.start_byte()..last.start_byte())?.contains('\n');
+    if !multiline {
+        return Some(if comma {
+            (at(end), " ".into(), ",".into())
+        } else {
+            (at(end), ", ".into(), String::new())
+        });
+    }
+    // Nothing else on the line after the last property.
+    let tail = src.get(end..)?;
+    let line_rest = tail.split('\n').next().unwrap_or("");
+    if !line_rest.trim().is_empty() && !line_rest.trim_start().starts_with('}') {
+        return None;
+    }
+    let line_start = src.get(..last.start_byte())?.rfind('\n')? + 1;
+    let indent = src.get(line_start..last.start_byte())?;
+    if !indent.chars().all(|c| c == ' ' || c == '\t') {
+        return None;
+    }
+    let nl = if src.get(..line_start)?.ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    Some(if comma {
+        (at(end), format!("{nl}{indent}"), ",".into())
+    } else {
+        (at(end), format!(",{nl}{indent}"), String::new())
+    })
+}
+
+/// `n` when it is an object literal (in parentheses or not).
+fn object_literal(n: Node) -> Option<Node> {
+    Some(unparen(n)).filter(|n| n.kind_str() == "object")
 }
 
 /// Distinguishes "no output schema" from "one proclint cannot read".
@@ -432,6 +675,202 @@ fn schema_properties(m: &JsModel, schema: Node) -> Option<SchemaFields> {
         }
     }
     Some(fields.into())
+}
+
+/// Where the entries of a task's own schema literal are written (see
+/// [`SchemaSlots`]): the schema is the literal itself, or a module-local
+/// `const` read only here and not exported, and its `properties` and
+/// `required` are literals written in it (not spread in, not named
+/// constants, which other schemas may share). The caller passes only
+/// definitions made when the module loads: a `defineTask` inside a
+/// function may define many tasks from one literal.
+fn schema_slots(m: &JsModel, schema: Node) -> Option<Box<SchemaSlots>> {
+    let node = unparen(schema);
+    let obj = match node.kind_str() {
+        "object" => node,
+        "identifier" => {
+            let b = m.binding_of_expr(node)?;
+            let exported = m.exports.iter().any(|e| {
+                e.source.is_none()
+                    && e.value.is_some_and(|v| {
+                        m.binding_of_expr(v) == Some(b) || m.scopes.get(b).node.id() == v.id()
+                    })
+            });
+            if m.scopes.get(b).reads.len() != 1 || exported {
+                return None;
+            }
+            let obj = m.object_of_expr(node)?;
+            // `export const schema = {…}` declares and exports at once.
+            let mut up = obj.parent();
+            while let Some(p) = up {
+                if p.kind_str() == "export_statement" {
+                    return None;
+                }
+                up = p.parent();
+            }
+            obj
+        }
+        _ => return None,
+    };
+    // The value in effect must be written in this literal.
+    let own = |name: &str, kind: &str| -> Result<Option<Node>, ()> {
+        let Some(v) = objects::property(m, obj, name) else {
+            return Ok(None);
+        };
+        let pair = v.parent().filter(|p| p.kind_str() == "pair");
+        let in_obj = pair
+            .and_then(|p| p.parent())
+            .is_some_and(|p| p.id() == obj.id());
+        if !in_obj || v.kind_str() != kind {
+            return Err(());
+        }
+        Ok(Some(v))
+    };
+    let properties = own("properties", "object").ok()?;
+    let required = own("required", "array").ok()?;
+    if properties.is_none() && required.is_none() {
+        return None;
+    }
+    Some(Box::new(SchemaSlots {
+        properties: match properties {
+            Some(p) => Some(slot_list(m, p)?),
+            None => None,
+        },
+        required: match required {
+            Some(r) => Some(slot_list(m, r)?),
+            None => None,
+        },
+    }))
+}
+
+/// The entries of an object or array literal (see [`SlotList`]); `None`
+/// when its separators cannot be found.
+fn slot_list(m: &JsModel, list: Node) -> Option<SlotList> {
+    let src = m.src();
+    let bytes = src.as_bytes();
+    let array = list.kind_str() == "array";
+    let entries: Vec<Node> = list.named().filter(|c| c.kind_str() != "comment").collect();
+    let mut items = Vec::with_capacity(entries.len());
+    let mut lines = true;
+    for (n, e) in entries.iter().enumerate() {
+        let name = if array {
+            (e.kind_str() == "string")
+                .then(|| string_value(*e, src))
+                .flatten()
+        } else {
+            match e.kind_str() {
+                "pair" => e
+                    .field("key")
+                    .filter(|k| matches!(k.kind_str(), "property_identifier" | "string"))
+                    .and_then(|k| crate::js::syntax::key_name(k, src)),
+                "shorthand_property_identifier" => Some(m.text(*e).to_string()),
+                _ => None,
+            }
+        };
+        let (start, end) = (e.start_byte(), e.end_byte());
+        // The comma after the entry, past comments; every entry but the
+        // last has one.
+        let mut at = skip_trivia(bytes, end);
+        let comma = (bytes.get(at) == Some(&b',')).then_some(at);
+        let token_end = if comma.is_some() {
+            at += 1;
+            while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+                at += 1;
+            }
+            at
+        } else if n + 1 < entries.len() {
+            return None;
+        } else {
+            end
+        };
+        let line = line_extent(bytes, start, end);
+        lines &= line.is_some();
+        items.push((
+            name,
+            Span::new(start, end),
+            line,
+            Span::new(start, token_end),
+            comma,
+        ));
+    }
+    let items = items
+        .into_iter()
+        .map(|(name, span, line, token, comma)| Slot {
+            name: name.map(String::into_boxed_str),
+            span,
+            extent: if lines { line.unwrap_or(token) } else { token },
+            comma,
+        })
+        .collect();
+    Some(SlotList {
+        inner: Span::new(list.start_byte() + 1, list.end_byte().saturating_sub(1)),
+        lines,
+        items,
+    })
+}
+
+/// Past whitespace and comments from `at`.
+fn skip_trivia(bytes: &[u8], mut at: usize) -> usize {
+    loop {
+        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        match (bytes.get(at), bytes.get(at + 1)) {
+            (Some(b'/'), Some(b'/')) => {
+                while bytes.get(at).is_some_and(|b| *b != b'\n') {
+                    at += 1;
+                }
+            }
+            (Some(b'/'), Some(b'*')) => {
+                at += 2;
+                while at < bytes.len() && !bytes[at..].starts_with(b"*/") {
+                    at += 1;
+                }
+                at = (at + 2).min(bytes.len());
+            }
+            _ => return at,
+        }
+    }
+}
+
+/// The whole lines of an entry that stands on lines of its own: only
+/// indentation before it, and after it only its comma, a comment on the
+/// same line and the line's end.
+fn line_extent(bytes: &[u8], start: usize, end: usize) -> Option<Span> {
+    let mut first = start;
+    while first > 0 && matches!(bytes[first - 1], b' ' | b'\t') {
+        first -= 1;
+    }
+    if first == 0 || bytes[first - 1] != b'\n' {
+        return None;
+    }
+    let blank = |at: &mut usize| {
+        while bytes.get(*at).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+            *at += 1;
+        }
+    };
+    let mut at = end;
+    blank(&mut at);
+    if bytes.get(at) == Some(&b',') {
+        at += 1;
+        blank(&mut at);
+    }
+    if bytes[at..].starts_with(b"//") {
+        while bytes.get(at).is_some_and(|b| *b != b'\n') {
+            at += 1;
+        }
+    } else if bytes[at..].starts_with(b"/*") {
+        let close = bytes[at..].windows(2).position(|w| w == b"*/")? + at + 2;
+        if bytes[at..close].contains(&b'\n') {
+            return None;
+        }
+        at = close;
+        blank(&mut at);
+    }
+    if bytes.get(at) == Some(&b'\r') {
+        at += 1;
+    }
+    (bytes.get(at) == Some(&b'\n')).then(|| Span::new(first, at + 1))
 }
 
 /// The names in a JSON Schema object expression's `required` list.
@@ -517,8 +956,26 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     let result_reads = reads_of(m, c.node);
     let reads = read_set(m, &result_reads);
     let untested = untested(m, call, &target, &result_reads);
+    let checked_by = (result_reads.paths.is_empty() && result_reads.forwards.is_empty())
+        .then(|| crate::js::analysis::gates::checked_after(m, call))
+        .flatten()
+        .map(|n| {
+            let text = m
+                .call_of_node(n.node)
+                .map(|ci| {
+                    let c = &m.calls[ci];
+                    format!(
+                        "{}({}, …)",
+                        m.text(c.callee),
+                        c.args.first().map(|a| m.text(*a)).unwrap_or("")
+                    )
+                })
+                .unwrap_or_default();
+            Box::new((text, loc(m, n.node)))
+        });
     InvocationSummary {
         untested,
+        checked_by,
         target,
         call_text,
         location: loc(m, c.node),
@@ -528,6 +985,14 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         shape_grows: repeat.is_some()
             && !keyed
             && crate::js::analysis::repeat::args_shape_grows(m, call),
+        batch: crate::js::analysis::effects::batch_of(m, call).map(|b| loc(m, b)),
+        breakpoint_follows: crate::js::analysis::effects::breakpoint_follows(m, call),
+        occurrence_aligned: repeat.is_some()
+            && !keyed
+            && crate::js::analysis::repeat::occurrence_aligned(m, call),
+        order_varies: repeat.is_some()
+            && !keyed
+            && crate::js::analysis::repeat::order_varies(m, call),
         repeat,
         keyed,
         key_edit,
@@ -613,21 +1078,6 @@ fn key_edit(m: &JsModel, call: usize, variable: &str) -> Option<crate::diagnosti
         span: crate::source::Span::new(at, at),
         replacement: text,
     })
-}
-
-/// The invocation's explicit key: `Some(None)` when present but not a
-/// constant, `Some(Some(s))` for a constant string, `None` when absent.
-/// Options that are not an object literal count as keyed (unknowable).
-pub fn invocation_key(m: &JsModel, call: usize) -> Option<Option<String>> {
-    let opts = m.calls[call].args.get(2)?;
-    let Some(obj) = m.object_of_expr(*opts) else {
-        return Some(None);
-    };
-    if objects::has_opaque_spread(m, obj) {
-        return Some(None);
-    }
-    let v = objects::property(m, obj, "key").or_else(|| objects::property(m, obj, "stableKey"))?;
-    Some(string_value(unparen(v), m.src()))
 }
 
 /// "the `while (!passed)` loop", the place to point at, and a variable that

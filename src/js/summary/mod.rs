@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::source::Location;
+use crate::diagnostic::Edit;
+use crate::source::{Location, Span};
 
 // Defined where the result-flow analysis produces them.
 pub use crate::js::analysis::results::{ForwardKind, PendingKind, Seg};
@@ -62,6 +63,25 @@ pub struct ReadSet {
     /// Places among `paths` that read what code may have put there (a
     /// literal's key, an own property next to a spread, an assigned field).
     pub provided: Vec<Location>,
+    /// Reads through a wrapper (`r.value.x`, `r?.result?.x`): `ctx.task`
+    /// resolves to the output itself, so a rule may offer to drop it.
+    #[serde(default)]
+    pub unwraps: Vec<Unwrap>,
+}
+
+/// A read of `value`/`result` on the value itself, followed by a field
+/// read on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unwrap {
+    /// `value` or `result`.
+    pub wrapper: String,
+    /// The read of the wrapper (`r.value`), as in [`ReadSet::paths`].
+    pub location: Location,
+    /// Removes the wrapper read (`.value`, `?.value`); `None` when it cannot
+    /// be dropped (the wrapper read whole, or a comment in the way).
+    pub edit: Option<crate::diagnostic::Edit>,
+    /// The field read next on it (`x`), if one is.
+    pub next: Option<String>,
 }
 
 impl ReadSet {
@@ -89,6 +109,29 @@ pub struct ImportedTask {
     pub name: String,
 }
 
+/// Where the fields of an output schema can be written into a definition
+/// that declares none: an insertion (or the empty `{}` of `properties`)
+/// with the text around it that keeps the object's layout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemaSlot {
+    pub span: crate::source::Span,
+    pub before: String,
+    pub after: String,
+    pub what: SlotKind,
+    /// The quote the module writes strings with.
+    pub quote: char,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SlotKind {
+    /// `agent` has no `outputSchema`: a whole one goes in.
+    OutputSchema,
+    /// The schema has no `properties`: they go in.
+    Properties,
+    /// `properties: {}`: the `{}` is replaced.
+    PropertiesValue,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TaskSummary {
     pub id: Option<String>,
@@ -107,11 +150,23 @@ pub struct TaskSummary {
     pub schema_required: Box<[String]>,
     /// `outputSchema` names an imported const: (source, name).
     pub schema_import: Option<(String, String)>,
+    /// Where the entries of the schema's `properties` and `required` are
+    /// written, when the schema is this definition's own literal (see
+    /// [`SchemaSlots`]): what removing a field edits. Boxed: most tasks
+    /// have none worth keeping until the cross-module pass.
+    pub schema_slots: Option<Box<SchemaSlots>>,
     /// Strings of `agent.prompt`.
     pub prompt: Option<StringSet>,
-    /// Building the definition always throws ([`crate::js::analysis::tasks::build_throws`]):
-    /// no call of it records an effect.
-    pub build_throws: bool,
+    /// The schema fields the prompt names as words where it describes the
+    /// output (`outputFormat: 'JSON with reportPath, summary'`, "Return
+    /// the issues found"): what the agent is asked for in words as well.
+    pub prompt_names: Box<[Box<str>]>,
+    /// `agent.prompt` is written empty: `{ /* … */ }` or `''`.
+    pub prompt_empty: bool,
+    /// No call of it records an effect: building the definition always
+    /// throws, or the definition has no `kind`
+    /// ([`crate::js::analysis::tasks::never_records`]).
+    pub never_records: bool,
     /// `defineTask` is called at the module's top level: the id is
     /// registered when the module loads.
     pub at_load: bool,
@@ -123,6 +178,9 @@ pub struct TaskSummary {
     pub prompt_schema_fields: Option<SchemaFields>,
     /// Whether the definition has an output schema at all.
     pub schema: SchemaState,
+    /// Where a schema's fields can be written when it has none.
+    #[serde(default)]
+    pub schema_slot: Option<Box<SchemaSlot>>,
     /// Strings of `title`.
     pub title: Option<StringSet>,
     /// A shell task whose every command exits zero
@@ -135,6 +193,125 @@ impl TaskSummary {
     pub fn defines(&self, at: &Location) -> bool {
         at.path == self.definition.path
             && (self.definition.span.start..=self.definition.span.end).contains(&at.span.start)
+    }
+}
+
+/// The entries of one task's own output schema literal, for removing a
+/// field from it: its `properties` object and its `required` array. Only
+/// built when the schema belongs to that task alone (written inline, or a
+/// module-local `const` read once and not exported): editing a schema other
+/// tasks share would change them too.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SchemaSlots {
+    pub properties: Option<SlotList>,
+    pub required: Option<SlotList>,
+}
+
+/// The entries of an object or array literal, with what removing each
+/// takes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SlotList {
+    /// Between the braces (or brackets): emptied when every entry goes.
+    pub inner: Span,
+    /// Every entry stands on lines of its own (`{\n  a: 1,\n  b: 2,\n}`):
+    /// an entry goes with its lines, and the others keep theirs.
+    pub lines: bool,
+    pub items: Vec<Slot>,
+}
+
+/// One entry of a [`SlotList`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Slot {
+    /// The field it declares: a plain or string key, a string item; `None`
+    /// for anything else (a computed key, a method, a spread), which no
+    /// fix removes.
+    pub name: Option<Box<str>>,
+    /// The entry itself.
+    pub span: Span,
+    /// When the list is in lines: from the start of the entry's first line
+    /// to after the end of its last (its comma and a trailing comment
+    /// included). Otherwise: from the entry to the next token after its
+    /// comma (the next entry, or a comment before it).
+    pub extent: Span,
+    /// Where the comma after it is, when it has one.
+    pub comma: Option<usize>,
+}
+
+impl SlotList {
+    /// The edits that remove the entries named in `names` and keep the
+    /// list's layout: separators stay balanced, a trailing comma stays, and
+    /// a list left empty is `{}` (or `[]`). Entries without a plain name
+    /// are never removed.
+    pub fn removal(&self, names: &[&str]) -> Vec<Edit> {
+        let gone: Vec<bool> = self
+            .items
+            .iter()
+            .map(|i| i.name.as_deref().is_some_and(|n| names.contains(&n)))
+            .collect();
+        if !gone.contains(&true) {
+            return Vec::new();
+        }
+        if gone.iter().all(|g| *g) {
+            return vec![Edit {
+                span: self.inner,
+                replacement: String::new(),
+            }];
+        }
+        if self.lines {
+            // Each entry owns whole lines: removing lines leaves the rest
+            // valid.
+            let mut edits: Vec<Edit> = self
+                .items
+                .iter()
+                .zip(&gone)
+                .filter(|(_, g)| **g)
+                .map(|(i, _)| Edit {
+                    span: i.extent,
+                    replacement: String::new(),
+                })
+                .collect();
+            // Without a trailing comma after the last entry, the entry
+            // that becomes last loses its comma too.
+            let last_gone = gone.last() == Some(&true);
+            if last_gone && self.items.last().is_some_and(|i| i.comma.is_none()) {
+                let kept = self.items.iter().zip(&gone).rev().find(|(_, g)| !**g);
+                if let Some(at) = kept.and_then(|(i, _)| i.comma) {
+                    edits.push(Edit {
+                        span: Span::new(at, at + 1),
+                        replacement: String::new(),
+                    });
+                }
+            }
+            edits.sort_by_key(|e| e.span.start);
+            return edits;
+        }
+        let mut edits = Vec::new();
+        let mut i = 0;
+        while i < self.items.len() {
+            if !gone[i] {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j + 1 < self.items.len() && gone[j + 1] {
+                j += 1;
+            }
+            let span = if j + 1 < self.items.len() {
+                // Up to the entry that follows, which takes the run's place.
+                Span::new(self.items[i].span.start, self.items[j].extent.end)
+            } else {
+                // A run at the end (some entry before it is kept): from the
+                // end of the kept entry, taking its comma; a trailing comma
+                // after the run stays.
+                Span::new(self.items[i - 1].span.end, self.items[j].span.end)
+            };
+            edits.push(Edit {
+                span,
+                replacement: String::new(),
+            });
+            i = j + 1;
+        }
+        edits
     }
 }
 
@@ -178,6 +355,25 @@ pub struct InvocationSummary {
     /// Every repetition sends args of a new shape, which identifies it as a
     /// key would ([`crate::js::analysis::repeat::args_shape_grows`]).
     pub shape_grows: bool,
+    /// The SDK's occurrence count names each repetition as a key from the
+    /// loop's counter would
+    /// ([`crate::js::analysis::repeat::occurrence_aligned`]).
+    pub occurrence_aligned: bool,
+    /// The items of a callback make this call in an order that can change
+    /// between iterations of unchanged code
+    /// ([`crate::js::analysis::repeat::order_varies`]).
+    pub order_varies: bool,
+    /// The `ctx.parallel.all`/`map` call the invocation runs in, if any
+    /// ([`crate::js::analysis::effects::batch_of`]).
+    pub batch: Option<Location>,
+    /// A breakpoint always follows the invocation
+    /// ([`crate::js::analysis::effects::breakpoint_follows`]).
+    pub breakpoint_follows: bool,
+    /// For a call whose result no code of its module reads: the later task
+    /// whose verdict the process reads, reached through task calls only
+    /// (`ctx.task(testSuiteTask, …)` and where it is;
+    /// [`crate::js::analysis::gates::checked_after`]).
+    pub checked_by: Option<Box<(String, Location)>>,
     /// The edit that adds a key built from the repetition's variable.
     pub key_edit: Option<Box<crate::diagnostic::Edit>>,
     /// For a call of a local shell task or an imported task whose result
@@ -206,6 +402,7 @@ impl InvocationSummary {
             forwards: Vec::new(),
             pending: Vec::new(),
             provided: Vec::new(),
+            unwraps: Vec::new(),
         };
         self.result_reads.as_deref().unwrap_or(&NONE)
     }
@@ -214,7 +411,7 @@ impl InvocationSummary {
     pub fn unkeyed_repeat(&self) -> Option<&RepeatInfo> {
         self.repeat
             .as_deref()
-            .filter(|_| !self.keyed && !self.shape_grows)
+            .filter(|_| !self.keyed && !self.shape_grows && !self.occurrence_aligned)
     }
 }
 
