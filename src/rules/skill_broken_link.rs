@@ -179,6 +179,9 @@ impl Rule for SkillBrokenLink {
                         continue;
                     }
                     if !target.exists() {
+                        if repository.is_example(dir) {
+                            continue;
+                        }
                         let message = if is_directory_link(&path) {
                             format!("{what} target `{path}`: the directory does not exist next to this SKILL.md")
                         } else {
@@ -243,6 +246,23 @@ impl Repository {
             .unwrap_or(dir);
         let real = std::fs::canonicalize(&lexical).unwrap_or_else(|_| lexical.clone());
         Repository { lexical, real }
+    }
+
+    /// Whether `skill_dir` lies in a folder named `examples` or `example`
+    /// inside the repository. Such a SKILL.md illustrates a skill (an
+    /// SDK's or harness's documentation): no agent loads it from there, and
+    /// its relative links name files of the project it would be copied
+    /// into, so a missing target is expected, not stale.
+    fn is_example(&self, skill_dir: &Path) -> bool {
+        crate::project::module_key(skill_dir)
+            .strip_prefix(&self.lexical)
+            .is_ok_and(|inside| {
+                inside.components().any(|c| {
+                    c.as_os_str().to_str().is_some_and(|n| {
+                        n.eq_ignore_ascii_case("examples") || n.eq_ignore_ascii_case("example")
+                    })
+                })
+            })
     }
 
     /// Whether `target` is inside: `..` folded first, without touching the

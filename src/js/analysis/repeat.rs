@@ -430,9 +430,48 @@ pub fn occurrence_aligned(m: &JsModel, call: CallId) -> bool {
         _ => false,
     };
     aligned
+        && !m.effects_of(EffectKind::Task).any(|e| {
+            e.call != call
+                && may_share_base_key(m, call, e.call)
+                && !exclusive_for_the_run(m, c.node, m.calls[e.call].node)
+                && !outside_the_count(m, call, e.call)
+        })
+}
+
+/// Whether `other` cannot move the loop call `call`'s occurrence count: it
+/// is in the same function as the call's one loop, outside every loop, and
+/// after that loop, so its calls come once the loop's are all made (the
+/// final check after a convergence loop). Adding, dropping or skipping it
+/// shifts no pass. A call of the same shape *before* the loop is another
+/// matter: an edit that drops or adds it shifts every pass onto another
+/// pass's record, which a key from the counter would not.
+fn outside_the_count(m: &JsModel, call: CallId, other: CallId) -> bool {
+    let (c, o) = (&m.calls[call], &m.calls[other]);
+    let [l] = c.loops.as_slice() else {
+        return false;
+    };
+    let lp = &m.loops[*l];
+    o.loops.is_empty() && o.func == lp.func && o.node.start_byte() >= lp.node.end_byte()
+}
+
+/// Whether `a` and `b` sit in different branches of one `if`/`else` or
+/// `?:` whose choice is the same on every pass and every
+/// iteration of a run: its test is [`fixed_for_run`] (`inputs.mode ===
+/// 'quick'`) and it is inside no loop. A run then makes calls from one
+/// branch only, so the other's calls never share its occurrence count.
+fn exclusive_for_the_run(m: &JsModel, a: Node, b: Node) -> bool {
+    let Some(branching) = exclusive_at(a, b) else {
+        return false;
+    };
+    // Not a `switch`: a case without `break` runs on into the next one.
+    branching.kind_str() != "switch_body"
+        && branching
+            .field("condition")
+            .is_some_and(|t| fixed_for_run(m, t, 0))
         && !m
-            .effects_of(EffectKind::Task)
-            .any(|e| e.call != call && may_share_base_key(m, call, e.call))
+            .loops
+            .iter()
+            .any(|l| crate::js::syntax::contains(l.node, branching))
 }
 
 /// The loop case of [`occurrence_aligned`], but for the shared count.
@@ -615,6 +654,11 @@ pub fn order_varies(m: &JsModel, call: CallId) -> bool {
 /// Whether `a` and `b` sit in different branches of one `if`/`else`,
 /// `switch` or `?:`, so that no run makes both.
 fn exclusive(a: Node, b: Node) -> bool {
+    exclusive_at(a, b).is_some()
+}
+
+/// The `if_statement`, `switch_body` or `ternary_expression` of [`exclusive`].
+fn exclusive_at<'t>(a: Node<'t>, b: Node<'t>) -> Option<Node<'t>> {
     let mut n = a;
     while let Some(p) = n.parent() {
         if crate::js::syntax::contains(p, b) {
@@ -623,15 +667,16 @@ fn exclusive(a: Node, b: Node) -> bool {
                 "if_statement" | "switch_body" | "ternary_expression"
             );
             // `b` is not in the branch that holds `a`, nor in the condition.
-            return branches
+            let apart = branches
                 && !crate::js::syntax::contains(n, b)
                 && p.field("condition").is_none_or(|c| {
                     !crate::js::syntax::contains(c, a) && !crate::js::syntax::contains(c, b)
                 });
+            return apart.then_some(p);
         }
         n = p;
     }
-    false
+    None
 }
 
 /// The callback case of [`occurrence_aligned`]: the call repeats for one
