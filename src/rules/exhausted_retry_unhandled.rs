@@ -2284,6 +2284,34 @@ mod tests {
         );
     }
 
+    /// A CommonJS module names its process in `module.exports = { process }`:
+    /// the approval loop there returns, as in an ES module.
+    #[test]
+    fn a_commonjs_process_exported_by_shorthand_returns_the_outcome() {
+        let src = "const { defineTask } = require('@a5c-ai/babysitter-sdk');\n\
+                   const fixTask = defineTask('fix', () => ({ kind: 'agent', labels: ['f'] }));\n\
+                   async function process(inputs, ctx) {\n\
+                   \x20 for (let a = 0; a < 3; a++) {\n\
+                   \x20   const d = await ctx.breakpoint({ question: 'Ok?' });\n\
+                   \x20   if (d.approved) break;\n\
+                   \x20 }\n\
+                   \x20 await ctx.task(fixTask, {});\n\
+                   }\n\
+                   module.exports = { process };\n";
+        let ds = super::super::testing::lint_source("exhausted-retry-unhandled", src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let last = ds[0]
+            .fix
+            .as_ref()
+            .and_then(|f| f.edits.last())
+            .map(|e| e.replacement.clone())
+            .unwrap_or_default();
+        assert!(
+            last.contains("return { success: false, approved: false }"),
+            "{last}"
+        );
+    }
+
     /// A counter with "feedback" in its name is not the feedback; a helper
     /// default-exported with the context first is not the process.
     #[test]

@@ -439,7 +439,11 @@ impl<'t> JsModel<'t> {
         if let Some(f) = self.function_of_node(node) {
             return Some(f);
         }
-        if node.kind_str() == "identifier" {
+        // `module.exports = { process }` names the function by shorthand.
+        if matches!(
+            node.kind_str(),
+            "identifier" | "shorthand_property_identifier"
+        ) {
             let b = self.scopes.get(self.scopes.binding_of(node)?);
             if let Some(f) = b.function {
                 return Some(f);
