@@ -123,23 +123,9 @@ pub fn walk_dir(
 ) {
     let cfg = config.clone();
     let ignores = Arc::new(Ignores::new(root));
-    let filter = ignores.clone();
-    // The crate's own ignore handling is off: it reads ignore files with no
-    // size bound and through any symbolic link (a `.gitignore` linked to
-    // `/dev/zero` aborted the run, a FIFO hung it), and obeys those above
-    // the repository root, which git does not. `Ignores` does both as git.
-    let walker = ignore::WalkBuilder::new(root)
-        .standard_filters(false)
-        .hidden(false)
-        .follow_links(false)
-        .filter_entry(move |e| {
-            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            if is_dir && (skip_dir(e.path()) || cfg.for_path(e.path()).excludes_dir(e.path())) {
-                return false;
-            }
-            e.depth() == 0 || !filter.ignored(e.path(), is_dir)
-        })
-        .build();
+    let walker = walker(root, &ignores, move |dir| {
+        cfg.for_path(dir).excludes_dir(dir)
+    });
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -178,24 +164,38 @@ pub fn walk_dir(
     errors.extend(skipped);
 }
 
-/// Every `proclint.toml` in the folder `root` and below, in the folders a
-/// walk would visit (ignored ones, dependencies and VCS metadata left out),
-/// sorted: the nested configurations of a run.
-pub fn find_configs(root: &Path) -> Vec<PathBuf> {
-    let ignores = Arc::new(Ignores::new(root));
+/// A walk of `root` that skips dependencies and VCS metadata, the folders
+/// `excluded` names, and what `ignores` ignores. The crate's own ignore
+/// handling is off: it reads ignore files with no size bound and through
+/// any symbolic link (a `.gitignore` linked to `/dev/zero` aborted the run,
+/// a FIFO hung it), and obeys those above the repository root, which git
+/// does not. `Ignores` does both as git.
+fn walker(
+    root: &Path,
+    ignores: &Arc<Ignores>,
+    excluded: impl Fn(&Path) -> bool + Send + Sync + 'static,
+) -> ignore::Walk {
     let filter = ignores.clone();
-    let walker = ignore::WalkBuilder::new(root)
+    ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(false)
         .follow_links(false)
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            if is_dir && skip_dir(e.path()) {
+            if is_dir && (skip_dir(e.path()) || excluded(e.path())) {
                 return false;
             }
             e.depth() == 0 || !filter.ignored(e.path(), is_dir)
         })
-        .build();
+        .build()
+}
+
+/// Every `proclint.toml` in the folder `root` and below, in the folders a
+/// walk would visit (ignored ones, dependencies and VCS metadata left out),
+/// sorted: the nested configurations of a run.
+pub fn find_configs(root: &Path) -> Vec<PathBuf> {
+    let ignores = Arc::new(Ignores::new(root));
+    let walker = walker(root, &ignores, |_| false);
     let mut found: Vec<PathBuf> = walker
         .flatten()
         .filter(|e| e.depth() > 0 && e.file_name() == crate::project::config::FILE_NAME)
