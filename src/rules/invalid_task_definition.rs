@@ -11,6 +11,7 @@ use crate::js::analysis::tasks::{
 use crate::js::model::objects;
 use crate::js::model::TaskDef;
 use crate::js::summary::TaskSummary;
+use crate::js::syntax::tree::Node;
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
 use crate::project::config::Config;
@@ -49,12 +50,14 @@ impl Rule for InvalidTaskDefinition {
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
         let mut at_load = AtLoad::default();
+        let mut per_iteration = PerIteration::default();
         for td in &m.task_defs {
             check_shape(m, td, sink, &mut at_load);
-            check_id(m, td, sink, &mut at_load);
+            check_id(m, td, sink, &mut at_load, &mut per_iteration);
             check_kind(m, td, sink);
         }
         at_load.report(sink);
+        per_iteration.report(sink);
     }
 
     /// Duplicate ids among modules that are loaded together: the SDK's task
@@ -417,13 +420,21 @@ fn check_shape(m: &JsModel, td: &TaskDef, sink: &mut Sink, at_load: &mut AtLoad)
     at_load.push(m, td, sink, d, short_what);
 }
 
-fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink, at_load: &mut AtLoad) {
+fn check_id<'t>(
+    m: &JsModel<'t>,
+    td: &TaskDef<'t>,
+    sink: &mut Sink,
+    at_load: &mut AtLoad,
+    per_iteration: &mut PerIteration<'t>,
+) {
     let (message, what) = match task_id(m, td) {
         TaskId::Literal(s) | TaskId::Const(s) if s.trim().is_empty() => (
             format!("the task id is an empty string: {}", throws(m, td)),
             "an empty id",
         ),
-        TaskId::Literal(s) | TaskId::Const(s) => return check_repeated(m, td, s.trim(), sink),
+        TaskId::Literal(s) | TaskId::Const(s) => {
+            return check_repeated(m, td, s.trim(), sink, per_iteration)
+        }
         // A task factory (`(id) => defineTask(id, …)`) registers whatever
         // id it is given: valid as long as each is unique.
         TaskId::Computed => return,
@@ -450,7 +461,13 @@ fn check_id(m: &JsModel, td: &TaskDef, sink: &mut Sink, at_load: &mut AtLoad) {
 /// `defineTask('fixed-id', …)` that runs more than once in one Node
 /// process: the SDK's task registry is global and throws
 /// `DuplicateTaskIdError` on the second registration of an id.
-fn check_repeated(m: &JsModel, td: &TaskDef, id: &str, sink: &mut Sink) {
+fn check_repeated<'t>(
+    m: &JsModel<'t>,
+    td: &TaskDef<'t>,
+    id: &str,
+    sink: &mut Sink,
+    per_iteration: &mut PerIteration<'t>,
+) {
     let call = &m.calls[td.call];
     let Some(f) = call.func else {
         return;
@@ -492,21 +509,61 @@ fn check_repeated(m: &JsModel, td: &TaskDef, id: &str, sink: &mut Sink) {
         .field("parameters")
         .is_some_and(|p| p.named().filter(|n| n.kind_str() != "comment").count() >= 2);
     if in_process(f) && takes_context {
-        sink.push(
-            sink.diag_at(
-                Severity::Warning,
-                span(td.id_node),
+        per_iteration
+            .by_function
+            .entry(f)
+            .or_default()
+            .push((td.id_node, id.to_string()));
+    }
+}
+
+/// The definitions each process function makes on every iteration: one
+/// cause, so one finding per function naming them all (as
+/// `missing-labels` names a module's unlabelled tasks once).
+#[derive(Default)]
+struct PerIteration<'t> {
+    by_function: BTreeMap<usize, Vec<(Node<'t>, String)>>,
+}
+
+impl<'t> PerIteration<'t> {
+    fn report(self, sink: &mut Sink) {
+        for defs in self.by_function.into_values() {
+            let Some((first, first_id)) = defs.first() else {
+                continue;
+            };
+            let what = if defs.len() == 1 {
+                format!("`defineTask('{first_id}', …)` runs")
+            } else {
+                let ids: Vec<String> = defs.iter().map(|(_, id)| format!("`{id}`")).collect();
                 format!(
-                    "`defineTask('{id}', …)` runs on every iteration of the process function: \
-                     that works only where each iteration is a fresh Node process (the CLI); hosts \
-                     that iterate in-process (the MCP server, the testing harness) throw \
-                     `DuplicateTaskIdError` on the second iteration"
-                ),
-            )
-            .with_help(
-                "define the task once, at module top level, and dispatch it from the process",
-            ),
-        );
+                    "{} task definitions ({}) run",
+                    defs.len(),
+                    super::prose_list(&ids, 8)
+                )
+            };
+            let mut d = sink
+                .diag_at(
+                    Severity::Warning,
+                    span(*first),
+                    format!(
+                        "{what} on every iteration of the process function: that works only \
+                         where each iteration is a fresh Node process (the CLI); hosts that \
+                         iterate in-process (the MCP server, the testing harness) throw \
+                         `DuplicateTaskIdError` on the second iteration"
+                    ),
+                )
+                .with_help(
+                    "define the tasks once, at module top level, and dispatch them from the process",
+                );
+            d.occurrences = defs.len();
+            for (node, id) in &defs[1..] {
+                d = d.with_related(
+                    sink.location(span(*node)),
+                    format!("`defineTask('{id}', …)` also runs on every iteration"),
+                );
+            }
+            sink.push(d);
+        }
     }
 }
 
