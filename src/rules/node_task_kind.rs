@@ -111,6 +111,25 @@ impl Rule for NodeTaskKind {
                 );
                 continue;
             }
+            // A missing script is the error to fix first: the legacy-kind
+            // advice (run the same script as a shell command) would point
+            // at the file that is not there.
+            let mut missing = false;
+            if let Some(entry) = entry {
+                if let (Some(path), Some(dirs)) = (string_value(entry, m.src()), &dirs) {
+                    let cwd = node_field("cwd");
+                    missing = check_script(cx, sink, dirs, cwd, entry, &path, |p| {
+                        format!(
+                            "task `{id}`'s `node.entry` `{p}` does not exist{}, so the orchestrating agent has no \
+                             script to run: `node {p}` fails with \"Cannot find module\" whenever the task is dispatched",
+                            NOT_FOUND
+                        )
+                    });
+                }
+            }
+            if missing {
+                continue;
+            }
             sink.push(
                 sink.diag(
                     span(kind),
@@ -124,18 +143,6 @@ impl Rule for NodeTaskKind {
                     "use {shell} for scripts, or an `agent`/`skill` task for judgement"
                 )),
             );
-            if let Some(entry) = entry {
-                if let (Some(path), Some(dirs)) = (string_value(entry, m.src()), &dirs) {
-                    let cwd = node_field("cwd");
-                    check_script(cx, sink, dirs, cwd, entry, &path, |p| {
-                        format!(
-                            "task `{id}`'s `node.entry` `{p}` does not exist{}, so the orchestrating agent has no \
-                             script to run: `node {p}` fails with \"Cannot find module\" whenever the task is dispatched",
-                            NOT_FOUND
-                        )
-                    });
-                }
-            }
         }
     }
 }
@@ -163,8 +170,8 @@ fn search_dirs(cx: &JsContext) -> Option<Vec<PathBuf>> {
 }
 
 /// Reports `path` (a script a task names) when it exists from none of
-/// `dirs`, also under the task's literal `cwd`; a computed `cwd`, an
-/// absolute path or one with shell syntax is not judged.
+/// `dirs`, also under the task's literal `cwd`, and says whether it did; a
+/// computed `cwd`, an absolute path or one with shell syntax is not judged.
 fn check_script(
     cx: &JsContext,
     sink: &mut Sink,
@@ -173,15 +180,15 @@ fn check_script(
     at: crate::js::syntax::tree::Node,
     path: &str,
     message: impl Fn(&str) -> String,
-) {
+) -> bool {
     if !is_checkable(path) {
-        return;
+        return false;
     }
     let cwd = match cwd {
         None => None,
         Some(c) => match string_value(c, cx.model.src()) {
             Some(c) if !c.starts_with(['/', '~', '$']) && !c.contains('$') => Some(c),
-            _ => return,
+            _ => return false,
         },
     };
     let found = dirs.iter().any(|d| {
@@ -195,6 +202,7 @@ fn check_script(
                 .with_help(MISSING_HELP),
         );
     }
+    !found
 }
 
 /// A relative path to a script file, with nothing the shell or the
