@@ -327,6 +327,8 @@ mod tests {
             // At most once: the loop ends right after it.
             "for (let round = 0; round < 2; round++) {\n  const bp = await ctx.breakpoint({ question: 'ok?' });\n  if (bp.approved) {\n    await ctx.task(reviewTask, { round });\n    break;\n  }\n}",
             // A retry from the second pass on, by the loop's counter.
+            // The same shape after the loop comes once its calls are made.
+            "for (const f of inputs.files) await ctx.task(reviewTask, { f });\nawait ctx.task(reviewTask, { ...inputs.extra });",
             "let d = await ctx.task(reviewTask, { a: 1 });\nfor (let round = 0; round < 2; round++) {\n  if (round > 0) {\n    d = await ctx.task(reviewTask, { a: 1, fb: d });\n  }\n  const bp = await ctx.breakpoint({ question: 'ok?' });\n  if (bp.approved) break;\n}",
         ] {
             assert!(lint(aligned).is_empty(), "{aligned}: {:#?}", lint(aligned));
@@ -334,8 +336,9 @@ mod tests {
         for at_risk in [
             // The same shape elsewhere shares the count.
             "await ctx.task(reviewTask, { f: inputs.main });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f });",
-            // Args whose keys are unknown may have the same shape.
-            "for (const f of inputs.files) await ctx.task(reviewTask, { f });\nawait ctx.task(reviewTask, { ...inputs.extra });",
+            // Args whose keys are unknown may have the same shape (before
+            // the loop: a call after it cannot shift the loop's count).
+            "await ctx.task(reviewTask, { ...inputs.extra });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f });",
             // Skipped passes.
             "for (const f of inputs.files) { if (f.skip) continue; await ctx.task(reviewTask, { f }); }",
             "for (const f of inputs.files) { if (f.big) await ctx.task(reviewTask, { f }); }",

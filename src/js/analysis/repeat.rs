@@ -488,10 +488,41 @@ fn loop_aligned(m: &JsModel, call: CallId, l: LoopId) -> bool {
     let Some(body) = lp.body else {
         return false;
     };
+    // A thunk of a literal `ctx.parallel.all([() => ctx.task(…), …])` in
+    // the loop: the list starts its thunks in order, each up to its first
+    // pending effect (`runtime/intrinsics/parallel.ts`), so a thunk that is
+    // the call alone makes it whenever the list runs: the list's own place
+    // in the body decides.
+    let node = match c.func {
+        Some(f) if c.func != lp.func => {
+            let thunk = &m.functions[f];
+            match thunk_batch(m, thunk.node, c.node) {
+                Some(batch) if thunk.parent == lp.func => batch,
+                _ => return false,
+            }
+        }
+        _ => c.node,
+    };
     !has_continue(body)
-        && (runs_on_every_pass(m, c.node, body, lp.node)
-            || runs_on_every_pass_but_the_last(m, c.node, body, lp)
-            || ends_the_loop(c.node, body))
+        && (runs_on_every_pass(m, node, body, lp.node)
+            || runs_on_every_pass_but_the_last(m, node, body, lp)
+            || ends_the_loop(node, body))
+}
+
+/// The literal `ctx.parallel.all` call whose list holds `thunk`, when the
+/// thunk's body is `call` itself (`() => ctx.task(…)`, or with `await`).
+fn thunk_batch<'t>(m: &JsModel<'t>, thunk: Node<'t>, call: Node<'t>) -> Option<Node<'t>> {
+    if thunk.kind_str() != "arrow_function" {
+        return None;
+    }
+    let mut body = unparen(thunk.field("body")?);
+    if body.kind_str() == "await_expression" {
+        body = unparen(body.named_child(0)?);
+    }
+    if body.id() != call.id() {
+        return None;
+    }
+    literal_batch_of(m, thunk)
 }
 
 /// Whether the call's statement is followed in its own block by a `break`,
