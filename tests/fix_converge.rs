@@ -114,15 +114,16 @@ fn an_inserted_line_does_not_claim_the_line_below() {
 }
 
 /// A fix that removes some unread fields changes the note about the
-/// others (optional fields kept as a record of the work): a note of the
-/// fix's own rule is no breakage, so the fix is not skipped for it.
+/// others (optional fields kept as a record of the work beside the `ok`
+/// the process reads): a note of the fix's own rule is no breakage, so the
+/// fix is not skipped for it.
 #[test]
 fn a_note_of_the_fix_rule_does_not_block_the_fix() {
     let work = tempdir();
     let module = write(
         work.path(),
         "setup.js",
-        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\nexport const setupTask = defineTask('setup', (args, taskCtx) => ({\n  kind: 'agent',\n  title: 'Set up the system',\n  agent: {\n    name: 'installer',\n    prompt: { role: 'Installer', task: 'Set up the system', outputFormat: 'JSON' },\n    outputSchema: {\n      type: 'object',\n      required: ['templates', 'plan', 'artifacts'],\n      properties: {\n        templates: { type: 'array' },\n        plan: { type: 'object' },\n        forms: { type: 'array' },\n        config: { type: 'object' },\n        artifacts: { type: 'array' }\n      }\n    }\n  },\n  labels: ['setup']\n}));\n\nexport async function process(inputs, ctx) {\n  const artifacts = [];\n  const setup = await ctx.task(setupTask, {});\n  artifacts.push(...setup.artifacts);\n  return { artifacts };\n}\n",
+        "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\nexport const setupTask = defineTask('setup', (args, taskCtx) => ({\n  kind: 'agent',\n  title: 'Set up the system',\n  agent: {\n    name: 'installer',\n    prompt: { role: 'Installer', task: 'Set up the system', outputFormat: 'JSON' },\n    outputSchema: {\n      type: 'object',\n      required: ['ok', 'templates', 'plan', 'artifacts'],\n      properties: {\n        ok: { type: 'boolean' },\n        templates: { type: 'array' },\n        plan: { type: 'object' },\n        forms: { type: 'array' },\n        config: { type: 'object' },\n        artifacts: { type: 'array' }\n      }\n    }\n  },\n  labels: ['setup']\n}));\n\nexport async function process(inputs, ctx) {\n  const artifacts = [];\n  const setup = await ctx.task(setupTask, {});\n  if (!setup.ok) {\n    throw new Error('setup failed');\n  }\n  artifacts.push(...setup.artifacts);\n  return { artifacts };\n}\n",
     );
     let out = proclint_in(
         work.path(),

@@ -512,7 +512,11 @@ fn tally_noun(n: &str) -> Option<&str> {
 }
 
 fn is_prose(n: &str) -> bool {
-    PROSE_FIELDS.contains(&n) || n.ends_with("Summary")
+    PROSE_FIELDS.contains(&n)
+        || ["Summary", "Rationale", "Reasoning", "Explanation"]
+            .iter()
+            .any(|s| n.ends_with(s))
+        || matches!(n, "rationale" | "reasoning" | "explanation")
 }
 
 /// Declared fields, by name and place.
@@ -529,7 +533,8 @@ type Fields<'a> = Vec<&'a (String, Location)>;
 /// file a report task wrote — unless it is a status field, a field the
 /// module reads on another task's result (one of them forgot to use it),
 /// or what a gate's reader acts on (`issues`, `recommendations`… of a task
-/// whose score or status is read). When the code reads a name the schema
+/// whose score or status is read), and any field but those of a task read
+/// only for the files it wrote (`artifacts`). When the code reads a name the schema
 /// lacks (`result.effectId`), a declared file field is kept: it may be what
 /// the code meant to read.
 fn split_stored_detail<'a>(
@@ -575,6 +580,15 @@ fn split_stored_detail<'a>(
     // every task returns): the agent's account of work whose product is
     // read.
     let product_read = read.keys().any(|k| k != "artifacts" && !is_prose(k));
+    // Read only for the files it wrote (`artifacts`, pushed into the run's
+    // file list): the task's product is those files, and its other fields
+    // describe them for the people reading the run.
+    let task_id = task
+        .id
+        .as_deref()
+        .or(task.static_id.as_deref())
+        .unwrap_or("");
+    let files_only = !read.is_empty() && read.keys().all(|k| k == "artifacts" || is_file_record(k));
     // What a tally counts, described beside it (`bannerTypes` beside
     // `bannersCreated`), records the same work.
     let nouns: Vec<&str> = unused.iter().filter_map(|(n, _)| tally_noun(n)).collect();
@@ -608,7 +622,9 @@ fn split_stored_detail<'a>(
         if read_elsewhere(n) {
             return false;
         }
-        if written_report {
+        if written_report
+            || (files_only && !actionable && !is_verdict(n) && !names_the_task(task_id, n))
+        {
             return true;
         }
         let optional = required_read && !task.schema_required.iter().any(|r| r == n);
@@ -622,6 +638,67 @@ fn split_stored_detail<'a>(
         let tally = is_work_tally(n) || describes_tally(n);
         optional || count || record || files || tally || echo || breakdown
     })
+}
+
+/// A go/no-go or a grade under another name than the status fields:
+/// `teamReady`, `logisticsConfirmed`, `overallScore`. Beside a file list
+/// they are what the process should check, not a description of the files.
+fn is_verdict(n: &str) -> bool {
+    [
+        "Ready",
+        "Confirmed",
+        "Approved",
+        "Passed",
+        "Valid",
+        "Complete",
+        "Succeeded",
+    ]
+    .iter()
+    .any(|s| n.ends_with(s))
+        || n.to_ascii_lowercase().contains("score")
+}
+
+/// Whether a field is what the task is named for — its product — rather
+/// than a description of it: a word of the field shares its first five
+/// letters with a word of the task id (`strategy` of `responsive-strategy`,
+/// `summary` of `summarize-sources`).
+fn names_the_task(id: &str, field: &str) -> bool {
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    let task_words: Vec<String> = words(id)
+        .into_iter()
+        .filter(|w| w.len() >= 5)
+        .map(|w| stem(&w))
+        .collect();
+    words(field)
+        .into_iter()
+        .filter(|w| w.len() >= 5)
+        .any(|w| task_words.contains(&stem(&w)))
+}
+
+/// Lowercase words of an identifier or id: split at `-`, `_`, `.`, spaces
+/// and lower-to-upper case changes.
+fn words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 fn capitalized(word: &str) -> String {
@@ -863,6 +940,21 @@ mod tests {
             "{}",
             found[0]
         );
+    }
+
+    #[test]
+    fn a_field_named_for_the_task_is_its_product() {
+        assert!(super::names_the_task("responsive-strategy", "strategy"));
+        assert!(super::names_the_task("summarize-sources", "summary"));
+        assert!(super::names_the_task("gas-analysis", "gasAnalysisReport"));
+        assert!(!super::names_the_task("workshop-preparation", "agenda"));
+        assert!(!super::names_the_task("code-gen-setup", "buildConfig"));
+        assert_eq!(
+            super::words("scoreBreakdown_v2"),
+            ["score", "breakdown", "v2"]
+        );
+        assert!(super::is_verdict("teamReady") && super::is_verdict("overallScore"));
+        assert!(!super::is_verdict("agenda"));
     }
 
     #[test]
