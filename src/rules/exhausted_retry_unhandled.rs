@@ -621,9 +621,11 @@ fn is_bookkeeping(m: &JsModel, ci: usize) -> bool {
     let Some(&target) = c.args.first() else {
         return false;
     };
-    task_names(m, target)
-        .iter()
-        .any(|n| words(n).any(|w| BOOKKEEPING_WORDS.contains(&w.as_str())))
+    task_names(m, target).iter().any(|n| {
+        super::name_words(n)
+            .into_iter()
+            .any(|w| BOOKKEEPING_WORDS.contains(&w.as_str()))
+    })
 }
 
 /// The names a dispatched task goes by: the variable's name, or an inline
@@ -651,32 +653,6 @@ fn task_names<'a, 't: 'a>(m: &'a JsModel<'t>, target: Node<'t>) -> Vec<&'a str> 
         );
     }
     names
-}
-
-/// The lower-case words of a name: `logProgressTask`, `log-progress` and
-/// `['bookkeeping']` all split into theirs.
-fn words(name: &str) -> impl Iterator<Item = String> + '_ {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for ch in name.chars() {
-        if !ch.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if ch.is_uppercase() && prev_lower && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
-        cur.extend(ch.to_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out.into_iter()
 }
 
 /// Whether the last attempt stops the loop another way: a `throw` or
@@ -861,7 +837,7 @@ fn irreversible(m: &JsModel, ci: usize) -> Option<StakeKind> {
     let target = *c.args.first()?;
     let call = call_name(m, c);
     for name in task_names(m, target) {
-        let ws: Vec<String> = words(name).collect();
+        let ws: Vec<String> = super::name_words(name);
         if ws.iter().any(|w| ABOUT_WORDS.contains(&w.as_str())) {
             continue;
         }
@@ -1845,7 +1821,7 @@ const STOP_WORDS: &[&str] = &[
 /// failure, and does not hold on a success (`if (!step.success) break;`
 /// leaves on a failure: `failed` would be `step.success`).
 fn reads_as_convergence(failed: &str) -> bool {
-    let ws: Vec<String> = words(failed).collect();
+    let ws: Vec<String> = super::name_words(failed);
     if ws.iter().any(|w| STOP_WORDS.contains(&w.as_str())) {
         return false;
     }
@@ -2213,7 +2189,7 @@ fn attempts_of(a: &LoopAnalysis, l: LoopId, cap: Option<Node>) -> Option<String>
 
 #[cfg(test)]
 mod tests {
-    use super::{claim_in, describe_pass, reads_as_convergence, words};
+    use super::{claim_in, describe_pass, reads_as_convergence};
     use crate::diagnostic::Diagnostic;
 
     fn lint(body: &str) -> Vec<Diagnostic> {
@@ -2405,11 +2381,11 @@ mod tests {
 
     #[test]
     fn words_split_names() {
-        let w: Vec<String> = words("logProgressTask").collect();
+        let w: Vec<String> = super::super::name_words("logProgressTask");
         assert_eq!(w, ["log", "progress", "task"]);
-        let w: Vec<String> = words("'sdd-sync-persistence'").collect();
+        let w: Vec<String> = super::super::name_words("'sdd-sync-persistence'");
         assert_eq!(w, ["sdd", "sync", "persistence"]);
-        let w: Vec<String> = words("logisticsPlanningTask").collect();
+        let w: Vec<String> = super::super::name_words("logisticsPlanningTask");
         assert_eq!(w, ["logistics", "planning", "task"]);
     }
 }

@@ -549,6 +549,34 @@ impl ProjectSink {
     }
 }
 
+/// The lower-case words of a name or id: `logProgressTask`,
+/// `log-progress` and `['bookkeeping']` all split into theirs (at
+/// anything not alphanumeric and where a lower-case letter or digit meets
+/// an upper-case one).
+pub fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if !ch.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
+        cur.extend(ch.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// Checks a rule option that must be a list of strings (`extra-methods`,
 /// `globals`); `example` completes "e.g. …" in the error.
 /// "a, b and c" for a message, at most `shown` items then "and N more".

@@ -664,41 +664,15 @@ fn is_verdict(n: &str) -> bool {
 /// `summary` of `summarize-sources`).
 fn names_the_task(id: &str, field: &str) -> bool {
     let stem = |w: &str| w.chars().take(5).collect::<String>();
-    let task_words: Vec<String> = words(id)
+    let task_words: Vec<String> = super::name_words(id)
         .into_iter()
         .filter(|w| w.len() >= 5)
         .map(|w| stem(&w))
         .collect();
-    words(field)
+    super::name_words(field)
         .into_iter()
         .filter(|w| w.len() >= 5)
         .any(|w| task_words.contains(&stem(&w)))
-}
-
-/// Lowercase words of an identifier or id: split at `-`, `_`, `.`, spaces
-/// and lower-to-upper case changes.
-fn words(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in s.chars() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_lowercase();
-        cur.extend(c.to_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 fn capitalized(word: &str) -> String {
@@ -950,7 +924,7 @@ mod tests {
         assert!(!super::names_the_task("workshop-preparation", "agenda"));
         assert!(!super::names_the_task("code-gen-setup", "buildConfig"));
         assert_eq!(
-            super::words("scoreBreakdown_v2"),
+            super::super::name_words("scoreBreakdown_v2"),
             ["score", "breakdown", "v2"]
         );
         assert!(super::is_verdict("teamReady") && super::is_verdict("overallScore"));
