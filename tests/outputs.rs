@@ -582,13 +582,10 @@ fn quiet_fix_prints_no_notes() {
 const TASKS_JS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\nexport const buildTask = defineTask('build', (args, taskCtx) => ({\n  kind: 'agent',\n  title: 'Build',\n  agent: {\n    name: 'builder',\n    prompt: { role: 'engineer', task: 'Build it', instructions: ['build'], outputFormat: 'JSON' },\n    outputSchema: {\n      type: 'object',\n      properties: {\n        ok: { type: 'boolean' },\n        size: { type: 'number' },\n        attempts: { type: 'number' }\n      }\n    }\n  },\n  io: { inputJsonPath: `tasks/${taskCtx.effectId}/input.json`, outputJsonPath: `tasks/${taskCtx.effectId}/result.json` }\n}));\n";
 const MAIN_JS: &str = "import { buildTask } from './tasks.js';\n\nexport async function process(inputs, ctx) {\n  const result = await ctx.task(buildTask, { dir: inputs.dir });\n  if (!result.ok) {\n    throw new Error('build failed');\n  }\n  await ctx.breakpoint({ question: 'Ship?', title: 'ship' });\n  return { ok: true };\n}\n";
 
-#[test]
-fn pretty_output_is_a_few_lines_per_finding_with_related_locations_as_notes() {
-    let dir = tempdir();
-    write(dir.path(), "tasks.js", TASKS_JS);
-    write(dir.path(), "main.js", MAIN_JS);
-    let o = proclint_in(
-        dir.path(),
+/// `check .` in `dir`, pretty and uncoloured, without the cache.
+fn pretty_in(dir: &std::path::Path) -> std::process::Output {
+    proclint_in(
+        dir,
         &[
             "check",
             ".",
@@ -598,7 +595,15 @@ fn pretty_output_is_a_few_lines_per_finding_with_related_locations_as_notes() {
             "never",
             "--no-cache",
         ],
-    );
+    )
+}
+
+#[test]
+fn pretty_output_is_a_few_lines_per_finding_with_related_locations_as_notes() {
+    let dir = tempdir();
+    write(dir.path(), "tasks.js", TASKS_JS);
+    write(dir.path(), "main.js", MAIN_JS);
+    let o = pretty_in(dir.path());
     let out = stdout(&o);
     let findings = out.matches("unused-output-field").count()
         + out.matches("unchecked-breakpoint").count()
@@ -621,18 +626,7 @@ fn pretty_output_is_a_few_lines_per_finding_with_related_locations_as_notes() {
 fn the_pretty_summary_names_what_is_fixable_and_when_many_how_to_narrow() {
     let dir = tempdir();
     write(dir.path(), "main.js", MAIN_JS);
-    let o = proclint_in(
-        dir.path(),
-        &[
-            "check",
-            ".",
-            "--format",
-            "pretty",
-            "--color",
-            "never",
-            "--no-cache",
-        ],
-    );
+    let o = pretty_in(dir.path());
     let out = stdout(&o);
     let tail: Vec<&str> = out.lines().rev().take(1).collect();
     assert!(
@@ -651,18 +645,7 @@ fn the_pretty_summary_names_what_is_fixable_and_when_many_how_to_narrow() {
     }
     many.push_str("}\n");
     write(dir.path(), "many.js", &many);
-    let o = proclint_in(
-        dir.path(),
-        &[
-            "check",
-            ".",
-            "--format",
-            "pretty",
-            "--color",
-            "never",
-            "--no-cache",
-        ],
-    );
+    let o = pretty_in(dir.path());
     let out = stdout(&o);
     let last = out.lines().last().unwrap_or_default();
     for flag in ["--statistics", "--select", "--ignore", "--write-baseline"] {

@@ -34,6 +34,23 @@ fn at(path: &str, line: u32) -> String {
     code(&format!("{path}:{line}"))
 }
 
+/// "**title** (N units): why — places." when `list` has any place.
+fn praise(items: &mut Vec<String>, title: &str, unit: (&str, &str), why: &str, list: &[String]) {
+    if list.is_empty() {
+        return;
+    }
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!("{why} — ")
+    };
+    items.push(format!(
+        "**{title}** ({}): {why}{}.",
+        plural(list.len(), unit.0, unit.1),
+        places(list)
+    ));
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -142,13 +159,13 @@ pub fn went_well(out: &mut String, outcome: &Outcome, g: &Group, diags: &[&Diagn
             })
             .collect()
     });
-    if !capped.is_empty() {
-        items.push(format!(
-            "**Bounded loops escalate at the cap** ({}): when the counter runs out the process stops for a human or fails loudly instead of going on as if the work had passed — {}.",
-            plural(capped.len(), "loop", "loops"),
-            places(&capped)
-        ));
-    }
+    praise(
+        &mut items,
+        "Bounded loops escalate at the cap",
+        ("loop", "loops"),
+        "when the counter runs out the process stops for a human or fails loudly instead of going on as if the work had passed",
+        &capped,
+    );
 
     let gated = all(&|p| {
         p.gated_breakpoints
@@ -156,13 +173,13 @@ pub fn went_well(out: &mut String, outcome: &Outcome, g: &Group, diags: &[&Diagn
             .map(|b| (b.line, format!(" (`.{}`, `.{}`)", b.decision, b.feedback)))
             .collect()
     });
-    if !gated.is_empty() {
-        items.push(format!(
-            "**Breakpoints branch on the decision and keep the feedback** ({}): {}.",
-            plural(gated.len(), "breakpoint", "breakpoints"),
-            places(&gated)
-        ));
-    }
+    praise(
+        &mut items,
+        "Breakpoints branch on the decision and keep the feedback",
+        ("breakpoint", "breakpoints"),
+        "",
+        &gated,
+    );
 
     let keyed = all(&|p| {
         p.keyed_repeats
@@ -170,13 +187,13 @@ pub fn went_well(out: &mut String, outcome: &Outcome, g: &Group, diags: &[&Diagn
             .map(|&l| (l, String::new()))
             .collect()
     });
-    if !keyed.is_empty() {
-        items.push(format!(
-            "**Repeated dispatches carry explicit keys** ({}): {}.",
-            plural(keyed.len(), "call", "calls"),
-            places(&keyed)
-        ));
-    }
+    praise(
+        &mut items,
+        "Repeated dispatches carry explicit keys",
+        ("call", "calls"),
+        "",
+        &keyed,
+    );
 
     let fixers = all(&|p| {
         p.review_loops
@@ -190,13 +207,13 @@ pub fn went_well(out: &mut String, outcome: &Outcome, g: &Group, diags: &[&Diagn
             })
             .collect()
     });
-    if !fixers.is_empty() {
-        items.push(format!(
-            "**A dedicated fixer task in the review loop** ({}): the issues a review finds go to a separate fixer rather than back to the implementer — {}.",
-            plural(fixers.len(), "loop", "loops"),
-            places(&fixers)
-        ));
-    }
+    praise(
+        &mut items,
+        "A dedicated fixer task in the review loop",
+        ("loop", "loops"),
+        "the issues a review finds go to a separate fixer rather than back to the implementer",
+        &fixers,
+    );
 
     let verifying = all(&|p| {
         p.verifying_prompts
@@ -204,13 +221,13 @@ pub fn went_well(out: &mut String, outcome: &Outcome, g: &Group, diags: &[&Diagn
             .map(|v| (v.line, format!(" ({})", code(&v.name))))
             .collect()
     });
-    if !verifying.is_empty() {
-        items.push(format!(
-            "**Reviewer prompts demand independent verification** ({}): they tell the reviewer not to trust the implementer's report and to read the code — {}.",
-            plural(verifying.len(), "prompt", "prompts"),
-            places(&verifying)
-        ));
-    }
+    praise(
+        &mut items,
+        "Reviewer prompts demand independent verification",
+        ("prompt", "prompts"),
+        "they tell the reviewer not to trust the implementer's report and to read the code",
+        &verifying,
+    );
 
     // Review loops of one function, one after the other.
     let mut sequences: Vec<String> = Vec::new();
@@ -253,13 +270,13 @@ pub fn went_well(out: &mut String, outcome: &Outcome, g: &Group, diags: &[&Diagn
             })
             .collect()
     });
-    if !ordered.is_empty() {
-        items.push(format!(
-            "**Parallel batches do not depend on completion order** ({}): the shared state is copied before the batch and its results are sorted before they are used — {}.",
-            plural(ordered.len(), "batch", "batches"),
-            places(&ordered)
-        ));
-    }
+    praise(
+        &mut items,
+        "Parallel batches do not depend on completion order",
+        ("batch", "batches"),
+        "the shared state is copied before the batch and its results are sorted before they are used",
+        &ordered,
+    );
 
     let tests: Vec<String> = mods
         .iter()
