@@ -387,12 +387,12 @@ fn loops_are_named_as_a_reader_would_and_code_is_cut_between_tokens() {
     let all = messages.join("\n");
     // The long header keeps its keyword and parentheses, cut between tokens.
     assert!(
-        all.contains("(in the `for (let attempt = 1; attempt <=…)` loop)"),
+        all.contains("the `for (let attempt = 1; attempt <=…)` loop"),
         "{all}"
     );
     // A `do` loop is named by its condition, not as `do`.
     assert!(
-        all.contains("(in the `do … while (inputs.again)` loop)"),
+        all.contains("the `do … while (inputs.again)` loop)"),
         "{all}"
     );
     assert!(

@@ -129,6 +129,17 @@ fn one() -> usize {
 }
 
 impl Diagnostic {
+    /// The locations of the sites the finding stands for: its own, then
+    /// its first `occurrences - 1` related locations.
+    pub fn sites(&self) -> impl Iterator<Item = &Location> {
+        std::iter::once(&self.location).chain(
+            self.related
+                .iter()
+                .take(self.occurrences.saturating_sub(1))
+                .map(|r| &r.location),
+        )
+    }
+
     pub fn new(
         rule: &'static str,
         severity: Severity,

@@ -457,3 +457,29 @@ pub fn discover(paths: &[PathBuf], config: &Config) -> (Vec<Candidate>, Vec<Walk
     });
     (out, errors)
 }
+
+/// The nearest ancestor of a file with `proclint.toml`, `package.json` or
+/// `.git`: the project whose modules give a file its context.
+pub fn project_root(file: &Path) -> Option<PathBuf> {
+    let abs = crate::project::module_key(file);
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if ["proclint.toml", "package.json", ".git"]
+            .iter()
+            .any(|m| d.join(m).exists())
+        {
+            // Relative to the working directory, so context paths display
+            // the way the user's own arguments do.
+            let rel = std::env::current_dir()
+                .ok()
+                .and_then(|cwd| d.strip_prefix(cwd).ok().map(Path::to_path_buf));
+            return Some(match rel {
+                Some(r) if r.as_os_str().is_empty() => PathBuf::from("."),
+                Some(r) => r,
+                None => d.to_path_buf(),
+            });
+        }
+        dir = d.parent();
+    }
+    None
+}

@@ -779,11 +779,14 @@ mod tests {
     /// the re-lint, and says why; the file's other fixes still apply.
     #[test]
     fn a_fix_that_introduces_an_undefined_reference_is_dropped() {
-        // Each call is skipped on some passes (data decides), so the SDK's
+        // The call is skipped on some passes (data decides), so the SDK's
         // occurrence count does not follow the pass and the rule reports it.
-        let text = "export async function process(inputs, ctx) {\n  for (let i = 0; i < 3; i++) {\n    if (inputs.on[i]) await ctx.task(t, { i });\n  }\n  for (let j = 0; j < 3; j++) {\n    if (inputs.on[j]) await ctx.task(u, { j });\n  }\n}\nconst t = 1;\nconst u = 2;\n";
+        let text = "export async function process(inputs, ctx) {\n  await ctx.breakpoint({ question: 'Ship it?' });\n  for (let j = 0; j < 3; j++) {\n    if (inputs.on[j]) await ctx.task(u, { j });\n  }\n}\nconst u = 2;\n";
         let mut config = Config::default();
-        config.select = Some(vec!["missing-stable-key".into()]);
+        config.select = Some(vec![
+            "missing-stable-key".into(),
+            "unchecked-breakpoint".into(),
+        ]);
         let outcome = crate::engine::lint_texts(
             vec![("p.js".into(), FileKind::Process, text.to_string())],
             &config,
@@ -818,7 +821,7 @@ mod tests {
             v.reasons[0].contains("introduce undefined-reference"),
             "{v:#?}"
         );
-        assert!(v.fixed.contains("${i}"), "{}", v.fixed);
+        assert!(v.fixed.contains("decision.approved"), "{}", v.fixed);
         assert!(!v.fixed.contains("${h}"), "{}", v.fixed);
     }
 

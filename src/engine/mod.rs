@@ -47,11 +47,11 @@ mod schedule;
 pub mod settings;
 pub mod suppress;
 
+pub use discover::project_root;
 pub use file::{analyse, analyse_from, Reparse};
 pub(crate) use guard::{internal, panic_message};
 pub use project_pass::{finish, finish_with_run};
 pub use read::lint_candidate;
-pub use schedule::project_root;
 
 /// How far to take each file (the benchmark compares the two).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -11,11 +11,12 @@ use rayon::prelude::*;
 
 use super::{on_pool, FileOutcome, Outcome, Stage};
 use crate::engine::cache::Cache;
+use crate::engine::discover::project_root;
 use crate::engine::discover::{self, Candidate, FileKind};
 use crate::engine::file::{analyse_from, Reparse};
 use crate::engine::project_pass::finish_cached;
 use crate::engine::read::{lint_candidate_cached, note};
-use crate::engine::schedule::{load_context_modules, project_root};
+use crate::engine::schedule::load_context_modules;
 use crate::project;
 use crate::project::config::Config;
 use crate::source::SourceFile;

@@ -5,8 +5,10 @@
 //! In: the per-file outcomes and loose findings (walk errors). Out: the
 //! run's [`Outcome`].
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -222,7 +224,7 @@ pub(super) fn finish_cached(
     diagnostics.retain(|d| config.is_enabled_for(std::path::Path::new(&*d.location.path), d.rule));
     diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
-    merge_across_files(&mut diagnostics, config);
+    merge_across_files(&mut diagnostics, config, &files);
     Outcome {
         files,
         diagnostics,
@@ -233,7 +235,26 @@ pub(super) fn finish_cached(
 
 /// Hands each rule that asks for it its findings of the whole run (see
 /// [`rules::Rule::merge_across_files`]); the list stays in output order.
-fn merge_across_files(diagnostics: &mut Vec<Diagnostic>, config: &Config) {
+fn merge_across_files(diagnostics: &mut Vec<Diagnostic>, config: &Config, files: &[FileOutcome]) {
+    let facts: Vec<(&str, &crate::project::facts::Facts)> = files
+        .iter()
+        .filter_map(|f| Some((&*f.display, f.facts.as_ref()?)))
+        .collect();
+    // Memoised per directory: a rule may ask for every file of a large tree.
+    let roots: RefCell<HashMap<PathBuf, Option<PathBuf>>> = RefCell::new(HashMap::new());
+    let project_of = |display: &str| -> Option<PathBuf> {
+        let dir = Path::new(display).parent()?.to_path_buf();
+        let mut roots = roots.borrow_mut();
+        roots
+            .entry(dir)
+            .or_insert_with(|| crate::engine::discover::project_root(Path::new(display)))
+            .clone()
+    };
+    let cx = rules::MergeContext {
+        config,
+        facts: &facts,
+        project_of: &project_of,
+    };
     for rule in rules::all().iter().filter(|r| r.merges_across_files()) {
         let id = rule.meta().id;
         if !diagnostics.iter().any(|d| d.rule == id) {
@@ -243,7 +264,7 @@ fn merge_across_files(diagnostics: &mut Vec<Diagnostic>, config: &Config) {
             .into_iter()
             .partition(|d| d.rule == id);
         *diagnostics = rest;
-        diagnostics.extend(rule.merge_across_files(own, config));
+        diagnostics.extend(rule.merge_across_files(own, &cx));
         diagnostic::sort(diagnostics);
     }
 }

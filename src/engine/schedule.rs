@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::{FileOutcome, Outcome, Stage};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::cache::Cache;
-use crate::engine::discover::{self, Candidate, FileKind};
+use crate::engine::discover::{self, project_root, Candidate, FileKind};
 use crate::engine::guard::whole_file;
 use crate::engine::project_pass::finish_cached;
 use crate::engine::read::lint_candidate_cached;
@@ -172,32 +172,6 @@ fn discover_and_lint(
     let (candidates, outcomes): (Vec<Candidate>, Vec<Option<FileOutcome>>) =
         pairs.into_iter().unzip();
     (candidates, errors, outcomes.into_iter().flatten().collect())
-}
-
-/// The nearest ancestor of a file with `proclint.toml`, `package.json` or
-/// `.git`: the project whose modules give a file its context.
-pub fn project_root(file: &Path) -> Option<PathBuf> {
-    let abs = project::module_key(file);
-    let mut dir = abs.parent();
-    while let Some(d) = dir {
-        if ["proclint.toml", "package.json", ".git"]
-            .iter()
-            .any(|m| d.join(m).exists())
-        {
-            // Relative to the working directory, so context paths display
-            // the way the user's own arguments do.
-            let rel = std::env::current_dir()
-                .ok()
-                .and_then(|cwd| d.strip_prefix(cwd).ok().map(Path::to_path_buf));
-            return Some(match rel {
-                Some(r) if r.as_os_str().is_empty() => PathBuf::from("."),
-                Some(r) => r,
-                None => d.to_path_buf(),
-            });
-        }
-        dir = d.parent();
-    }
-    None
 }
 
 /// JavaScript that process modules import but that was not linted (helper

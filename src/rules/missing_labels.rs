@@ -8,12 +8,16 @@
 
 use crate::js::syntax::tree::Node;
 
-use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
-use crate::diagnostic::{Edit, Fix, Severity};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+
+use super::{Area, Category, JsContext, MergeContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
+use crate::diagnostic::{Diagnostic, Edit, Fix, Related, Severity};
 use crate::js::model::objects;
 use crate::js::model::TaskDef;
 use crate::js::syntax::{span, unparen};
 use crate::js::JsModel;
+use crate::project::facts::Facts;
 use crate::source::Span;
 
 pub struct MissingLabels;
@@ -50,6 +54,14 @@ impl Rule for MissingLabels {
             praise: "Labels on every task",
             sdk_hint: "",
         }
+    }
+
+    fn merges_across_files(&self) -> bool {
+        true
+    }
+
+    fn merge_across_files(&self, found: Vec<Diagnostic>, cx: &MergeContext) -> Vec<Diagnostic> {
+        merge_projects(found, cx)
     }
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
@@ -137,6 +149,83 @@ impl Rule for MissingLabels {
     }
 }
 
+const UNLABELLED_HELP: &str = "return `labels` in each task definition (e.g. `labels: ['review']`): they are journaled with each effect and passed to the `task.created` hook and to dispatch policies, which can match on them";
+
+/// A project where no task has labels has made no taxonomy yet: that is
+/// one decision, so its modules' findings become one, at the first, with
+/// every task as a related location. Where some module labels its tasks,
+/// the others are inconsistent with it, and each keeps its finding.
+fn merge_projects(found: Vec<Diagnostic>, cx: &MergeContext) -> Vec<Diagnostic> {
+    let unlabelled = |d: &Diagnostic| d.help.as_deref() == Some(UNLABELLED_HELP);
+    if found.iter().filter(|d| unlabelled(d)).count() < 2 {
+        return found;
+    }
+    let labelled: HashSet<PathBuf> = cx
+        .facts
+        .iter()
+        .filter(|(_, f)| matches!(f, Facts::Process(p) if p.tasks.iter().any(|t| t.has_labels)))
+        .filter_map(|(path, _)| (cx.project_of)(path))
+        .collect();
+    let mut groups: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
+    for (i, d) in found.iter().enumerate() {
+        if !unlabelled(d) {
+            continue;
+        }
+        if let Some(root) = (cx.project_of)(&d.location.path).filter(|r| !labelled.contains(r)) {
+            groups.entry(root).or_default().push(i);
+        }
+    }
+    let mut merged_into: HashMap<usize, Vec<usize>> = HashMap::new();
+    for members in groups.into_values().filter(|m| m.len() > 1) {
+        merged_into.insert(members[0], members[1..].to_vec());
+    }
+    if merged_into.is_empty() {
+        return found;
+    }
+    let absorbed: HashSet<usize> = merged_into.values().flatten().copied().collect();
+    let mut slots: Vec<Option<Diagnostic>> = found.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len() - absorbed.len());
+    for i in 0..slots.len() {
+        if absorbed.contains(&i) {
+            continue;
+        }
+        let Some(mut d) = slots[i].take() else {
+            continue;
+        };
+        if let Some(others) = merged_into.get(&i) {
+            let others: Vec<Diagnostic> = others.iter().filter_map(|j| slots[*j].take()).collect();
+            let tasks: usize = d.occurrences + others.iter().map(|o| o.occurrences).sum::<usize>();
+            let here = names_in(&d.message);
+            d.message = format!(
+                "none of the {tasks} tasks in this project's {} modules has `labels` (here: {here})",
+                others.len() + 1
+            );
+            d.occurrences = tasks;
+            for o in others {
+                d.related.push(Related {
+                    location: o.location,
+                    message: o.message,
+                });
+                d.related.extend(o.related);
+            }
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// The task names a module's finding lists: after "has `labels`: ", or the
+/// one of "task `x` has no `labels`".
+fn names_in(message: &str) -> &str {
+    if let Some((_, names)) = message.split_once("`labels`: ") {
+        return names;
+    }
+    message
+        .strip_prefix("task ")
+        .and_then(|rest| rest.split_once(" has "))
+        .map_or(message, |(name, _)| name)
+}
+
 /// One finding for the module's tasks without labels, at the first, with
 /// the others as related locations. No fix: labels are the author's
 /// taxonomy, and words taken from the id add nothing the effect's `taskId`
@@ -169,9 +258,9 @@ fn unlabelled_finding(
             )
         }
     };
-    let mut d = sink.diag(span(first.id_node), message).with_help(
-        "return `labels` in each task definition (e.g. `labels: ['review']`): they are journaled with each effect and passed to the `task.created` hook and to dispatch policies, which can match on them",
-    );
+    let mut d = sink
+        .diag(span(first.id_node), message)
+        .with_help(UNLABELLED_HELP);
     d.occurrences = unlabelled.len();
     for (t, empty) in &unlabelled[1..] {
         let what = if *empty {

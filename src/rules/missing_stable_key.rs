@@ -76,14 +76,32 @@ impl Rule for MissingStableKey {
                 .collect();
             templates.sort_unstable();
             let shared = |t: &str| templates.iter().filter(|x| **x == t).count() > 1;
-            for (info, calls) in &groups {
-                let unique = calls.iter().all(|c| {
+            let unique = |calls: &[&InvocationSummary]| {
+                calls.iter().all(|c| {
                     c.key_edit
                         .as_deref()
                         .and_then(|e| key_text(&e.replacement))
                         .is_none_or(|t| !shared(t))
-                });
-                sink.push(unkeyed_finding(sink, info, calls, unique));
+                })
+            };
+            // Repetitions whose calls only an edit during a run can shift
+            // are one decision for the module (key its repeated calls), so
+            // one finding; a callback whose order can change without an
+            // edit keeps its own.
+            let (by_order, by_edit): (Vec<_>, Vec<_>) = groups
+                .iter()
+                .partition(|(_, calls)| calls.iter().any(|c| c.order_varies));
+            for (info, calls) in &by_order {
+                sink.push(unkeyed_finding(sink, info, calls, unique(calls)));
+            }
+            match by_edit.as_slice() {
+                [] => {}
+                [(info, calls)] => sink.push(unkeyed_finding(sink, info, calls, unique(calls))),
+                several => {
+                    let fixable: Vec<bool> =
+                        several.iter().map(|(_, calls)| unique(calls)).collect();
+                    sink.push(module_finding(sink, several, &fixable));
+                }
             }
         }
     }
@@ -185,6 +203,91 @@ fn unkeyed_finding(
     d
 }
 
+/// One finding for a module's repetitions whose unkeyed calls only an edit
+/// during a run can shift: at the first call, naming each repetition; the
+/// other calls, then the repetitions, are related locations.
+fn module_finding(
+    sink: &ProjectSink,
+    groups: &[&(&RepeatInfo, Vec<&InvocationSummary>)],
+    unique_keys: &[bool],
+) -> crate::diagnostic::Diagnostic {
+    let calls: Vec<&InvocationSummary> =
+        groups.iter().flat_map(|(_, c)| c.iter().copied()).collect();
+    let first = calls[0];
+    let mut distinct: Vec<String> = Vec::new();
+    for c in &calls {
+        let text = format!("`{}`", c.call_text);
+        if !distinct.contains(&text) {
+            distinct.push(text);
+        }
+    }
+    let places: Vec<String> = groups.iter().map(|(info, _)| info.what.clone()).collect();
+    let verb = if distinct.len() == 1 { "is" } else { "are" };
+    let message = format!(
+        "{} {verb} dispatched repeatedly without a key in {} places of this module ({}): replay matches their {} calls {WHEN}",
+        super::prose_list(&distinct, 4),
+        groups.len(),
+        super::prose_list(&places, 3),
+        calls.len(),
+    );
+    let (info, _) = groups[0];
+    let task = first
+        .call_text
+        .split_once('(')
+        .map(|(_, rest)| rest.trim_end_matches(", …)"))
+        .unwrap_or("task");
+    let callee = first.call_text.split('(').next().unwrap_or("ctx.task");
+    let mut d = sink.diag(first.location.clone(), message).with_help(format!(
+        "pass an explicit key in the invocation options of each call, built from what differs per repetition (a string or number) and unlike the keys of the task's other calls: `` {callee}(…, {}) ``{}",
+        key_example(task, info.variable.as_deref()),
+        placeholder_note(info.variable.as_deref()),
+    ));
+    d.occurrences = calls.len();
+    for (info, group) in groups {
+        for c in group {
+            if std::ptr::eq(*c, first) {
+                continue;
+            }
+            d = d.with_related(
+                c.location.clone(),
+                format!("`{}` has no key either (in {})", c.call_text, info.what),
+            );
+        }
+    }
+    for (info, _) in groups {
+        d = d.with_related(info.location.clone(), "repeats here");
+    }
+    // Each repetition whose calls can all get keys of their own gets them;
+    // the others are left as they are, and reported again after the fix.
+    let mut edits = Vec::new();
+    let mut keyed = 0;
+    for ((_, group), unique) in groups.iter().zip(unique_keys) {
+        let group_edits: Option<Vec<_>> = group
+            .iter()
+            .map(|c| c.key_edit.as_deref().cloned())
+            .collect();
+        if let Some(group_edits) = group_edits.filter(|_| *unique) {
+            keyed += group.len();
+            edits.extend(group_edits);
+        }
+    }
+    if !edits.is_empty() {
+        d = d.with_fix(Fix {
+            description: if keyed == calls.len() {
+                format!("add an invocation key to each of the {} calls", calls.len())
+            } else {
+                format!(
+                    "add an invocation key to {keyed} of the {} calls (those whose repetition has a string or number to build it from)",
+                    calls.len()
+                )
+            },
+            edits,
+            safe: false,
+        });
+    }
+    d
+}
+
 /// The key template in a key edit's text: `` key: `review-${f}` ``.
 fn key_text(replacement: &str) -> Option<&str> {
     let start = replacement.find("key: `")?;
@@ -230,7 +333,7 @@ mod tests {
         assert!(d.fix.is_none());
         // So would the same task's keys in two loops.
         let ds = lint("for (const f of inputs.a) await ctx.task(reviewTask, { f });\nfor (const f of inputs.b) await ctx.task(reviewTask, { f });");
-        assert_eq!(ds.len(), 2);
+        assert_eq!(ds.len(), 1);
         assert!(ds.iter().all(|d| d.fix.is_none()), "{ds:#?}");
         let ds = lint("for (let f = 0; f < inputs.n; f++) {\n  if (f === inputs.skip) continue;\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
         // One fix keys every call of the loop, each with its own key.
@@ -243,13 +346,41 @@ mod tests {
         assert!(!fix.safe);
     }
 
+    /// Keying a module's repeated calls is one decision: the loops whose
+    /// calls only an edit can shift are one finding naming each loop; a
+    /// callback whose calls can change order without an edit keeps its own.
     #[test]
-    fn two_loops_are_two_findings() {
+    fn a_modules_loops_are_one_finding() {
         let ds = lint(
-            "for (const f of inputs.files) await ctx.task(reviewTask, { f });\nfor (const g of inputs.gs) await ctx.task(reviewTask, { f: g });",
+            "for (const k in inputs.map) await ctx.task(reviewTask, { f: k });\nfor (let i = 0; i < 3; i++) await ctx.task(reviewTask, { f: i });",
+        );
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let d = &ds[0];
+        assert!(
+            d.message.starts_with("`ctx.task(reviewTask, …)` is dispatched repeatedly without a key in 2 places of this module (the `for (const k in inputs.map)` loop and the `for (let i = 0; i < 3; i++)` loop): replay matches their 2 calls"),
+            "{}",
+            d.message
+        );
+        assert_eq!(d.occurrences, 2);
+        // The other call, then both loops.
+        let lines: Vec<u32> = d.related.iter().map(|r| r.location.start.line).collect();
+        assert_eq!(lines, [6, 5, 6]);
+        // Each call gets its own key from its own loop.
+        let keys: Vec<&str> = d
+            .fix
+            .as_ref()
+            .map(|f| f.edits.iter().map(|e| e.replacement.as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            keys,
+            [", { key: `review-${k}` }", ", { key: `review-${i}` }"],
+            "{d:#?}"
+        );
+        let ds = lint(
+            "for (const f of inputs.files) { if (f.skip) continue; await ctx.task(reviewTask, { f }); }\nawait ctx.parallel.map(inputs.files, async (f) => {\n  const r = await ctx.task(fixTask, { f });\n  return ctx.task(reviewTask, { f, r });\n});",
         );
         assert_eq!(ds.len(), 2, "{ds:#?}");
-        assert!(ds.iter().all(|d| d.occurrences == 1));
+        assert!(ds.iter().any(|d| d.message.contains("without any edit")));
     }
 
     #[test]

@@ -489,7 +489,7 @@ pub trait Rule: Sync + Send {
     /// rather than one per file: the same unknown frontmatter key in two
     /// thousand skills is one decision for the user. It runs on every run,
     /// after the result cache, so per-file cache entries keep every finding.
-    fn merge_across_files(&self, found: Vec<Diagnostic>, _config: &Config) -> Vec<Diagnostic> {
+    fn merge_across_files(&self, found: Vec<Diagnostic>, _cx: &MergeContext) -> Vec<Diagnostic> {
         found
     }
 
@@ -502,6 +502,16 @@ pub trait Rule: Sync + Send {
     fn needs_run(&self) -> bool {
         false
     }
+}
+
+/// What [`Rule::merge_across_files`] may consult besides the findings.
+pub struct MergeContext<'a> {
+    pub config: &'a Config,
+    /// The facts of each file reported in the run, by display path.
+    pub facts: &'a [(&'a str, &'a crate::project::facts::Facts)],
+    /// The project a file (by display path) belongs to: the nearest
+    /// ancestor with `proclint.toml`, `package.json` or `.git`.
+    pub project_of: &'a dyn Fn(&str) -> Option<std::path::PathBuf>,
 }
 
 /// Collects one rule's cross-module diagnostics.

@@ -14,11 +14,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::{Area, Category, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
+use super::{Area, Category, MergeContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::{Diagnostic, Edit, Fix, Severity};
 use crate::markdown::yaml::{YamlError, YamlNode, YamlValue};
 use crate::markdown::Frontmatter;
-use crate::project::config::Config;
 use crate::source::Span;
 
 pub struct SkillFrontmatter;
@@ -135,8 +134,8 @@ impl Rule for SkillFrontmatter {
         true
     }
 
-    fn merge_across_files(&self, found: Vec<Diagnostic>, config: &Config) -> Vec<Diagnostic> {
-        let options = config.rule_options.get(META.id);
+    fn merge_across_files(&self, found: Vec<Diagnostic>, cx: &MergeContext) -> Vec<Diagnostic> {
+        let options = cx.config.rule_options.get(META.id);
         if skill_spec(options).unwrap_or(SkillSpec::ClaudeCode) != SkillSpec::ClaudeCode {
             // Under `agentskills` the reference validator rejects each file.
             return found;

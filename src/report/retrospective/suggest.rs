@@ -254,7 +254,12 @@ pub fn patterns(out: &mut String, diags: &[&Diagnostic], h: &str) {
     let mut modules: BTreeMap<&'static str, BTreeSet<&str>> = BTreeMap::new();
     let mut first_help: BTreeMap<&'static str, &str> = BTreeMap::new();
     for d in diags {
-        modules.entry(d.rule).or_default().insert(&d.location.path);
+        // A finding may stand for sites in several modules (hygiene
+        // merged per project).
+        modules
+            .entry(d.rule)
+            .or_default()
+            .extend(d.sites().map(|l| &*l.path));
         if let Some(h) = &d.help {
             first_help.entry(d.rule).or_insert(h);
         }
