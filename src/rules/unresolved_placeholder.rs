@@ -6,6 +6,7 @@ use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
 use crate::diagnostic::Severity;
+use crate::js::model::objects;
 use crate::js::syntax::is_function;
 use crate::js::JsModel;
 use crate::source::Span;
@@ -81,7 +82,23 @@ impl Rule for UnresolvedPlaceholder {
         let src = m.src();
         let templating = TEMPLATE_ENGINES.iter().any(|t| src.contains(t));
         let mut seen: Vec<usize> = Vec::new();
+        // Definitions without `kind` never request an effect (the SDK throws
+        // "did not provide a kind" first): no agent reads their text, and
+        // invalid-task-definition reports them.
+        let never_read: Vec<(usize, usize)> = m
+            .task_defs
+            .iter()
+            .flat_map(|t| t.objects.iter().zip(&t.kinds))
+            .filter(|(o, kind)| kind.is_none() && !objects::has_opaque_spread(m, **o))
+            .map(|(o, _)| (o.start_byte(), o.end_byte()))
+            .collect();
         for &lit in &m.placeholder_strings {
+            if never_read
+                .iter()
+                .any(|&(start, end)| start <= lit.start_byte() && lit.end_byte() <= end)
+            {
+                continue;
+            }
             let text = m.text(lit);
             if !templating && prose_value(m, lit) {
                 let names: Vec<(usize, &str)> = mustaches(text)
