@@ -149,6 +149,31 @@ impl Rule for UncheckedBreakpoint {
                 Use::Discarded { stmt } => Some(*stmt),
                 _ => None,
             }) {
+                if let Some(next) = failure_follows(m, stmt) {
+                    let ends = if next.kind_str() == "throw_statement" {
+                        "throws"
+                    } else {
+                        "returns a failure"
+                    };
+                    // Approve and reject end the same way: nothing goes on
+                    // as if approved, but the answer is still asked for and
+                    // never read. No fix: a guard that throws would only
+                    // replace one failure with another.
+                    sink.push(
+                        sink.diag_at(
+                            Severity::Warning,
+                            call_span,
+                            format!(
+                                "the result of {what} is discarded and the next statement {ends} whichever way it is answered: the answer, and any response typed with it, is never read"
+                            ),
+                        )
+                        .with_related(sink.location(span(next)), format!("{ends} either way"))
+                        .with_help(
+                            "read the answer (for example, try again on approval with `decision.response` passed on to the next attempt), or, if the breakpoint only informs, log the failure and return it without asking",
+                        ),
+                    );
+                    continue;
+                }
                 let mut d = match success_overwrite(m, stmt) {
                     Some((next, target)) => sink
                         .diag(
@@ -803,6 +828,31 @@ fn describe(m: &JsModel, call: Node, payload: Option<Node>) -> String {
 
 /// `await ctx.breakpoint(…); passed = true;` — the statement after a
 /// discarded breakpoint assigns `true` to a flag.
+/// The statement after a discarded breakpoint, when it ends the process
+/// with a failure: `throw …`, or `return { success: false, … }` (also
+/// `ok`/`passed`/`approved: false`).
+fn failure_follows<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<Node<'t>> {
+    let stmt = if stmt.kind_str() == "expression_statement" {
+        stmt
+    } else {
+        stmt.parent()?
+    };
+    let next = next_statement(stmt)?;
+    match next.kind_str() {
+        "throw_statement" => Some(next),
+        "return_statement" => {
+            let value = unparen(next.named_child(0)?);
+            let failed = value.kind_str() == "object"
+                && ["success", "ok", "passed", "approved"].iter().any(|k| {
+                    crate::js::model::objects::property(m, value, k)
+                        .is_some_and(|v| unparen(v).kind_str() == "false")
+                });
+            failed.then_some(next)
+        }
+        _ => None,
+    }
+}
+
 fn success_overwrite<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<(Node<'t>, String)> {
     // `void ctx.breakpoint()` is a unary expression inside a statement.
     let stmt = if stmt.kind_str() == "expression_statement" {
