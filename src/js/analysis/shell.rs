@@ -23,10 +23,12 @@ pub enum Exit {
 }
 
 /// Programs that exit zero whatever they are given (as far as a process
-/// cares): printing, the clock, sleeping, listing.
+/// cares): printing, the clock, sleeping, listing, and `cd` (into a folder
+/// the process names: a test of `success` after `cd app && npm run build
+/// | tail` would catch only a missing folder, never the build).
 const NEVER_FAIL: &[&str] = &[
-    "echo", "printf", "pwd", "date", "sleep", "true", ":", "whoami", "uname", "hostname", "env",
-    "printenv", "ls",
+    "cd", "echo", "printf", "pwd", "date", "sleep", "true", ":", "whoami", "uname", "hostname",
+    "env", "printenv", "ls",
 ];
 
 /// Filters that exit zero reading a pipe: at the end of one, they hide the
@@ -49,7 +51,12 @@ pub fn task_never_fails(m: &JsModel, t: &TaskDef) -> bool {
     let commands: Vec<Node> = t
         .objects
         .iter()
-        .filter_map(|o| objects::path(m, *o, &["shell", "command"]))
+        // The agent that runs the task reads the whole definition
+        // (`task.json`): a top-level `command` is the command as well.
+        .filter_map(|o| {
+            objects::path(m, *o, &["shell", "command"])
+                .or_else(|| objects::property(m, *o, "command"))
+        })
         .collect();
     if commands.is_empty() || commands.len() != t.objects.len() {
         return false;
@@ -244,11 +251,43 @@ fn simple_exit(words: &[&str]) -> Exit {
             Some(&"0") => Exit::Zero,
             _ => Exit::NonZero,
         },
+        // `bash -lc "npm run build | tail"`: the status is the script's.
+        "bash" | "sh" | "zsh" | "dash" if inline_script(&args).is_some() => {
+            inline_script(&args).map_or(Exit::May, |script| command_exit(&script))
+        }
         "mkdir" if flags('p') || args.contains(&"--parents") => Exit::Zero,
         "rm" if flags('f') || args.contains(&"--force") => Exit::Zero,
         p if NEVER_FAIL.contains(&p) => Exit::Zero,
         _ => Exit::May,
     }
+}
+
+/// The script of `-c SCRIPT` (also in a flag group such as `-lc`),
+/// unquoted.
+fn inline_script(args: &[&str]) -> Option<String> {
+    let at = args
+        .iter()
+        .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
+    let word = args.get(at + 1)?;
+    let unquoted = if let Some(inner) = word.strip_prefix('\'').and_then(|w| w.strip_suffix('\'')) {
+        inner.to_string()
+    } else if let Some(inner) = word.strip_prefix('"').and_then(|w| w.strip_suffix('"')) {
+        let mut out = String::with_capacity(inner.len());
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            match (c, chars.clone().next()) {
+                ('\\', Some(n @ ('"' | '\\' | '$' | '`'))) => {
+                    out.push(n);
+                    chars.next();
+                }
+                _ => out.push(c),
+            }
+        }
+        out
+    } else {
+        (*word).to_string()
+    };
+    Some(unquoted)
 }
 
 fn is_assignment(word: &str) -> bool {
@@ -395,6 +434,9 @@ mod tests {
             "CI=1 npm test || true",
             "for f in ${args.dir}/*.md; do echo ${f}; done | wc -l",
             "if [ -f x ]; then npm test; fi\necho done",
+            // The status of `bash -c SCRIPT` is the script's.
+            "bash -lc \"cd app && npm run build 2>&1 | tail -120\"",
+            "sh -c 'npm test || true'",
         ] {
             assert_eq!(command_exit(s), Exit::Zero, "{s}");
         }
@@ -416,6 +458,9 @@ mod tests {
             "test -f \"$(pwd)/x\"",
             "mkdir out",
             "npm test \\\n  --ci",
+            "bash -lc \"cd app && npm run build\"",
+            "bash -c 'set -o pipefail; npm test | tail'",
+            "bash scripts/build.sh",
         ] {
             assert_ne!(command_exit(s), Exit::Zero, "{s}");
         }
