@@ -455,6 +455,10 @@ mod tests {
             // Another shape outside the loop is another count.
             "let d = await ctx.task(reviewTask, { a: 1 });\nlet fb = null;\nfor (let i = 0; i < 3; i++) {\n  if (fb) {\n    d = await ctx.task(reviewTask, { ...{ a: 1 }, fb, i });\n  }\n  const bp = await ctx.breakpoint({ question: 'ok?' });\n  if (bp.approved) break;\n  fb = bp.response || 'Changes requested';\n}",
             "for (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'a' });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'b' });",
+            // A member of the result is read after the call is made.
+            "let done = false;\nfor (let round = 1; round <= 3 && !done; round++) {\n  done = (await ctx.task(reviewTask, { round })).done;\n}",
+            // Two `if` blocks on one value the run fixes: one runs at most.
+            "if (inputs.mode === 'a') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}\nif (inputs.mode === 'b') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}",
             // At most once: the loop ends right after it.
             "for (let round = 0; round < 2; round++) {\n  const bp = await ctx.breakpoint({ question: 'ok?' });\n  if (bp.approved) {\n    await ctx.task(reviewTask, { round });\n    break;\n  }\n}",
             // A retry from the second pass on, by the loop's counter.
@@ -470,6 +474,9 @@ mod tests {
             // Args whose keys are unknown may have the same shape (before
             // the loop: a call after it cannot shift the loop's count).
             "await ctx.task(reviewTask, { ...inputs.extra });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f });",
+            // Two `if` blocks that may both run.
+            "if (inputs.mode === 'a') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}\nif (inputs.level === 'b') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}",
+            "let mode = inputs.mode;\nif (mode === 'a') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n  mode = 'b';\n}\nif (mode === 'b') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}",
             // Skipped passes.
             "for (const f of inputs.files) { if (f.skip) continue; await ctx.task(reviewTask, { f }); }",
             "for (const f of inputs.files) { if (f.big) await ctx.task(reviewTask, { f }); }",

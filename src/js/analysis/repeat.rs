@@ -461,7 +461,7 @@ fn outside_the_count(m: &JsModel, call: CallId, other: CallId) -> bool {
 /// branch only, so the other's calls never share its occurrence count.
 fn exclusive_for_the_run(m: &JsModel, a: Node, b: Node) -> bool {
     let Some(branching) = exclusive_at(a, b) else {
-        return false;
+        return exclusive_siblings(m, a, b);
     };
     // Not a `switch`: a case without `break` runs on into the next one.
     branching.kind_str() != "switch_body"
@@ -472,6 +472,84 @@ fn exclusive_for_the_run(m: &JsModel, a: Node, b: Node) -> bool {
             .loops
             .iter()
             .any(|l| crate::js::syntax::contains(l.node, branching))
+}
+
+/// Whether `a` and `b` sit in two `if` statements of one block, without
+/// `else`, testing one value the run fixes against two different literals
+/// (`if (mode === 'daily') {…}` and `if (mode === 'full') {…}`), in no
+/// loop: like the branches of one `if`/`else`, a run enters one of them
+/// at most.
+fn exclusive_siblings<'t>(m: &JsModel<'t>, a: Node<'t>, b: Node<'t>) -> bool {
+    // (the `if`, the tested value's text, the literal), innermost first.
+    let tests = |n: Node<'t>| -> Vec<(Node<'t>, &str, String)> {
+        let src = m.src();
+        let mut out = Vec::new();
+        let mut child = n;
+        while let Some(p) = child.parent() {
+            if p.kind_str() == "if_statement"
+                && p.field("alternative").is_none()
+                && p.field("consequence").is_some_and(|c| c.id() == child.id())
+            {
+                if let Some((value, lit)) = p.field("condition").and_then(|c| equality(m, c)) {
+                    if fixed_for_run(m, value, 0) && never_reassigned(m, value) {
+                        out.push((p, value.utf8_text(src.as_bytes()).unwrap_or(""), lit));
+                    }
+                }
+            }
+            child = p;
+        }
+        out
+    };
+    let (ta, tb) = (tests(a), tests(b));
+    ta.iter().any(|(ia, va, la)| {
+        tb.iter().any(|(ib, vb, lb)| {
+            ia.id() != ib.id()
+                && va == vb
+                && la != lb
+                && ia.parent().map(|p| p.id()) == ib.parent().map(|p| p.id())
+                && !m
+                    .loops
+                    .iter()
+                    .any(|l| crate::js::syntax::contains(l.node, *ia))
+        })
+    })
+}
+
+/// Whether the variable a value is read from (`mode`, `opts.mode`) is
+/// never assigned after its declaration: between two tests it is the same.
+fn never_reassigned(m: &JsModel, value: Node) -> bool {
+    let mut root = unparen(value);
+    while matches!(
+        root.kind_str(),
+        "member_expression" | "subscript_expression"
+    ) {
+        match root.field("object") {
+            Some(o) => root = unparen(o),
+            None => return false,
+        }
+    }
+    root.kind_str() == "identifier"
+        && m.binding_of_expr(root)
+            .is_none_or(|b| m.scopes.get(b).writes.is_empty())
+}
+
+/// `value === 'literal'` (either side; `==` too): the value and the string.
+fn equality<'t>(m: &JsModel<'t>, cond: Node<'t>) -> Option<(Node<'t>, String)> {
+    let c = unparen(cond);
+    if c.kind_str() != "binary_expression" {
+        return None;
+    }
+    let op = c.field("operator")?;
+    if !matches!(m.text(op), "===" | "==") {
+        return None;
+    }
+    let (l, r) = (unparen(c.field("left")?), unparen(c.field("right")?));
+    let lit = |n: Node| crate::js::syntax::string_value(n, m.src());
+    match (lit(l), lit(r)) {
+        (None, Some(s)) => Some((l, s)),
+        (Some(s), None) => Some((r, s)),
+        _ => None,
+    }
 }
 
 /// The loop case of [`occurrence_aligned`], but for the shared count.
@@ -1184,6 +1262,12 @@ fn statement_of(node: Node) -> Option<Node> {
             | "array"
             | "object" => n = p,
             "pair" if p.field("value").is_some_and(|v| v.id() == n.id()) => n = p,
+            // `(await ctx.task(…)).done`: the object is evaluated first.
+            "member_expression" | "subscript_expression"
+                if p.field("object").is_some_and(|o| o.id() == n.id()) =>
+            {
+                n = p
+            }
             "call_expression" if p.field("arguments").is_some_and(|a| a.id() == n.id()) => {
                 n = p
             }
