@@ -250,12 +250,47 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
                 carriers.insert(*b);
             }
         }
+        // `state.sub.verified = check.verified === true` anywhere in the
+        // body: a member of an object from before the loop keeps the last
+        // result just as well.
+        for b in member_copies(m, lp.node, body, &tested) {
+            carriers.insert(b);
+        }
     }
     is_retry.then_some(Retry {
         carriers,
         histories,
         tested: all_tested,
     })
+}
+
+/// Objects declared outside the loop `lp` whose member (at any depth) is
+/// assigned, in `body`, a value read from one of `tested`
+/// (`slaBreach.remediation.verified = verify.verified === true`).
+fn member_copies(m: &JsModel, lp: Node, body: Node, tested: &[BindingId]) -> Vec<BindingId> {
+    let mut out = Vec::new();
+    walk(body, |n| {
+        if is_function(n) {
+            return false;
+        }
+        if n.kind_str() == "assignment_expression" {
+            let root = n
+                .field("left")
+                .map(unparen)
+                .filter(|l| l.kind_str() == "member_expression")
+                .and_then(member_root)
+                .and_then(|r| m.binding_of_expr(r))
+                .filter(|b| !contains(lp, m.scopes.get(*b).node));
+            let copies = n
+                .field("right")
+                .is_some_and(|v| bindings_in(m, v).iter().any(|r| tested.contains(r)));
+            if let Some(b) = root.filter(|b| copies && !out.contains(b)) {
+                out.push(b);
+            }
+        }
+        true
+    });
+    out
 }
 
 /// Objects declared outside the loop `lp` whose member is assigned in
@@ -2203,6 +2238,18 @@ mod tests {
         let fix = ds[0].fix.as_ref()?;
         assert!(!fix.safe);
         Some(fix.edits.iter().map(|e| e.replacement.clone()).collect())
+    }
+
+    /// A member of an object from before the loop, at any depth, keeps the
+    /// last check's verdict: read after the loop, it tells the endings
+    /// apart; never read, it does not.
+    #[test]
+    fn a_verdict_kept_in_a_nested_member_is_an_outcome() {
+        let kept = "  const s = { sub: { verified: false } };\n  for (let a = 1; a <= 3; a++) {\n    const v = await ctx.task(reviewTask, { a });\n    s.sub.verified = v.verified === true;\n    if (v.verified === true) break;\n  }\n  ROUTE\n  await ctx.task(fixTask, {});";
+        let read = kept.replace("ROUTE", "if (!s.sub.verified) return { ok: false };");
+        assert!(lint(&read).is_empty(), "{:#?}", lint(&read));
+        let unread = kept.replace("ROUTE", "");
+        assert_eq!(lint(&unread).len(), 1, "{:#?}", lint(&unread));
     }
 
     #[test]
