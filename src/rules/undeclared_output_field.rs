@@ -156,6 +156,17 @@ impl Rule for UndeclaredOutputField {
                         list.join(", ")
                     ),
                 )
+            } else if EFFECT_RECORD_FIELDS.contains(&field) {
+                // The effect's own identifiers live in the journal and the
+                // task's files, never on the value `ctx.task` resolves to
+                // (taskHelpers.ts returns the stored result alone).
+                (
+                    format!(
+                        "`{field}` is read on the result of {named}: `ctx.task` resolves to the task's output alone, and the SDK never puts the effect's `{field}` on it, so the read gets `undefined` (unless the agent writes one in)"
+                    ),
+                    "drop the read: the effect's identifiers are in the run's journal (`EFFECT_REQUESTED`), not in the task's result; for a breakpoint to name the task, use its title or an id of your own"
+                        .to_string(),
+                )
             } else if tasks
                 .iter()
                 .any(|&(m, t)| asks_for(&p.modules[m].tasks[t], field))
@@ -291,6 +302,10 @@ pub const LIST_MEMBERS: &[&str] = &[
     "toUpperCase",
     "trim",
 ];
+
+/// The effect record's identifiers (`runtime/intrinsics/task.ts`): in the
+/// journal, not on the result.
+const EFFECT_RECORD_FIELDS: &[&str] = &["effectId", "invocationKey", "invocationHash", "stepId"];
 
 /// Fields read as if `ctx.task` wrapped the output (`{ value }`,
 /// `{ result }`): it does not.
