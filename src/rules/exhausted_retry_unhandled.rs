@@ -525,7 +525,21 @@ fn check_outcome_read(
         .map(|b| format!("`{}`", m.scopes.get(*b).name))
         .collect();
     if let Some(stake) = stake.filter(|_| !approval && (chain.is_some() || gate.is_some())) {
-        let mut d = stake_diag(m, sink, lp, &header, &names, &stake);
+        // A carrier read before the stake is a counter shown as a number
+        // ("converged in ${round} rounds"): it is read, but says nothing
+        // of how the loop ended.
+        let (counted, unread): (Vec<BindingId>, Vec<BindingId>) =
+            retry.carriers.iter().partition(|b| {
+                m.scopes
+                    .get(**b)
+                    .reads
+                    .iter()
+                    .any(|r| r.start_byte() >= lp.node.end_byte() && r.start_byte() < stake.at)
+            });
+        let name = |b: &BindingId| format!("`{}`", m.scopes.get(*b).name);
+        let names: Vec<String> = unread.iter().map(name).collect();
+        let counted: Vec<String> = counted.iter().map(name).collect();
+        let mut d = stake_diag(m, sink, lp, &header, &names, &counted, &stake);
         if let Some(fix) = outcome_fix(a, l, cap, hoisted) {
             d = d.with_fix(fix);
         }
@@ -1333,6 +1347,7 @@ fn stake_diag(
     lp: &crate::js::model::Loop,
     header: &str,
     names: &[String],
+    counted: &[String],
     stake: &Stake,
 ) -> crate::diagnostic::Diagnostic {
     let before = match &stake.kind {
@@ -1340,11 +1355,21 @@ fn stake_diag(
         StakeKind::Claim(text) => format!("the breakpoint that states \"{text}\""),
         StakeKind::SuccessReturn => format!("`{}`", excerpt(m, stake.node)),
     };
-    let unread = match names.len() {
+    let mut unread = match names.len() {
         0 => format!("nothing outside the loop records which one happened before {before}"),
         1 => format!("{} is not read before {before}", names[0]),
         _ => format!("none of {} is read before {before}", names.join(", ")),
     };
+    if !counted.is_empty() {
+        let (who, verb) = if counted.len() == 1 {
+            (counted[0].clone(), "is")
+        } else {
+            (counted.join(", "), "are")
+        };
+        unread.push_str(&format!(
+            " ({who} {verb}, but only as a count of rounds, which does not say how the loop ended)"
+        ));
+    }
     let (consequence, related, help) = match &stake.kind {
         StakeKind::Irreversible { verb, .. } => (
             format!("running out of attempts {verb} as if the check had passed"),
@@ -2250,6 +2275,27 @@ mod tests {
         assert!(lint(&read).is_empty(), "{:#?}", lint(&read));
         let unread = kept.replace("ROUTE", "");
         assert_eq!(lint(&unread).len(), 1, "{:#?}", lint(&unread));
+    }
+
+    /// A counter shown as a number before the stake is read, but says
+    /// nothing of how the loop ended: the message does not call it unread.
+    #[test]
+    fn a_counter_shown_as_a_count_is_named_as_such() {
+        // A chain of two loops over one check (as users write them), the
+        // next phase, then a deploy after a breakpoint that shows the
+        // second loop's count.
+        let ds = lint("  let first = false;\n  let n = 0;\n  while (!first && n < 3) {\n    n++;\n    const r = await ctx.task(reviewTask, { part: 'a' });\n    first = r.passed;\n  }\n  let ok = false;\n  let round = 0;\n  while (!ok && round < 3) {\n    round++;\n    const r = await ctx.task(reviewTask, { part: 'a' });\n    ok = r.passed;\n  }\n  await ctx.task(fixTask, {});\n  await ctx.breakpoint({ question: `Build converged in ${round} iterations. Deploy?` });\n  await ctx.task(deployTask, {});");
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(
+            ds[0]
+                .message
+                .contains("`ok` is not read before `ctx.task(deployTask, …)`")
+                && ds[0]
+                    .message
+                    .contains("(`round` is, but only as a count of rounds"),
+            "{}",
+            ds[0].message
+        );
     }
 
     #[test]
