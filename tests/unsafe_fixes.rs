@@ -99,7 +99,7 @@ fn diff_shows_what_the_same_flags_would_apply() {
     assert!(diff.contains("+  labels: ['review'],"), "{diff}");
     assert!(!diff.contains("key:"), "{diff}");
     assert!(
-        stderr(&o).contains("1 fixes available in 1 files"),
+        stderr(&o).contains("1 fix available in 1 file (nothing written)"),
         "{}",
         stderr(&o)
     );

@@ -286,10 +286,11 @@ fn check(mut args: CheckArgs) -> i32 {
             }
             report_unfixable(&plan, &mut Default::default());
             if !args.quiet {
+                let (fixes, files) = (plan.applied(), plan.files.len());
                 eprintln!(
-                    "proclint: {} fixes available in {} files (nothing written)",
-                    plan.applied(),
-                    plan.files.len()
+                    "proclint: {fixes} {} available in {files} {} (nothing written)",
+                    if fixes == 1 { "fix" } else { "fixes" },
+                    if files == 1 { "file" } else { "files" },
                 );
             }
             return if plan.files.is_empty() {
