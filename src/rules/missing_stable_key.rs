@@ -457,6 +457,11 @@ mod tests {
             "for (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'a' });\nfor (const f of inputs.files) await ctx.task(reviewTask, { f }, { label: 'b' });",
             // A member of the result is read after the call is made.
             "let done = false;\nfor (let round = 1; round <= 3 && !done; round++) {\n  done = (await ctx.task(reviewTask, { round })).done;\n}",
+            // Before the body's first `continue`, nothing can skip it yet.
+            "for (const f of inputs.files) {\n  await ctx.task(reviewTask, { f });\n  if (f.skip) continue;\n  log(f);\n}",
+            // A history pushed before the first `continue` grows on every
+            // pass, and with it the args' shape.
+            "const history = [];\nfor (let round = 0; round < 3; round++) {\n  history.push(round);\n  if (inputs.skip[round]) continue;\n  await ctx.task(reviewTask, { history });\n}",
             // Two `if` blocks on one value the run fixes: one runs at most.
             "if (inputs.mode === 'a') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}\nif (inputs.mode === 'b') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}",
             // At most once: the loop ends right after it.
@@ -479,6 +484,8 @@ mod tests {
             "let mode = inputs.mode;\nif (mode === 'a') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n  mode = 'b';\n}\nif (mode === 'b') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}",
             // Skipped passes.
             "for (const f of inputs.files) { if (f.skip) continue; await ctx.task(reviewTask, { f }); }",
+            // A history that does not grow on every pass.
+            "const history = [];\nfor (let round = 0; round < 3; round++) {\n  if (inputs.more[round]) history.push(round);\n  if (inputs.skip[round]) continue;\n  await ctx.task(reviewTask, { history });\n}",
             "for (const f of inputs.files) { if (f.big) await ctx.task(reviewTask, { f }); }",
             "for (const f of inputs.files) { log(f.big && (await ctx.task(reviewTask, { f }))); }",
             // A `break` in a `switch` leaves the `switch`, not the loop.

@@ -241,12 +241,22 @@ pub fn args_shape_grows(m: &JsModel, call: CallId) -> bool {
     let Some(args) = c.args.get(1).and_then(|a| m.object_of_expr(*a)) else {
         return false;
     };
-    // The body is scanned for `continue` last: most calls fail earlier.
-    let grows = crate::js::model::objects::properties(m, args)
+    // A push before the body's first `continue` runs on every pass that
+    // goes on to the next one; the body is scanned for `continue` once,
+    // and only when needed: most calls fail earlier.
+    let mut first_continue: Option<Option<usize>> = None;
+    let mut before_any_continue = |s: Node| {
+        let at = *first_continue.get_or_insert_with(|| first_continue_at(body));
+        at.is_none_or(|c| s.end_byte() <= c)
+    };
+    crate::js::model::objects::properties(m, args)
         .into_iter()
         .any(|(_, p)| {
             let value = unparen(p.value);
-            if value.kind_str() != "identifier" {
+            if !matches!(
+                value.kind_str(),
+                "identifier" | "shorthand_property_identifier"
+            ) {
                 return false;
             }
             let Some(b) = m.binding_of_expr(value) else {
@@ -259,9 +269,25 @@ pub fn args_shape_grows(m: &JsModel, call: CallId) -> bool {
                     .is_some_and(|i| unparen(i).kind_str() == "array")
                 && !crate::js::syntax::contains(lp.node, binding.node)
                 && !binding.reads.iter().any(|r| shrinks(m, *r))
-                && body.named().any(|s| pushes_to(m, s, b))
-        });
-    grows && !has_continue(body)
+                && body
+                    .named()
+                    .any(|s| pushes_to(m, s, b) && before_any_continue(s))
+        })
+}
+
+/// Where the first `continue` in `body` starts (one of an inner loop's too:
+/// a conservative bound).
+fn first_continue_at(body: Node) -> Option<usize> {
+    let mut first: Option<usize> = None;
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind_str() == "continue_statement" {
+            first = Some(first.map_or(n.start_byte(), |f| f.min(n.start_byte())));
+            continue;
+        }
+        stack.extend(n.named());
+    }
+    first
 }
 
 /// `list.push(…);` as a statement, `list` being the binding `b`.
@@ -294,19 +320,6 @@ fn shrinks(m: &JsModel, read: Node) -> bool {
             .is_some_and(|p| p.kind_str().contains("assignment")),
         _ => false,
     }
-}
-
-/// Any `continue` in `body` (nested loops' own included: a conservative
-/// answer).
-fn has_continue(body: Node) -> bool {
-    let mut stack = vec![body];
-    while let Some(n) = stack.pop() {
-        if n.kind_str() == "continue_statement" {
-            return true;
-        }
-        stack.extend(n.named());
-    }
-    false
 }
 
 /// Whether the call repeats for one reason only, written around it: one
@@ -581,10 +594,25 @@ fn loop_aligned(m: &JsModel, call: CallId, l: LoopId) -> bool {
         }
         _ => c.node,
     };
-    !has_continue(body)
-        && (runs_on_every_pass(m, node, body, lp.node)
-            || runs_on_every_pass_but_the_last(m, node, body, lp)
-            || ends_the_loop(node, body))
+    match first_continue_at(body) {
+        None => {
+            runs_on_every_pass(m, node, body, lp.node)
+                || runs_on_every_pass_but_the_last(m, node, body, lp)
+                || ends_the_loop(node, body)
+        }
+        // A statement of the body written before the first `continue`
+        // still runs on every pass: nothing can skip it yet.
+        Some(first) => {
+            node.end_byte() <= first
+                && statement_of(node).is_some_and(|s| {
+                    if body.kind_str() == "statement_block" {
+                        s.parent().is_some_and(|p| p.id() == body.id())
+                    } else {
+                        s.id() == body.id()
+                    }
+                })
+        }
+    }
 }
 
 /// The literal `ctx.parallel.all` call whose list holds `thunk`, when the
