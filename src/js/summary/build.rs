@@ -407,7 +407,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         schema_required,
         schema_import,
         schema_slots,
-        prompt_empty: agent.is_some_and(|p| empty_prompt(m, p)),
+        prompt_empty: agent.is_some_and(|p| empty_prompt(m, p)) || agent_without_prompt(m, t),
         prompt,
         never_records: crate::js::analysis::tasks::never_records(m, t),
         at_load: m.calls[t.call].func.is_none(),
@@ -416,6 +416,22 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         shell_never_fails: t.declared_kind() == Some("shell")
             && crate::js::analysis::shell::task_never_fails(m, t),
     }
+}
+
+/// `agent: {}` (an `agent` object literal with no `prompt` and no spread)
+/// in every definition of the task: the agent is told nothing.
+fn agent_without_prompt(m: &JsModel, t: &crate::js::model::TaskDef) -> bool {
+    !t.objects.is_empty()
+        && t.objects.iter().all(|o| {
+            objects::property(m, *o, "agent")
+                .map(unparen)
+                .filter(|a| a.kind_str() == "object")
+                .is_some_and(|a| {
+                    objects::property(m, a, "prompt").is_none()
+                        && !objects::has_opaque_spread(m, a)
+                        && !a.named().any(|c| c.kind_str() == "spread_element")
+                })
+        })
 }
 
 /// `prompt: { /* … */ }` or `prompt: ''`: a prompt written with nothing in
