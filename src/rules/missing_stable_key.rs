@@ -237,11 +237,21 @@ fn module_finding(
         .map(|(_, rest)| rest.trim_end_matches(", …)"))
         .unwrap_or("task");
     let callee = first.call_text.split('(').next().unwrap_or("ctx.task");
-    let mut d = sink.diag(first.location.clone(), message).with_help(format!(
-        "pass an explicit key in the invocation options of each call, built from what differs per repetition (a string or number) and unlike the keys of the task's other calls: `` {callee}(…, {}) ``{}",
-        key_example(task, info.variable.as_deref()),
-        placeholder_note(info.variable.as_deref()),
-    ));
+    // Keys from one template in two loops (the same counter name) would
+    // collide: then the example names no variable, and the help says so.
+    let help = if unique_keys.iter().all(|u| *u) {
+        format!(
+            "pass an explicit key in the invocation options of each call, built from what differs per repetition (a string or number) and unlike the keys of the task's other calls: `` {callee}(…, {}) ``{}",
+            key_example(task, info.variable.as_deref()),
+            placeholder_note(info.variable.as_deref()),
+        )
+    } else {
+        format!(
+            "pass an explicit key in the invocation options of each call, unlike the keys of the task's other calls: `` {callee}(…, {}) ``, with `…` naming the loop as well as the repetition (`data-${{attempt}}`, `ui-${{attempt}}`): the same counter in two loops would give two calls one key",
+            key_example(task, None),
+        )
+    };
+    let mut d = sink.diag(first.location.clone(), message).with_help(help);
     d.occurrences = calls.len();
     for (info, group) in groups {
         for c in group {
@@ -335,6 +345,15 @@ mod tests {
         let ds = lint("for (const f of inputs.a) await ctx.task(reviewTask, { f });\nfor (const f of inputs.b) await ctx.task(reviewTask, { f });");
         assert_eq!(ds.len(), 1);
         assert!(ds.iter().all(|d| d.fix.is_none()), "{ds:#?}");
+        // Nor does the help offer the one template for both loops.
+        let ds = lint("for (let i = 0; i < 3; i++) await ctx.task(reviewTask, { i });\nfor (let i = 0; i < 2; i++) await ctx.task(reviewTask, { i });");
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(ds[0].fix.is_none(), "{ds:#?}");
+        let help = ds[0].help.as_deref().unwrap_or("");
+        assert!(
+            help.contains("`review-${…}`") && help.contains("naming the loop as well"),
+            "{help}"
+        );
         let ds = lint("for (let f = 0; f < inputs.n; f++) {\n  if (f === inputs.skip) continue;\n  await ctx.task(reviewTask, { f });\n  await ctx.task(fixTask, { f });\n}");
         // One fix keys every call of the loop, each with its own key.
         let fix = ds[0]
