@@ -368,8 +368,8 @@ impl Operation {
                 unreported("whether the agent committed, or what")
             ),
             Operation::Push => format!(
-                "the push publishes inside the agent's effect, before any breakpoint the process \
-                 asks after this task: none can come between the agent's changes and their \
+                "the push publishes inside the agent's effect, with whatever the agent changed \
+                 in that task: no breakpoint can come between those changes and their \
                  publication{}",
                 unreported("whether the agent pushed, or what")
             ),
@@ -944,7 +944,7 @@ mod tests {
         assert!(!Operation::Push.help().contains("git commit"));
         assert!(Operation::Push
             .consequence(true)
-            .contains("before any breakpoint"));
+            .contains("no breakpoint can come between those changes"));
         assert!(!Operation::Push.consequence(true).contains("does not say"));
         assert!(Operation::Commit
             .consequence(false)
