@@ -632,12 +632,30 @@ fn split_stored_detail<'a>(
         let record = RECORD_SUFFIXES.iter().any(|s| n.ends_with(s))
             || matches!(n, "path" | "id" | "url" | "version");
         let files = is_file_record(n) && !misread;
-        let echo = n.ends_with("Text");
+        // Text the agent wrote into a file it names, echoed back
+        // (`testCode` beside a read `testFilePath`).
+        let echo = n.ends_with("Text") || echoes_written_file(n, |k| read.contains_key(k));
         let breakdown = score_read
             && (BREAKDOWN_FIELDS.contains(&n) || n.ends_with("Scores") || n.ends_with("Breakdown"));
         let tally = is_work_tally(n) || describes_tally(n);
         optional || count || record || files || tally || echo || breakdown
     })
+}
+
+/// `<x>Code` or `<x>Content` when the code reads `<x>Path`, `<x>File` or
+/// `<x>FilePath`: the file is the product, and the field repeats what the
+/// agent wrote into it.
+fn echoes_written_file(n: &str, is_read: impl Fn(&str) -> bool) -> bool {
+    let Some(prefix) = n
+        .strip_suffix("Code")
+        .or_else(|| n.strip_suffix("Content"))
+        .filter(|p| !p.is_empty())
+    else {
+        return false;
+    };
+    ["Path", "File", "FilePath"]
+        .iter()
+        .any(|suffix| is_read(&format!("{prefix}{suffix}")))
 }
 
 /// A go/no-go or a grade under another name than the status fields:
@@ -929,6 +947,17 @@ mod tests {
         );
         assert!(super::is_verdict("teamReady") && super::is_verdict("overallScore"));
         assert!(!super::is_verdict("agenda"));
+    }
+
+    /// The code of a file the agent wrote, beside the file's path the
+    /// process reads, repeats the file: a record, not a product.
+    #[test]
+    fn code_echoed_beside_its_files_path_is_a_record() {
+        let read = |k: &str| k == "testFilePath";
+        assert!(super::echoes_written_file("testCode", read));
+        assert!(super::echoes_written_file("testContent", read));
+        assert!(!super::echoes_written_file("fixCode", read));
+        assert!(!super::echoes_written_file("Code", read));
     }
 
     #[test]
