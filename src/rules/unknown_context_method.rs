@@ -118,12 +118,17 @@ impl Rule for UnknownContextMethod {
             } else {
                 String::new()
             };
+            let caught = if caught_here(call.node) {
+                "; the `try` around the call catches it, so the step is skipped every time and the `catch` runs in its place"
+            } else {
+                ""
+            };
             sink.push(
                 sink.diag(
                     span(call.callee),
                     format!(
                         "the process context has no method `{method}`: `{callee}(…)` throws a \
-                         TypeError when the process runs{extra}"
+                         TypeError when the process runs{caught}{extra}"
                     ),
                 )
                 .with_help(help),
@@ -172,6 +177,25 @@ impl Rule for UnknownContextMethod {
 /// Whether the context's `head` (of `shape`) has `member`: by its nature
 /// (`ctx.log.bind`, `ctx.runId.slice`) or, for a namespace, as a known
 /// method (`parallel.all`, or a fork's `parallel.race` from `extra-methods`).
+/// Whether `node` sits in the block of a `try` with a `catch`, in the same
+/// function: the TypeError it throws is caught there.
+fn caught_here(node: crate::js::syntax::tree::Node) -> bool {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        if crate::js::syntax::is_function(p) {
+            return false;
+        }
+        if p.kind() == "try_statement"
+            && p.field("body").is_some_and(|b| b.id() == n.id())
+            && p.field("handler").is_some()
+        {
+            return true;
+        }
+        n = p;
+    }
+    false
+}
+
 fn has_member(shape: MemberShape, head: &str, member: &str, known: &[&str]) -> bool {
     shape_has(shape, member) || namespace_members(head, known).contains(&member)
 }
@@ -577,6 +601,21 @@ mod tests {
         format!(
             "export async function process(inputs, ctx) {{\n  await ctx.task(t, {{}}, {{ key: 'a' }});\n{lines}\n  return {{}};\n}}\n"
         )
+    }
+
+    /// A `try` around the call turns the TypeError into the `catch`'s path
+    /// on every run: the message says the step is skipped.
+    #[test]
+    fn a_caught_call_says_the_step_is_skipped() {
+        let found = check(&process(
+            "  try {\n    await ctx.shell('npm test');\n  } catch (e) {\n    ctx.log('tests failed');\n  }\n  await ctx.shell('npm run build');",
+        ));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].contains("the step is skipped every time"),
+            "{found:#?}"
+        );
+        assert!(!found[1].contains("skipped"), "{found:#?}");
     }
 
     #[test]
