@@ -697,7 +697,8 @@ impl<'m, 't> Tracker<'m, 't> {
         }
         let m = self.m;
         match pattern.kind_str() {
-            "identifier" => {
+            // `{ context }` binds `context` at the shorthand itself.
+            "identifier" | "shorthand_property_identifier_pattern" => {
                 if let Some(b) = m.scopes.binding_of(pattern) {
                     self.binding(b, wrap, acc, depth + 1);
                 }
