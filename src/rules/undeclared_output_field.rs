@@ -84,6 +84,23 @@ impl Rule for UndeclaredOutputField {
             if tasks.iter().any(|t| declares(*t, field)) {
                 continue;
             }
+            // A schema of `required` names alone, with no `properties`,
+            // limits nothing else: a field the prompt asks for in words is
+            // then as much a part of the output as the required ones.
+            let data_field = !WRAPPER_FIELDS.contains(&field)
+                && !LIST_MEMBERS.contains(&field)
+                && !EFFECT_RECORD_FIELDS.contains(&field);
+            if data_field
+                && tasks.iter().any(|&(m, t)| {
+                    let task = &p.modules[m].tasks[t];
+                    task.schema_slots
+                        .as_ref()
+                        .is_some_and(|s| s.properties.is_none() && s.required.is_some())
+                        && asks_for(task, field)
+                })
+            {
+                continue;
+            }
             // Code may have put the field there (a literal the result
             // alternates with, an own property next to a spread, an
             // assignment).
