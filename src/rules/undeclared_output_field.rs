@@ -76,6 +76,7 @@ impl Rule for UndeclaredOutputField {
             .iter()
             .map(|m| (m.path.clone(), m.report))
             .collect();
+        let mut found: Vec<crate::diagnostic::Diagnostic> = Vec::new();
         for ((loc, field), tasks) in &readers {
             let field = *field;
             if NOT_FIELDS.contains(&field) || !reported.get(&loc.path).copied().unwrap_or(false) {
@@ -236,9 +237,57 @@ impl Rule for UndeclaredOutputField {
                     format!("task `{id}` declares its output fields here"),
                 );
             }
+            found.push(d);
+        }
+        for d in merge_repeated_reads(found) {
             sink.push(d);
         }
     }
+}
+
+/// The same field read on the same tasks' results more than once in one
+/// module (two links to `tasks/${r.effectId}/…` in one breakpoint) is one
+/// mistake: one finding at the first read, the others related, with every
+/// read's fix edit.
+fn merge_repeated_reads(
+    mut found: Vec<crate::diagnostic::Diagnostic>,
+) -> Vec<crate::diagnostic::Diagnostic> {
+    found.sort_by(|a, b| {
+        (&a.location.path, a.location.span.start).cmp(&(&b.location.path, b.location.span.start))
+    });
+    let mut out: Vec<crate::diagnostic::Diagnostic> = Vec::with_capacity(found.len());
+    let mut first_of: HashMap<(Arc<str>, String), usize> = HashMap::new();
+    for d in found {
+        let key = (d.location.path.clone(), d.message.clone());
+        let Some(&at) = first_of.get(&key) else {
+            first_of.insert(key, out.len());
+            out.push(d);
+            continue;
+        };
+        let head = &mut out[at];
+        // The other reads first: the retrospective counts them as sites.
+        let sites = head.occurrences - 1;
+        head.related.insert(
+            sites,
+            crate::diagnostic::Related {
+                location: d.location.clone(),
+                message: "read here too".into(),
+            },
+        );
+        head.occurrences += 1;
+        match (head.fix.as_mut(), d.fix) {
+            (Some(fix), Some(more)) => {
+                for e in more.edits {
+                    if !fix.edits.contains(&e) {
+                        fix.edits.push(e);
+                    }
+                }
+            }
+            (None, Some(more)) => head.fix = Some(more),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The fix for the wrapper read at `loc` (`r.value.x` → `r.x`): it drops

@@ -477,6 +477,10 @@ fn check_properties(cx: &JsContext, known: &[&str], sink: &mut Sink) {
     contexts.sort_unstable();
     contexts.dedup();
     let written = assigned_members(m, &contexts);
+    // (root, member name) → its reads, with the help: reading one missing
+    // member in several places is one mistake.
+    let mut missing: Vec<((String, String), Vec<crate::js::syntax::tree::Node>, String)> =
+        Vec::new();
     for b in contexts {
         let binding = m.scopes.get(b);
         for &read in &binding.reads {
@@ -523,16 +527,26 @@ fn check_properties(cx: &JsContext, known: &[&str], sink: &mut Sink) {
                     }
                 }
             };
-            sink.push(
-                sink.diag(
-                    span(member),
-                    format!(
-                        "the process context has no `{name}`: `{root}.{name}` is always undefined"
-                    ),
-                )
-                .with_help(help),
-            );
+            let key = (root.to_string(), name.to_string());
+            match missing.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, reads, _)) => reads.push(member),
+                None => missing.push((key, vec![member], help)),
+            }
         }
+    }
+    for ((root, name), mut reads, help) in missing {
+        reads.sort_by_key(|r| r.start_byte());
+        let mut d = sink
+            .diag(
+                span(reads[0]),
+                format!("the process context has no `{name}`: `{root}.{name}` is always undefined"),
+            )
+            .with_help(help);
+        d.occurrences = reads.len();
+        for r in &reads[1..] {
+            d = d.with_related(sink.location(span(*r)), "read here too");
+        }
+        sink.push(d);
     }
 }
 

@@ -471,7 +471,17 @@ fn output_request(
         // the output ("Return JSON: { stack, projectName }"), not when it
         // asks to "flag critical issues".
         if path.last() != Some(&"outputFormat") {
-            set.literals.retain(|l| describes_output(&l.text));
+            // An object written out over several instruction lines
+            // (`'Return {'`, `'  classified: […]'`, `'}'`): the lines up to
+            // its closing brace describe the output too.
+            let mut open = 0i64;
+            set.literals.retain(|l| {
+                let keep = open > 0 || describes_output(&l.text);
+                if keep {
+                    open = (open + brace_balance(&l.text)).max(0);
+                }
+                keep
+            });
         }
         match &mut out {
             Some(o) => {
@@ -483,6 +493,25 @@ fn output_request(
         }
     }
     out
+}
+
+/// Object braces a text opens minus those it closes (a template's `${…}`
+/// is not an object).
+fn brace_balance(text: &str) -> i64 {
+    let mut balance = 0i64;
+    let mut template = 0i64;
+    let mut prev = None;
+    for c in text.chars() {
+        match c {
+            '{' if prev == Some('$') => template += 1,
+            '{' => balance += 1,
+            '}' if template > 0 => template -= 1,
+            '}' => balance -= 1,
+            _ => {}
+        }
+        prev = Some(c);
+    }
+    balance
 }
 
 fn describes_output(text: &str) -> bool {
