@@ -632,6 +632,25 @@ mod tests {
         assert!(!found[1].contains("skipped"), "{found:#?}");
     }
 
+    /// One missing member read in several places is one finding, the other
+    /// reads related.
+    #[test]
+    fn a_missing_member_read_twice_is_one_finding() {
+        let text = format!(
+            "{HEADER}{}",
+            process(
+                "  const a = `tasks/${ctx.effectId}/a.json`;\n  const b = `tasks/${ctx.effectId}/b.json`;\n  ctx.log(a + b);",
+            )
+        );
+        let found: Vec<_> = lint_text("process.js", FileKind::Process, text, &Config::default())
+            .into_iter()
+            .filter(|d| d.rule == ID)
+            .collect();
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].occurrences, 2);
+        assert_eq!(found[0].related.len(), 1);
+    }
+
     #[test]
     fn now_is_a_date_not_a_number() {
         let body = "function zone(nowMs) {\n  if (!Number.isFinite(nowMs)) throw new Error('x');\n  return nowMs;\n}\n"
