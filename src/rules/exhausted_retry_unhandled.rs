@@ -264,6 +264,19 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
     })
 }
 
+/// The object an assignment to a member writes into (`entry` of
+/// `entry.approved = …`, `breach` of `breach.remediation.verified = …`),
+/// when it is declared outside the loop `lp`.
+fn outer_member_root(m: &JsModel, lp: Node, assignment: Node) -> Option<BindingId> {
+    assignment
+        .field("left")
+        .map(unparen)
+        .filter(|l| l.kind_str() == "member_expression")
+        .and_then(member_root)
+        .and_then(|r| m.binding_of_expr(r))
+        .filter(|b| !contains(lp, m.scopes.get(*b).node))
+}
+
 /// Objects declared outside the loop `lp` whose member (at any depth) is
 /// assigned, in `body`, a value read from one of `tested`
 /// (`slaBreach.remediation.verified = verify.verified === true`).
@@ -274,13 +287,7 @@ fn member_copies(m: &JsModel, lp: Node, body: Node, tested: &[BindingId]) -> Vec
             return false;
         }
         if n.kind_str() == "assignment_expression" {
-            let root = n
-                .field("left")
-                .map(unparen)
-                .filter(|l| l.kind_str() == "member_expression")
-                .and_then(member_root)
-                .and_then(|r| m.binding_of_expr(r))
-                .filter(|b| !contains(lp, m.scopes.get(*b).node));
+            let root = outer_member_root(m, lp, n);
             let copies = n
                 .field("right")
                 .is_some_and(|v| bindings_in(m, v).iter().any(|r| tested.contains(r)));
@@ -302,13 +309,7 @@ fn member_flags_before(m: &JsModel, lp: Node, branch: Node, exit: Node) -> Vec<B
             return false;
         }
         if n.kind_str() == "assignment_expression" {
-            let root = n
-                .field("left")
-                .map(unparen)
-                .filter(|l| l.kind_str() == "member_expression")
-                .and_then(member_root)
-                .and_then(|r| m.binding_of_expr(r));
-            if let Some(b) = root.filter(|b| !contains(lp, m.scopes.get(*b).node)) {
+            if let Some(b) = outer_member_root(m, lp, n) {
                 if !out.contains(&b) {
                     out.push(b);
                 }

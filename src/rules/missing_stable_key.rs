@@ -126,13 +126,7 @@ fn unkeyed_finding(
     unique_keys: bool,
 ) -> crate::diagnostic::Diagnostic {
     let first = calls[0];
-    let mut distinct: Vec<String> = Vec::new();
-    for c in calls {
-        let text = format!("`{}`", c.call_text);
-        if !distinct.contains(&text) {
-            distinct.push(text);
-        }
-    }
+    let distinct = distinct_calls(calls);
     let when = if calls.iter().any(|c| c.order_varies) {
         WHEN_ORDER
     } else {
@@ -152,12 +146,7 @@ fn unkeyed_finding(
             when.replace("makes this call", "makes some of them")
         )
     };
-    let task = first
-        .call_text
-        .split_once('(')
-        .map(|(_, rest)| rest.trim_end_matches(", …)"))
-        .unwrap_or("task");
-    let callee = first.call_text.split('(').next().unwrap_or("ctx.task");
+    let (callee, task) = callee_and_task(first);
     let each = if calls.len() == 1 {
         ""
     } else {
@@ -214,13 +203,7 @@ fn module_finding(
     let calls: Vec<&InvocationSummary> =
         groups.iter().flat_map(|(_, c)| c.iter().copied()).collect();
     let first = calls[0];
-    let mut distinct: Vec<String> = Vec::new();
-    for c in &calls {
-        let text = format!("`{}`", c.call_text);
-        if !distinct.contains(&text) {
-            distinct.push(text);
-        }
-    }
+    let distinct = distinct_calls(&calls);
     let places: Vec<String> = groups.iter().map(|(info, _)| info.what.clone()).collect();
     let verb = if distinct.len() == 1 { "is" } else { "are" };
     let message = format!(
@@ -231,12 +214,7 @@ fn module_finding(
         calls.len(),
     );
     let (info, _) = groups[0];
-    let task = first
-        .call_text
-        .split_once('(')
-        .map(|(_, rest)| rest.trim_end_matches(", …)"))
-        .unwrap_or("task");
-    let callee = first.call_text.split('(').next().unwrap_or("ctx.task");
+    let (callee, task) = callee_and_task(first);
     // Keys from one template in two loops (the same counter name) would
     // collide: then the example names no variable, and the help says so.
     let help = if unique_keys.iter().all(|u| *u) {
@@ -296,6 +274,29 @@ fn module_finding(
         });
     }
     d
+}
+
+/// The calls as written (`` `ctx.task(reviewTask, …)` ``), each once.
+fn distinct_calls(calls: &[&InvocationSummary]) -> Vec<String> {
+    let mut distinct: Vec<String> = Vec::new();
+    for c in calls {
+        let text = format!("`{}`", c.call_text);
+        if !distinct.contains(&text) {
+            distinct.push(text);
+        }
+    }
+    distinct
+}
+
+/// `("ctx.task", "reviewTask")` of `ctx.task(reviewTask, …)`.
+fn callee_and_task(call: &InvocationSummary) -> (&str, &str) {
+    let task = call
+        .call_text
+        .split_once('(')
+        .map(|(_, rest)| rest.trim_end_matches(", …)"))
+        .unwrap_or("task");
+    let callee = call.call_text.split('(').next().unwrap_or("ctx.task");
+    (callee, task)
 }
 
 /// The key template in a key edit's text: `` key: `review-${f}` ``.
