@@ -253,7 +253,7 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         // `state.sub.verified = check.verified === true` anywhere in the
         // body: a member of an object from before the loop keeps the last
         // result just as well.
-        for b in member_copies(m, lp.node, body, &tested) {
+        for b in member_copies(m, lp.node, body, &guards) {
             carriers.insert(b);
         }
     }
@@ -261,6 +261,18 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
         carriers,
         histories,
         tested: all_tested,
+    })
+}
+
+/// Whether `text` holds `word` not as part of a longer name or member
+/// chain (`verify.verified` in `verify.verified === true`, not in
+/// `verify.verifiedAt`).
+fn contains_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(|c| ident(c) || c == '.') && !after.is_some_and(ident)
     })
 }
 
@@ -278,9 +290,27 @@ fn outer_member_root(m: &JsModel, lp: Node, assignment: Node) -> Option<BindingI
 }
 
 /// Objects declared outside the loop `lp` whose member (at any depth) is
-/// assigned, in `body`, a value read from one of `tested`
-/// (`slaBreach.remediation.verified = verify.verified === true`).
-fn member_copies(m: &JsModel, lp: Node, body: Node, tested: &[BindingId]) -> Vec<BindingId> {
+/// assigned, in `body`, a value that reads what a convergence `break`'s
+/// `guards` test (`slaBreach.remediation.verified = verify.verified ===
+/// true` beside `if (verify.verified === true) break;`) — not any other
+/// field of the result.
+fn member_copies(m: &JsModel, lp: Node, body: Node, guards: &[Node]) -> Vec<BindingId> {
+    // The values the guards test: `verify.verified`, or `ok` itself.
+    let mut tested: Vec<&str> = Vec::new();
+    for g in guards {
+        walk(*g, |n| {
+            let value = matches!(n.kind_str(), "member_expression" | "identifier")
+                && !n.parent().is_some_and(|p| {
+                    p.kind_str() == "member_expression"
+                        && p.field("object").is_some_and(|o| o.id() == n.id())
+                });
+            if value {
+                tested.push(m.text(n));
+                return false;
+            }
+            true
+        });
+    }
     let mut out = Vec::new();
     walk(body, |n| {
         if is_function(n) {
@@ -288,9 +318,10 @@ fn member_copies(m: &JsModel, lp: Node, body: Node, tested: &[BindingId]) -> Vec
         }
         if n.kind_str() == "assignment_expression" {
             let root = outer_member_root(m, lp, n);
-            let copies = n
-                .field("right")
-                .is_some_and(|v| bindings_in(m, v).iter().any(|r| tested.contains(r)));
+            let copies = n.field("right").is_some_and(|v| {
+                let text = m.text(v);
+                tested.iter().any(|t| contains_word(text, t))
+            });
             if let Some(b) = root.filter(|b| copies && !out.contains(b)) {
                 out.push(b);
             }
@@ -529,7 +560,7 @@ fn check_outcome_read(
         // A carrier read before the stake is a counter shown as a number
         // ("converged in ${round} rounds"): it is read, but says nothing
         // of how the loop ended.
-        let (counted, unread): (Vec<BindingId>, Vec<BindingId>) =
+        let (read, unread): (Vec<BindingId>, Vec<BindingId>) =
             retry.carriers.iter().partition(|b| {
                 m.scopes
                     .get(**b)
@@ -537,10 +568,16 @@ fn check_outcome_read(
                     .iter()
                     .any(|r| r.start_byte() >= lp.node.end_byte() && r.start_byte() < stake.at)
             });
+        let (counted, late): (Vec<BindingId>, Vec<BindingId>) = read
+            .into_iter()
+            .partition(|b| a.is_advanced_counter(lp.node, m.scopes.get(*b).node));
         let name = |b: &BindingId| format!("`{}`", m.scopes.get(*b).name);
         let names: Vec<String> = unread.iter().map(name).collect();
-        let counted: Vec<String> = counted.iter().map(name).collect();
-        let mut d = stake_diag(m, sink, lp, &header, &names, &counted, &stake);
+        let read_before = ReadBefore {
+            counted: counted.iter().map(name).collect(),
+            late: late.iter().map(name).collect(),
+        };
+        let mut d = stake_diag(m, sink, lp, &header, &names, &read_before, &stake);
         if let Some(fix) = outcome_fix(a, l, cap, hoisted) {
             d = d.with_fix(fix);
         }
@@ -1340,6 +1377,14 @@ fn chain_of(a: &LoopAnalysis, l: LoopId, retry: &Retry) -> Option<Chain> {
     linked.then_some(Chain { recheck })
 }
 
+/// Carriers read between the loop and the stake: counters (shown as a
+/// number of rounds), and others read only after the next phase was
+/// dispatched.
+struct ReadBefore {
+    counted: Vec<String>,
+    late: Vec<String>,
+}
+
 /// The finding for a loop whose exhaustion reaches something at stake
 /// before its outcome is read.
 fn stake_diag(
@@ -1348,7 +1393,7 @@ fn stake_diag(
     lp: &crate::js::model::Loop,
     header: &str,
     names: &[String],
-    counted: &[String],
+    read_before: &ReadBefore,
     stake: &Stake,
 ) -> crate::diagnostic::Diagnostic {
     let before = match &stake.kind {
@@ -1361,14 +1406,23 @@ fn stake_diag(
         1 => format!("{} is not read before {before}", names[0]),
         _ => format!("none of {} is read before {before}", names.join(", ")),
     };
-    if !counted.is_empty() {
-        let (who, verb) = if counted.len() == 1 {
-            (counted[0].clone(), "is")
+    let who = |names: &[String]| {
+        if names.len() == 1 {
+            (names[0].clone(), "is")
         } else {
-            (counted.join(", "), "are")
-        };
+            (names.join(", "), "are")
+        }
+    };
+    if !read_before.counted.is_empty() {
+        let (who, verb) = who(&read_before.counted);
         unread.push_str(&format!(
             " ({who} {verb}, but only as a count of rounds, which does not say how the loop ended)"
+        ));
+    }
+    if !read_before.late.is_empty() {
+        let (who, verb) = who(&read_before.late);
+        unread.push_str(&format!(
+            " ({who} {verb} read only after the next phase was dispatched)"
         ));
     }
     let (consequence, related, help) = match &stake.kind {
@@ -2276,6 +2330,15 @@ mod tests {
         assert!(lint(&read).is_empty(), "{:#?}", lint(&read));
         let unread = kept.replace("ROUTE", "");
         assert_eq!(lint(&unread).len(), 1, "{:#?}", lint(&unread));
+        // Another field of the result kept there records nothing of how
+        // the loop ended.
+        let other = kept
+            .replace(
+                "s.sub.verified = v.verified === true;",
+                "s.sub.note = v.summary;",
+            )
+            .replace("ROUTE", "log(s.sub.note);");
+        assert_eq!(lint(&other).len(), 1, "{:#?}", lint(&other));
     }
 
     /// A counter shown as a number before the stake is read, but says
@@ -2294,6 +2357,17 @@ mod tests {
                 && ds[0]
                     .message
                     .contains("(`round` is, but only as a count of rounds"),
+            "{}",
+            ds[0].message
+        );
+        // A flag read after the next phase is named for what it is.
+        let ds = lint("  let first = false;\n  let n = 0;\n  while (!first && n < 3) {\n    n++;\n    const r = await ctx.task(reviewTask, { part: 'a' });\n    first = r.passed;\n  }\n  let ok = false;\n  let round = 0;\n  while (!ok && round < 3) {\n    round++;\n    const r = await ctx.task(reviewTask, { part: 'a' });\n    ok = r.passed;\n  }\n  await ctx.task(fixTask, {});\n  ctx.log(`status: ${ok}`);\n  await ctx.task(deployTask, {});");
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(
+            ds[0]
+                .message
+                .contains("(`ok` is read only after the next phase was dispatched)")
+                && !ds[0].message.contains("`ok` is, but only as a count"),
             "{}",
             ds[0].message
         );

@@ -149,6 +149,14 @@ impl Rule for MissingLabels {
     }
 }
 
+/// Whether `d` is this rule's finding about tasks without labels: its
+/// wording depends on the project's other modules (see
+/// [`merge_projects`]), and no fix writes or removes labels that could
+/// cause it, so a fix's re-check does not compare it.
+pub fn is_unlabelled_finding(d: &Diagnostic) -> bool {
+    d.rule == META.id && d.help.as_deref() == Some(UNLABELLED_HELP)
+}
+
 const UNLABELLED_HELP: &str = "return `labels` in each task definition (e.g. `labels: ['review']`): they are journaled with each effect and passed to the `task.created` hook and to dispatch policies, which can match on them";
 
 /// A project where no task has labels has made no taxonomy yet: that is
@@ -166,9 +174,12 @@ fn merge_projects(found: Vec<Diagnostic>, cx: &MergeContext) -> Vec<Diagnostic> 
         .filter(|(_, f)| matches!(f, Facts::Process(p) if p.tasks.iter().any(|t| t.has_labels)))
         .filter_map(|(path, _)| (cx.project_of)(path))
         .collect();
+    // Only where every module was described (a `check` run): the editor
+    // and a fix's re-check see some modules of a project, not all.
+    let described: HashSet<&str> = cx.facts.iter().map(|(path, _)| *path).collect();
     let mut groups: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     for (i, d) in found.iter().enumerate() {
-        if !unlabelled(d) {
+        if !unlabelled(d) || !described.contains(&*d.location.path) {
             continue;
         }
         if let Some(root) = (cx.project_of)(&d.location.path).filter(|r| !labelled.contains(r)) {

@@ -249,23 +249,35 @@ fn module_finding(
     // the others are left as they are, and reported again after the fix.
     let mut edits = Vec::new();
     let mut keyed = 0;
+    // Why the other repetitions are left: no string or number to build a
+    // key from, or a template another repetition would get too.
+    let (mut no_value, mut shared) = (false, false);
     for ((_, group), unique) in groups.iter().zip(unique_keys) {
         let group_edits: Option<Vec<_>> = group
             .iter()
             .map(|c| c.key_edit.as_deref().cloned())
             .collect();
-        if let Some(group_edits) = group_edits.filter(|_| *unique) {
-            keyed += group.len();
-            edits.extend(group_edits);
+        match group_edits {
+            Some(group_edits) if *unique => {
+                keyed += group.len();
+                edits.extend(group_edits);
+            }
+            Some(_) => shared = true,
+            None => no_value = true,
         }
     }
     if !edits.is_empty() {
+        let why = match (no_value, shared) {
+            (true, true) => "the others' repetitions have no string or number to build a key from, or would share one key template",
+            (true, false) => "the others' repetitions have no string or number to build a key from",
+            _ => "the others would share one key template",
+        };
         d = d.with_fix(Fix {
             description: if keyed == calls.len() {
                 format!("add an invocation key to each of the {} calls", calls.len())
             } else {
                 format!(
-                    "add an invocation key to {keyed} of the {} calls (those whose repetition has a string or number to build it from)",
+                    "add an invocation key to {keyed} of the {} calls ({why})",
                     calls.len()
                 )
             },
@@ -433,6 +445,23 @@ mod tests {
         }
     }
 
+    /// The fix keys the repetitions it can and says why it leaves the others.
+    #[test]
+    fn a_partial_fix_says_what_it_leaves() {
+        let ds = lint("for (let i = 0; i < 3; i++) await ctx.task(reviewTask, { i });\nfor (let i = 0; i < 2; i++) await ctx.task(reviewTask, { i });\nfor (let j = 0; j < 2; j++) await ctx.task(fixTask, { n: j });\nfor (let k = 0; k < 2; k++) await ctx.task(fixTask, { n: k });");
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let fix = ds[0]
+            .fix
+            .as_ref()
+            .unwrap_or_else(|| panic!("no fix: {:?}", ds[0]));
+        assert_eq!(
+            fix.description,
+            "add an invocation key to 2 of the 4 calls (the others would share one key template)"
+        );
+        let keys: Vec<&str> = fix.edits.iter().map(|e| e.replacement.as_str()).collect();
+        assert_eq!(keys, [", { key: `fix-${j}` }", ", { key: `fix-${k}` }"]);
+    }
+
     /// A key from the inner loop's variable alone repeats on every outer
     /// pass: no fix, and the help does not suggest it.
     #[test]
@@ -502,6 +531,7 @@ mod tests {
             // Two `if` blocks that may both run.
             "if (inputs.mode === 'a') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}\nif (inputs.level === 'b') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}",
             "let mode = inputs.mode;\nif (mode === 'a') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n  mode = 'b';\n}\nif (mode === 'b') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}",
+            "const plan = { mode: inputs.mode };\nif (plan.mode === 'a') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n  plan.mode = 'b';\n}\nif (plan.mode === 'b') {\n  for (const f of inputs.files) await ctx.task(reviewTask, { f });\n}",
             // Skipped passes.
             "for (const f of inputs.files) { if (f.skip) continue; await ctx.task(reviewTask, { f }); }",
             // A history that does not grow on every pass.

@@ -372,7 +372,11 @@ fn rejected_as_date(m: &JsModel, call: Node) -> bool {
     let Some(args) = call.parent().filter(|p| p.kind_str() == "arguments") else {
         return false;
     };
-    let Some(index) = args.named().position(|a| a.id() == call.id()) else {
+    let Some(index) = args
+        .named()
+        .filter(|a| a.kind_str() != "comment")
+        .position(|a| a.id() == call.id())
+    else {
         return false;
     };
     let Some(callee) = args

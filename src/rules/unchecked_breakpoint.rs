@@ -826,11 +826,9 @@ fn describe(m: &JsModel, call: Node, payload: Option<Node>) -> String {
     }
 }
 
-/// `await ctx.breakpoint(…); passed = true;` — the statement after a
-/// discarded breakpoint assigns `true` to a flag.
-/// The statement after a discarded breakpoint, when it ends the process
-/// with a failure: `throw …`, or `return { success: false, … }` (also
-/// `ok`/`passed`/`approved: false`).
+/// The statement after a discarded breakpoint, when it fails either way:
+/// `throw …`, or `return { success: false, … }` (also `ok`/`passed`/
+/// `approved: false`).
 fn failure_follows<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<Node<'t>> {
     let stmt = if stmt.kind_str() == "expression_statement" {
         stmt
@@ -853,6 +851,8 @@ fn failure_follows<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<Node<'t>> {
     }
 }
 
+/// `await ctx.breakpoint(…); passed = true;` — the statement after a
+/// discarded breakpoint assigns `true` to a flag.
 fn success_overwrite<'t>(m: &JsModel<'t>, stmt: Node<'t>) -> Option<(Node<'t>, String)> {
     // `void ctx.breakpoint()` is a unary expression inside a statement.
     let stmt = if stmt.kind_str() == "expression_statement" {

@@ -174,9 +174,6 @@ impl Rule for UnknownContextMethod {
     }
 }
 
-/// Whether the context's `head` (of `shape`) has `member`: by its nature
-/// (`ctx.log.bind`, `ctx.runId.slice`) or, for a namespace, as a known
-/// method (`parallel.all`, or a fork's `parallel.race` from `extra-methods`).
 /// Whether `node` sits in the block of a `try` with a `catch`, in the same
 /// function: the TypeError it throws is caught there.
 fn caught_here(node: crate::js::syntax::tree::Node) -> bool {
@@ -196,6 +193,9 @@ fn caught_here(node: crate::js::syntax::tree::Node) -> bool {
     false
 }
 
+/// Whether the context's `head` (of `shape`) has `member`: by its nature
+/// (`ctx.log.bind`, `ctx.runId.slice`) or, for a namespace, as a known
+/// method (`parallel.all`, or a fork's `parallel.race` from `extra-methods`).
 fn has_member(shape: MemberShape, head: &str, member: &str, known: &[&str]) -> bool {
     shape_has(shape, member) || namespace_members(head, known).contains(&member)
 }
@@ -310,7 +310,11 @@ fn date_uses<'t>(
             if depth >= 2 || callee.kind() != "identifier" {
                 return;
             }
-            let Some(index) = parent.named().position(|a| a.id() == node.id()) else {
+            let Some(index) = parent
+                .named()
+                .filter(|a| a.kind() != "comment")
+                .position(|a| a.id() == node.id())
+            else {
                 return;
             };
             let Some(f) = m

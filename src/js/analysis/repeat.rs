@@ -541,9 +541,40 @@ fn never_reassigned(m: &JsModel, value: Node) -> bool {
             None => return false,
         }
     }
-    root.kind_str() == "identifier"
-        && m.binding_of_expr(root)
-            .is_none_or(|b| m.scopes.get(b).writes.is_empty())
+    if root.kind_str() != "identifier" {
+        return false;
+    }
+    let Some(b) = m.binding_of_expr(root) else {
+        return true;
+    };
+    let binding = m.scopes.get(b);
+    // Nor any member of it (`plan.mode = 'b'`, `delete plan.mode`).
+    binding.writes.is_empty() && !binding.reads.iter().any(|r| member_written(*r))
+}
+
+/// Whether the read `r` is the object of a member chain that is written:
+/// assigned, updated (`++`) or deleted.
+fn member_written(r: Node) -> bool {
+    let mut n = r;
+    while let Some(p) = n.parent() {
+        let is_object = matches!(p.kind_str(), "member_expression" | "subscript_expression")
+            && p.field("object").is_some_and(|o| o.id() == n.id());
+        if !is_object {
+            break;
+        }
+        n = p;
+    }
+    if n.id() == r.id() {
+        return false;
+    }
+    n.parent().is_some_and(|p| match p.kind_str() {
+        "assignment_expression" | "augmented_assignment_expression" => {
+            p.field("left").is_some_and(|l| l.id() == n.id())
+        }
+        "update_expression" => true,
+        "unary_expression" => p.child(0).is_some_and(|op| op.kind_str() == "delete"),
+        _ => false,
+    })
 }
 
 /// `value === 'literal'` (either side; `==` too): the value and the string.

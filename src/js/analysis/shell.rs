@@ -263,11 +263,32 @@ fn simple_exit(words: &[&str]) -> Exit {
 }
 
 /// The script of `-c SCRIPT` (also in a flag group such as `-lc`),
-/// unquoted.
+/// unquoted, with the shell's own `-e` and `-o errexit`/`-o pipefail`
+/// written into it as `set` lines: they hold for the script.
 fn inline_script(args: &[&str]) -> Option<String> {
     let at = args
         .iter()
         .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
+    let mut prelude = String::new();
+    let mut i = 0;
+    while i <= at {
+        let a = args[i];
+        if a.starts_with('-') && !a.starts_with("--") {
+            if a.contains('e') {
+                prelude.push_str("set -e\n");
+            }
+            // `-o NAME` (also inside a group: `-euo pipefail`).
+            if a.contains('o') {
+                match args.get(i + 1) {
+                    Some(&"pipefail") => prelude.push_str("set -o pipefail\n"),
+                    Some(&"errexit") => prelude.push_str("set -e\n"),
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        i += 1;
+    }
     let word = args.get(at + 1)?;
     let unquoted = if let Some(inner) = word.strip_prefix('\'').and_then(|w| w.strip_suffix('\'')) {
         inner.to_string()
@@ -287,7 +308,7 @@ fn inline_script(args: &[&str]) -> Option<String> {
     } else {
         (*word).to_string()
     };
-    Some(unquoted)
+    Some(prelude + &unquoted)
 }
 
 fn is_assignment(word: &str) -> bool {
@@ -461,6 +482,10 @@ mod tests {
             "bash -lc \"cd app && npm run build\"",
             "bash -c 'set -o pipefail; npm test | tail'",
             "bash scripts/build.sh",
+            // The shell's own options hold for the script.
+            "bash -o pipefail -c \"npm test | tail -5\"",
+            "bash -euo pipefail -c \"npm test | tail\"",
+            "bash -ec \"npm test; echo done\"",
         ] {
             assert_ne!(command_exit(s), Exit::Zero, "{s}");
         }

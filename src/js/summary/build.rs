@@ -418,19 +418,17 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
     }
 }
 
-/// `agent: {}` (an `agent` object literal with no `prompt` and no spread)
-/// in every definition of the task: the agent is told nothing.
+/// `agent: {}` (an empty `agent` object, comments aside) in every
+/// definition of the task: the agent is told nothing. An `agent` with other
+/// properties is not: its instructions may come another way
+/// (`metadata.instructions`).
 fn agent_without_prompt(m: &JsModel, t: &crate::js::model::TaskDef) -> bool {
     !t.objects.is_empty()
         && t.objects.iter().all(|o| {
             objects::property(m, *o, "agent")
                 .map(unparen)
                 .filter(|a| a.kind_str() == "object")
-                .is_some_and(|a| {
-                    objects::property(m, a, "prompt").is_none()
-                        && !objects::has_opaque_spread(m, a)
-                        && !a.named().any(|c| c.kind_str() == "spread_element")
-                })
+                .is_some_and(|a| a.named().all(|c| c.kind_str() == "comment"))
         })
 }
 
