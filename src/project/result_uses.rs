@@ -61,6 +61,10 @@ pub struct ResultUse {
     /// Read places that may read what code put there rather than the
     /// task's output.
     pub provided: HashSet<Location>,
+    /// Read places among `fields` that are only a later link of a
+    /// `||`/`??` chain, with the field its earlier link reads on the result
+    /// (`v.remainingGaps || v.gaps`: `gaps` after `remainingGaps`).
+    pub fallbacks: HashMap<Location, String>,
     /// (read set, layers, read prefix) already walked, with the fewest hops
     /// used so far: results fan out through callers and re-exports, and a
     /// combination is walked again only when reached in fewer hops (so it
@@ -119,6 +123,10 @@ fn collect_wrapped(
         }
     }
     out.provided.extend(reads.provided.iter().cloned());
+    // Relative to the result only where the read set's value is the result.
+    if wrap.is_empty() && acc.is_empty() {
+        out.fallbacks.extend(reads.fallbacks.iter().cloned());
+    }
     for (kind, path) in &reads.forwards {
         // The result escapes whole when the escaping value holds it: the
         // path read before escaping does not go past the result.

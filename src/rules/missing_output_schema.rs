@@ -84,6 +84,20 @@ impl Rule for MissingOutputSchema {
                         && !asks_for(task, f)
                 })
                 .collect();
+            // A later link of a fallback chain (`v.remainingGaps || v.gaps
+            // || known`) is read only when the earlier field is missing:
+            // where that one is asked for, a missing later one falls
+            // through as the code expects.
+            let reported: Vec<&str> = fields.iter().map(|(f, _)| f.as_str()).collect();
+            let fields: Vec<(&String, _)> = fields
+                .iter()
+                .filter(|(_, loc)| {
+                    uses.fallbacks
+                        .get(*loc)
+                        .is_none_or(|earlier| reported.contains(&earlier.as_str()))
+                })
+                .cloned()
+                .collect();
             if fields.is_empty() {
                 continue;
             }

@@ -77,6 +77,7 @@ impl Rule for UndeclaredOutputField {
             .map(|m| (m.path.clone(), m.report))
             .collect();
         let mut found: Vec<crate::diagnostic::Diagnostic> = Vec::new();
+        let mut keys: Vec<FoundRead> = Vec::new();
         for ((loc, field), tasks) in &readers {
             let field = *field;
             if NOT_FIELDS.contains(&field) || !reported.get(&loc.path).copied().unwrap_or(false) {
@@ -114,6 +115,19 @@ impl Rule for UndeclaredOutputField {
             let mut tasks = tasks.clone();
             tasks.sort_unstable();
             tasks.dedup();
+            // A later link of a fallback chain (`b.reportPath ?? b.path`) is
+            // read only when the earlier field is missing: nothing to say
+            // where that one is declared.
+            let earlier = tasks
+                .iter()
+                .find_map(|t| uses.get(t)?.fallbacks.get(loc))
+                .cloned();
+            if earlier
+                .as_deref()
+                .is_some_and(|e| tasks.iter().any(|t| declares(*t, e)))
+            {
+                continue;
+            }
             let Some(&(mi, ti)) = tasks.first() else {
                 continue;
             };
@@ -238,11 +252,76 @@ impl Rule for UndeclaredOutputField {
                 );
             }
             found.push(d);
+            keys.push(FoundRead {
+                field: field.to_string(),
+                tasks,
+                earlier,
+            });
         }
+        let found = fold_fallback_links(found, keys);
         for d in merge_repeated_reads(found) {
             sink.push(d);
         }
     }
+}
+
+/// What a finding of [`UndeclaredOutputField`] is about.
+struct FoundRead {
+    field: String,
+    tasks: Vec<(usize, usize)>,
+    /// The field the earlier link of its fallback chain reads, if the read
+    /// is a later link.
+    earlier: Option<String>,
+}
+
+/// A later link of a fallback chain whose earlier link is reported too
+/// (`b.boardPath ?? b.artifactPath ?? null`, neither declared) is one
+/// mistake with it: the later read becomes a related place of the earlier
+/// one's finding. Only a finding without a fix is folded, so no edit is
+/// lost.
+fn fold_fallback_links(
+    found: Vec<crate::diagnostic::Diagnostic>,
+    keys: Vec<FoundRead>,
+) -> Vec<crate::diagnostic::Diagnostic> {
+    let head_of = |later: usize| {
+        let key = &keys[later];
+        let earlier = key.earlier.as_deref()?;
+        if found[later].fix.is_some() {
+            return None;
+        }
+        (0..found.len()).find(|&i| {
+            i != later
+                && keys[i].field == earlier
+                && keys[i].tasks == key.tasks
+                && found[i].location.path == found[later].location.path
+        })
+    };
+    let heads: Vec<Option<usize>> = (0..found.len()).map(head_of).collect();
+    let mut out: Vec<Option<crate::diagnostic::Diagnostic>> = found.into_iter().map(Some).collect();
+    for (later, head) in heads.iter().enumerate() {
+        let Some(head) = *head else { continue };
+        // A chain of three: fold into the link that stays.
+        let mut at = head;
+        for _ in 0..heads.len() {
+            match heads[at] {
+                Some(next) if next != later => at = next,
+                _ => break,
+            }
+        }
+        let Some(d) = out[later].take() else { continue };
+        if let Some(h) = out[at].as_mut() {
+            h.related.push(crate::diagnostic::Related {
+                location: d.location,
+                message: format!(
+                    "`{}` is read here as its fallback, and is not declared either",
+                    keys[later].field
+                ),
+            });
+        } else {
+            out[later] = Some(d);
+        }
+    }
+    out.into_iter().flatten().collect()
 }
 
 /// The same field read on the same tasks' results more than once in one
@@ -415,6 +494,25 @@ mod tests {
     }
 
     const SPECS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const specsTask = defineTask('specs', () => ({\n  kind: 'agent',\n  title: 'Specs',\n  labels: ['specs'],\n  agent: { prompt: { task: 'List the specs' }, outputSchema: { type: 'object', properties: { specifications: { type: 'array' } } } },\n}));\n";
+
+    /// A fallback chain whose links are all undeclared is one finding, at
+    /// the first link, each later link a related place; a later link after
+    /// a declared field is not reported.
+    #[test]
+    fn a_fallback_chain_is_one_finding() {
+        let src = format!("{SPECS}export async function process(inputs, ctx) {{\n  const r = await ctx.task(specsTask, {{}});\n  return [r.boardPath ?? r.artifactPath ?? r.path ?? null, r.specifications || r.specs];\n}}\n");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        assert!(ds[0].message.starts_with("`boardPath`"), "{}", ds[0].message);
+        let later: Vec<&str> = ds[0]
+            .related
+            .iter()
+            .filter(|r| r.message.contains("as its fallback"))
+            .map(|r| r.message.as_str())
+            .collect();
+        assert_eq!(later.len(), 2, "{:#?}", ds[0].related);
+        assert!(later[0].starts_with("`artifactPath`") || later[1].starts_with("`artifactPath`"));
+    }
 
     /// `r.result.specifications` → `r.specifications`, every such read of
     /// the result at once; not `r.result` alone, nor `r.result.x` for an

@@ -630,7 +630,11 @@ fn split_stored_detail<'a>(
         let optional = required_read && !task.schema_required.iter().any(|r| r == n);
         let count = n.ends_with("Count") || n.ends_with("_count");
         let record = RECORD_SUFFIXES.iter().any(|s| n.ends_with(s))
-            || matches!(n, "path" | "id" | "url" | "version");
+            || matches!(n, "path" | "id" | "url" | "version")
+            // What the agent pasted to show it ran something
+            // (`executedOutputExcerpt`, `commandEvidence`).
+            || n.ends_with("Excerpt")
+            || n.ends_with("Evidence");
         let files = is_file_record(n) && !misread;
         // Text the agent wrote into a file it names, echoed back
         // (`testCode` beside a read `testFilePath`).

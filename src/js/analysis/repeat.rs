@@ -234,7 +234,14 @@ pub fn args_shape_grows(m: &JsModel, call: CallId) -> bool {
         }
         f = m.functions[fid].parent;
     }
-    let lp = &m.loops[*l];
+    grows_per_pass(m, call, *l)
+}
+
+/// Whether an args property of `call` is a `const` array that each pass of
+/// loop `l` pushes to (see [`args_shape_grows`]).
+fn grows_per_pass(m: &JsModel, call: CallId, l: LoopId) -> bool {
+    let c = &m.calls[call];
+    let lp = &m.loops[l];
     let Some(body) = lp.body.filter(|b| b.kind_str() == "statement_block") else {
         return false;
     };
@@ -440,6 +447,11 @@ pub fn occurrence_aligned(m: &JsModel, call: CallId) -> bool {
     let aligned = match c.loops.as_slice() {
         [l] => loop_aligned(m, call, *l),
         [] => callback_aligned(m, call),
+        // An inner loop's call whose args carry a history each pass of the
+        // outer loop grows (`previousRounds: rounds`): each outer pass's
+        // calls have a shape of their own, and within one the count is the
+        // inner pass.
+        [outer, inner] => loop_aligned(m, call, *inner) && grows_per_pass(m, call, *outer),
         _ => false,
     };
     aligned
@@ -805,13 +817,22 @@ pub fn order_varies(m: &JsModel, call: CallId) -> bool {
             });
         if per_item {
             let (from, to) = (fnode.start_byte(), c.node.start_byte());
+            let before = |n: Node| {
+                n.start_byte() >= from && n.end_byte() <= to && !exclusive(n, c.node)
+            };
+            // An effect made inside a helper the item awaits, handed the
+            // context (`await approvalGate(ctx, item)`), waits as well.
+            let awaited_helper = |other: &crate::js::model::Call| {
+                other.node.parent().is_some_and(|p| p.kind_str() == "await_expression")
+                    && other.args.iter().any(|a| m.is_context_expr(*a))
+            };
             return m.effects.iter().any(|e| {
-                let n = m.calls[e.call].node;
-                e.kind.dispatches()
-                    && e.call != call
-                    && n.start_byte() >= from
-                    && n.end_byte() <= to
-                    && !exclusive(n, c.node)
+                e.kind.dispatches() && e.call != call && before(m.calls[e.call].node)
+            }) || m.calls.iter().enumerate().any(|(i, other)| {
+                i != call
+                    && m.effect_of_call(i).is_none()
+                    && before(other.node)
+                    && awaited_helper(other)
             });
         }
         f = m.functions[fid].parent;
@@ -1220,15 +1241,23 @@ fn runs_on_every_pass(m: &JsModel, node: Node, body: Node, loop_node: Node) -> b
     let Some(guard) = holder.filter(|h| h.kind_str() == "if_statement" && top(*h)) else {
         return false;
     };
-    if !guard
-        .field("consequence")
-        .is_some_and(|c| crate::js::syntax::contains(c, node))
-    {
-        return false;
-    }
     let Some(cond) = guard.field("condition").map(unparen) else {
         return false;
     };
+    // A test with one value on every pass: the call runs on every pass or
+    // on none, and either way its count is the pass.
+    let in_branch = |f: &str| {
+        guard
+            .field(f)
+            .is_some_and(|c| crate::js::syntax::contains(c, node))
+    };
+    if (in_branch("consequence") || in_branch("alternative")) && loop_invariant(m, cond, loop_node)
+    {
+        return true;
+    }
+    if !in_branch("consequence") {
+        return false;
+    }
     if past_first_pass(m, cond, loop_node) {
         return true;
     }
@@ -1253,6 +1282,82 @@ fn runs_on_every_pass(m: &JsModel, node: Node, body: Node, loop_node: Node) -> b
                             && a.field("right").is_some_and(|r| truthy(m, r))
                     }))
         })
+}
+
+/// Methods that only read the value they are called on (and their
+/// arguments).
+const READING_METHODS: &[&str] = &[
+    "includes",
+    "startsWith",
+    "endsWith",
+    "indexOf",
+    "has",
+    "some",
+    "every",
+    "find",
+    "toLowerCase",
+    "toUpperCase",
+    "trim",
+    "isArray",
+    "isFinite",
+    "isInteger",
+];
+
+/// Whether `cond` has one value on every pass of `loop_node`: it reads
+/// only variables declared outside the loop that nothing in the loop
+/// writes, writes a member of or hands to a function (which could), calls
+/// only methods that read, and awaits nothing
+/// (`if (setup.ensemble.includes('NPT'))` on a result recorded before the
+/// loop).
+fn loop_invariant(m: &JsModel, cond: Node, loop_node: Node) -> bool {
+    use crate::js::syntax::contains;
+    let mut stack = vec![cond];
+    while let Some(n) = stack.pop() {
+        match n.kind_str() {
+            "await_expression"
+            | "assignment_expression"
+            | "augmented_assignment_expression"
+            | "update_expression"
+            | "new_expression"
+            | "yield_expression"
+            | "this" => return false,
+            "call_expression" => {
+                let method = n
+                    .field("function")
+                    .map(unparen)
+                    .filter(|f| f.kind_str() == "member_expression")
+                    .and_then(|f| f.field("property"));
+                if !method.is_some_and(|p| READING_METHODS.contains(&m.text(p))) {
+                    return false;
+                }
+            }
+            "identifier" => match m.binding_of_expr(n) {
+                None => {
+                    if !matches!(m.text(n), "Number" | "Array" | "String" | "undefined") {
+                        return false;
+                    }
+                }
+                Some(b) => {
+                    let binding = m.scopes.get(b);
+                    // A callback's own parameter (`x => x.done`).
+                    let own = contains(cond, binding.node);
+                    let changed = contains(loop_node, binding.node)
+                        || binding.writes.iter().any(|w| contains(loop_node, *w))
+                        || binding.reads.iter().any(|r| {
+                            contains(loop_node, *r)
+                                && (member_written(*r)
+                                    || r.parent().is_some_and(|p| p.kind_str() == "arguments"))
+                        });
+                    if !own && changed {
+                        return false;
+                    }
+                }
+            },
+            _ => {}
+        }
+        stack.extend(n.named());
+    }
+    true
 }
 
 /// `i > K` or `i !== K` where `i` is the counter of the `for` loop

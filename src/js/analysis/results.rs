@@ -120,6 +120,11 @@ pub struct Reads<'t> {
     /// than what the task produced (see [`Seg::Provided`], and fields code
     /// assigns): a read still, but not one a schema must declare.
     pub provided: Vec<Node<'t>>,
+    /// Reading nodes among `paths` that are a later link of a `||`/`??`
+    /// chain, with the field an earlier link reads on the same object
+    /// (`v.gaps` in `v.remainingGaps || v.gaps || []`, with
+    /// `remainingGaps`): read only when the earlier field is missing.
+    pub fallbacks: Vec<(Node<'t>, String)>,
 }
 
 impl Reads<'_> {
@@ -472,6 +477,11 @@ impl<'m, 't> Tracker<'m, 't> {
                 // have.
                 if acc.is_empty() && falls_back_to_object(self.m, member) {
                     self.out.provided.push(member);
+                }
+                if acc.is_empty() {
+                    if let Some(earlier) = earlier_link(self.m, member) {
+                        self.out.fallbacks.push((member, earlier));
+                    }
                 }
                 acc.push(name.to_string());
                 self.out.paths.push((acc.clone(), member));
@@ -877,6 +887,52 @@ pub fn enclosing_function(m: &JsModel, node: Node) -> Option<usize> {
         n = p.parent();
     }
     None
+}
+
+/// The field an earlier link of the `||`/`??` chain `member` is a later
+/// link of reads on the same object: `remainingGaps` for `v.gaps` in
+/// `v.remainingGaps || v.gaps || []`.
+fn earlier_link(m: &JsModel, member: Node) -> Option<String> {
+    let object = m.text(unparen(member.field("object")?));
+    let is_chain = |n: Node| {
+        n.kind_str() == "binary_expression"
+            && n.field("operator")
+                .is_some_and(|o| matches!(m.text(o), "||" | "??"))
+    };
+    // Up to the chain link whose right operand holds the member.
+    let mut n = member;
+    let left = loop {
+        let p = n.parent()?;
+        if p.kind_str() == "parenthesized_expression" {
+            n = p;
+            continue;
+        }
+        if !is_chain(p) {
+            return None;
+        }
+        if p.field("right").is_some_and(|r| r.id() == n.id()) {
+            break p.field("left")?;
+        }
+        n = p;
+    };
+    // The earlier links, nearest first.
+    let mut links = Vec::new();
+    let mut stack = vec![left];
+    while let Some(n) = stack.pop() {
+        let n = unparen(n);
+        if is_chain(n) {
+            stack.extend(n.field("left"));
+            stack.extend(n.field("right"));
+        } else {
+            links.push(n);
+        }
+    }
+    links.into_iter().find_map(|l| {
+        (l.kind_str() == "member_expression"
+            && l.field("object").is_some_and(|o| m.text(unparen(o)) == object))
+        .then(|| l.field("property").map(|p| m.text(p).to_string()))
+        .flatten()
+    })
 }
 
 /// Whether `member` (`r.result`) is an operand of a `||`/`??` chain whose

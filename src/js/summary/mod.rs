@@ -63,6 +63,11 @@ pub struct ReadSet {
     /// Places among `paths` that read what code may have put there (a
     /// literal's key, an own property next to a spread, an assigned field).
     pub provided: Vec<Location>,
+    /// First places of one-field paths every read of which is a later link
+    /// of a `||`/`??` chain, with the field an earlier link reads on the
+    /// same object (see `results::Reads::fallbacks`).
+    #[serde(default)]
+    pub fallbacks: Vec<(Location, String)>,
     /// Reads through a wrapper (`r.value.x`, `r?.result?.x`): `ctx.task`
     /// resolves to the output itself, so a rule may offer to drop it.
     #[serde(default)]
@@ -402,6 +407,7 @@ impl InvocationSummary {
             forwards: Vec::new(),
             pending: Vec::new(),
             provided: Vec::new(),
+            fallbacks: Vec::new(),
             unwraps: Vec::new(),
         };
         self.result_reads.as_deref().unwrap_or(&NONE)
