@@ -264,18 +264,6 @@ fn retry_shape(a: &LoopAnalysis, l: LoopId) -> Option<Retry> {
     })
 }
 
-/// Whether `text` holds `word` not as part of a longer name or member
-/// chain (`verify.verified` in `verify.verified === true`, not in
-/// `verify.verifiedAt`).
-fn contains_word(text: &str, word: &str) -> bool {
-    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    text.match_indices(word).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(|c| ident(c) || c == '.') && !after.is_some_and(ident)
-    })
-}
-
 /// The object an assignment to a member writes into (`entry` of
 /// `entry.approved = …`, `breach` of `breach.remediation.verified = …`),
 /// when it is declared outside the loop `lp`.
@@ -295,21 +283,11 @@ fn outer_member_root(m: &JsModel, lp: Node, assignment: Node) -> Option<BindingI
 /// true` beside `if (verify.verified === true) break;`) — not any other
 /// field of the result.
 fn member_copies(m: &JsModel, lp: Node, body: Node, guards: &[Node]) -> Vec<BindingId> {
-    // The values the guards test: `verify.verified`, or `ok` itself.
-    let mut tested: Vec<&str> = Vec::new();
+    // The values the guards test (`verify.verified`, or `ok` itself), as a
+    // variable and the members read on it.
+    let mut tested: Vec<ValuePath> = Vec::new();
     for g in guards {
-        walk(*g, |n| {
-            let value = matches!(n.kind_str(), "member_expression" | "identifier")
-                && !n.parent().is_some_and(|p| {
-                    p.kind_str() == "member_expression"
-                        && p.field("object").is_some_and(|o| o.id() == n.id())
-                });
-            if value {
-                tested.push(m.text(n));
-                return false;
-            }
-            true
-        });
+        each_value(*g, |n| tested.extend(value_path(m, n)));
     }
     let mut out = Vec::new();
     walk(body, |n| {
@@ -318,10 +296,17 @@ fn member_copies(m: &JsModel, lp: Node, body: Node, guards: &[Node]) -> Vec<Bind
         }
         if n.kind_str() == "assignment_expression" {
             let root = outer_member_root(m, lp, n);
-            let copies = n.field("right").is_some_and(|v| {
-                let text = m.text(v);
-                tested.iter().any(|t| contains_word(text, t))
-            });
+            let mut copies = false;
+            if let Some(v) = n.field("right") {
+                each_value(v, |r| {
+                    // The tested value or a member of it.
+                    copies |= value_path(m, r).is_some_and(|(b, path)| {
+                        tested
+                            .iter()
+                            .any(|(tb, tp)| *tb == b && path.starts_with(tp))
+                    });
+                });
+            }
             if let Some(b) = root.filter(|b| copies && !out.contains(b)) {
                 out.push(b);
             }
@@ -329,6 +314,46 @@ fn member_copies(m: &JsModel, lp: Node, body: Node, guards: &[Node]) -> Vec<Bind
         true
     });
     out
+}
+
+/// A variable and the members read on it (`verify.verified`).
+type ValuePath<'t> = (BindingId, Vec<&'t str>);
+
+/// Calls `f` on each outermost value read in `n`: a variable, or a member
+/// chain on one (`verify.verified`, not its `verify`).
+fn each_value<'t>(n: Node<'t>, mut f: impl FnMut(Node<'t>)) {
+    walk(n, |n| {
+        let value = matches!(n.kind_str(), "member_expression" | "identifier")
+            && !n.parent().is_some_and(|p| {
+                p.kind_str() == "member_expression"
+                    && p.field("object").is_some_and(|o| o.id() == n.id())
+            });
+        if value {
+            f(n);
+            return false;
+        }
+        true
+    });
+}
+
+/// The variable a value is read from and the members read on it, when it
+/// is a plain chain of named members (`a.b.c`, `a?.b`).
+fn value_path<'t>(m: &JsModel<'t>, n: Node<'t>) -> Option<ValuePath<'t>> {
+    let mut members = Vec::new();
+    let mut n = unparen(n);
+    while n.kind_str() == "member_expression" {
+        let prop = n.field("property")?;
+        if prop.kind_str() != "property_identifier" {
+            return None;
+        }
+        members.push(m.text(prop));
+        n = unparen(n.field("object")?);
+    }
+    if n.kind_str() != "identifier" {
+        return None;
+    }
+    members.reverse();
+    Some((m.binding_of_expr(n)?, members))
 }
 
 /// Objects declared outside the loop `lp` whose member is assigned in

@@ -5,6 +5,7 @@ use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Diagnostic, Related, Severity};
+use crate::js::analysis::dates::always_rejected;
 use crate::js::analysis::effects::effect_of_call;
 use crate::js::analysis::replay::{origin, Origin, Replay};
 use crate::js::analysis::results::enclosing_function;
@@ -114,7 +115,9 @@ impl Rule for NondeterministicProcess {
         let mut found: Vec<(Node, Source, String)> = Vec::new();
         for (ci, c) in m.calls.iter().enumerate() {
             if let Some(e) = effect_of_call(m, ci) {
-                if e.kind == EffectKind::Now && !rejected_as_date(m, c.node) {
+                // A clock every use of which fails a `Number` test is
+                // `unknown-context-method`'s bug, not nondeterminism.
+                if e.kind == EffectKind::Now && !always_rejected(m, c.node) {
                     found.push((
                         c.node,
                         Source::ContextNow,
@@ -361,74 +364,4 @@ fn rooted_at(m: &JsModel, node: Node, b: Option<crate::js::model::scope::Binding
         }
     }
     n.kind_str() == "identifier" && m.scopes.binding_of(n) == Some(b)
-}
-/// A `ctx.now()` passed straight to a function of the module whose first
-/// statement leaves when that parameter fails a `Number` test (`if
-/// (!Number.isFinite(nowMs)) throw …`): `ctx.now()` is a `Date`, so the
-/// test always fails and the function always leaves there, whatever the
-/// time is. Nothing after the test sees the clock; `unknown-context-method`
-/// reports the always-false test, the bug this is.
-fn rejected_as_date(m: &JsModel, call: Node) -> bool {
-    let Some(args) = call.parent().filter(|p| p.kind_str() == "arguments") else {
-        return false;
-    };
-    let Some(index) = args
-        .named()
-        .filter(|a| a.kind_str() != "comment")
-        .position(|a| a.id() == call.id())
-    else {
-        return false;
-    };
-    let Some(callee) = args
-        .parent()
-        .and_then(|c| c.field("function"))
-        .filter(|f| f.kind_str() == "identifier")
-    else {
-        return false;
-    };
-    let Some(f) = m
-        .scopes
-        .binding_of(callee)
-        .and_then(|b| m.scopes.get(b).function)
-    else {
-        return false;
-    };
-    let node = m.functions[f].node;
-    let Some(param) = node
-        .field("parameters")
-        .and_then(|ps| ps.named().filter(|p| p.kind_str() != "comment").nth(index))
-        .filter(|p| p.kind_str() == "identifier")
-    else {
-        return false;
-    };
-    let name = m.text(param);
-    let Some(first) = node
-        .field("body")
-        .filter(|b| b.kind_str() == "statement_block")
-        .and_then(|b| b.named().find(|s| s.kind_str() != "comment"))
-        .filter(|s| s.kind_str() == "if_statement")
-    else {
-        return false;
-    };
-    let leaves = first.field("consequence").is_some_and(|c| {
-        let c = if c.kind_str() == "statement_block" {
-            c.named().find(|s| s.kind_str() != "comment")
-        } else {
-            Some(c)
-        };
-        c.is_some_and(|s| matches!(s.kind_str(), "throw_statement" | "return_statement"))
-    });
-    let tests = first.field("condition").is_some_and(|cond| {
-        let text = m.text(cond);
-        // One failing test among `||`s leaves; among `&&`s it may not.
-        !text.contains("&&")
-            && [
-                "Number.isFinite",
-                "Number.isInteger",
-                "Number.isSafeInteger",
-            ]
-            .iter()
-            .any(|t| text.contains(&format!("!{t}({name})")))
-    });
-    leaves && tests
 }

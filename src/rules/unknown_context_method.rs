@@ -3,6 +3,7 @@
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::Severity;
+use crate::js::analysis::dates::{misuses, DateMisuse, Misuse};
 use crate::js::analysis::effects::method_path;
 use crate::js::model::context_api::{
     closest_method, member_shape, shape_has, MemberShape, CONTEXT_METHODS, CONTEXT_PROPERTIES,
@@ -208,13 +209,6 @@ fn namespace_members<'k>(head: &str, known: &[&'k str]) -> Vec<&'k str> {
         .collect()
 }
 
-/// `Number` predicates that are false for every non-number.
-const NUMBER_TESTS: &[&str] = &[
-    "Number.isFinite",
-    "Number.isInteger",
-    "Number.isSafeInteger",
-];
-
 /// `ctx.now()` returns a `Date` (`runtime/processContext.ts`: `now: () =>
 /// Date`), not epoch milliseconds: the uses whose result is then constant
 /// or wrong — a `Number` predicate (always false), `typeof … === 'number'`
@@ -227,9 +221,7 @@ fn check_now(cx: &JsContext, sink: &mut Sink) {
     for e in m.effects_of(EffectKind::Now) {
         let call = &m.calls[e.call];
         let shown = m.text(call.node).to_string();
-        let mut found = Vec::new();
-        date_uses(cx, call.node, None, 0, &mut found);
-        for (at, what, via) in found {
+        for DateMisuse { at, what, via } in misuses(m, call.node) {
             let how = via.map_or(String::new(), |(f, p)| {
                 format!(" (passed to `{f}` as `{p}`)")
             });
@@ -258,133 +250,6 @@ fn check_now(cx: &JsContext, sink: &mut Sink) {
             };
             sink.push(sink.diag(span(at), message).with_help(help));
         }
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Misuse {
-    NumberTest(&'static str),
-    TypeofNumber,
-    Concat,
-}
-
-type DateUse<'t> = (
-    crate::js::syntax::tree::Node<'t>,
-    Misuse,
-    Option<(String, String)>,
-);
-
-/// The misuses of the `Date` that `value` evaluates to (see
-/// [`check_now`]); `via` names the function and parameter it was passed
-/// as. Follows `const` bindings and parameters two steps deep.
-fn date_uses<'t>(
-    cx: &JsContext<'_, 't>,
-    value: crate::js::syntax::tree::Node<'t>,
-    via: Option<(String, String)>,
-    depth: usize,
-    out: &mut Vec<DateUse<'t>>,
-) {
-    let m = cx.model;
-    let mut node = value;
-    let mut parent = node.parent();
-    while let Some(p) = parent.filter(|p| p.kind() == "parenthesized_expression") {
-        node = p;
-        parent = p.parent();
-    }
-    let Some(parent) = parent else {
-        return;
-    };
-    match parent.kind() {
-        "arguments" => {
-            let Some(call) = parent.parent().filter(|c| c.kind() == "call_expression") else {
-                return;
-            };
-            let Some(callee) = call.field("function") else {
-                return;
-            };
-            let name = m.text(callee);
-            if let Some(test) = NUMBER_TESTS.iter().find(|t| **t == name) {
-                out.push((call, Misuse::NumberTest(test), via));
-                return;
-            }
-            if depth >= 2 || callee.kind() != "identifier" {
-                return;
-            }
-            let Some(index) = parent
-                .named()
-                .filter(|a| a.kind() != "comment")
-                .position(|a| a.id() == node.id())
-            else {
-                return;
-            };
-            let Some(f) = m
-                .scopes
-                .binding_of(callee)
-                .and_then(|b| m.scopes.get(b).function)
-            else {
-                return;
-            };
-            let param = m
-                .scopes
-                .bindings
-                .iter()
-                .find(|b| b.param == Some((f, index)) && b.writes.is_empty());
-            if let Some(param) = param {
-                let via = Some((name.to_string(), param.name.clone()));
-                for r in &param.reads {
-                    date_uses(cx, *r, via.clone(), depth + 1, out);
-                }
-            }
-        }
-        "unary_expression" if parent.child(0).is_some_and(|o| m.text(o) == "typeof") => {
-            let Some(cmp) = parent.parent().filter(|b| b.kind() == "binary_expression") else {
-                return;
-            };
-            let op = cmp.field("operator").map(|o| m.text(o));
-            if !matches!(op, Some("===" | "==" | "!==" | "!=")) {
-                return;
-            }
-            let other = [cmp.field("left"), cmp.field("right")]
-                .into_iter()
-                .flatten()
-                .find(|n| n.id() != parent.id());
-            let names_number = other.is_some_and(|o| {
-                o.kind() == "string"
-                    && o.cooked_name()
-                        .unwrap_or(m.text(o).trim_matches(['\'', '"']))
-                        == "number"
-            });
-            if names_number {
-                out.push((cmp, Misuse::TypeofNumber, via));
-            }
-        }
-        "binary_expression" if parent.field("operator").is_some_and(|o| m.text(o) == "+") => {
-            let other = [parent.field("left"), parent.field("right")]
-                .into_iter()
-                .flatten()
-                .find(|n| n.id() != node.id());
-            // `'at ' + ctx.now()` means the text.
-            if other.is_some_and(|o| matches!(o.kind(), "string" | "template_string")) {
-                return;
-            }
-            out.push((parent, Misuse::Concat, via));
-        }
-        "variable_declarator" if parent.field("value").is_some_and(|v| v.id() == node.id()) => {
-            let Some(name) = parent.field("name").filter(|n| n.kind() == "identifier") else {
-                return;
-            };
-            let Some(b) = m.scopes.binding_of(name) else {
-                return;
-            };
-            let b = m.scopes.get(b);
-            if b.kind != crate::js::model::scope::BindingKind::Const || depth >= 2 {
-                return;
-            }
-            for r in &b.reads {
-                date_uses(cx, *r, via.clone(), depth + 1, out);
-            }
-        }
-        _ => {}
     }
 }
 

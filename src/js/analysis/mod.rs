@@ -4,6 +4,7 @@
 //! handlers let the SDK's signals through, what runs on replay.
 
 pub mod catch;
+pub mod dates;
 pub mod effects;
 pub mod exports;
 pub mod flow;
