@@ -503,7 +503,11 @@ mod tests {
         let src = format!("{SPECS}export async function process(inputs, ctx) {{\n  const r = await ctx.task(specsTask, {{}});\n  return [r.boardPath ?? r.artifactPath ?? r.path ?? null, r.specifications || r.specs];\n}}\n");
         let ds = lint(&src);
         assert_eq!(ds.len(), 1, "{ds:#?}");
-        assert!(ds[0].message.starts_with("`boardPath`"), "{}", ds[0].message);
+        assert!(
+            ds[0].message.starts_with("`boardPath`"),
+            "{}",
+            ds[0].message
+        );
         let later: Vec<&str> = ds[0]
             .related
             .iter()

@@ -76,7 +76,11 @@ fn date_uses<'t>(
             };
             let name = m.text(callee);
             if let Some(test) = NUMBER_TESTS.iter().find(|t| **t == name) {
-                out.push(DateMisuse { at: call, what: Misuse::NumberTest(test), via });
+                out.push(DateMisuse {
+                    at: call,
+                    what: Misuse::NumberTest(test),
+                    via,
+                });
                 return;
             }
             if depth >= 2 || callee.kind() != "identifier" {
@@ -127,7 +131,11 @@ fn date_uses<'t>(
                         == "number"
             });
             if names_number {
-                out.push(DateMisuse { at: cmp, what: Misuse::TypeofNumber, via });
+                out.push(DateMisuse {
+                    at: cmp,
+                    what: Misuse::TypeofNumber,
+                    via,
+                });
             }
         }
         "binary_expression" if parent.field("operator").is_some_and(|o| m.text(o) == "+") => {
@@ -139,7 +147,11 @@ fn date_uses<'t>(
             if other.is_some_and(|o| matches!(o.kind(), "string" | "template_string")) {
                 return;
             }
-            out.push(DateMisuse { at: parent, what: Misuse::Concat, via });
+            out.push(DateMisuse {
+                at: parent,
+                what: Misuse::Concat,
+                via,
+            });
         }
         "variable_declarator" if parent.field("value").is_some_and(|v| v.id() == node.id()) => {
             let Some(name) = parent.field("name").filter(|n| n.kind() == "identifier") else {
@@ -159,7 +171,6 @@ fn date_uses<'t>(
         _ => {}
     }
 }
-
 
 /// Whether the call that `value` is an argument of always leaves at its
 /// first statement because of `value`: the called function of the module

@@ -817,23 +817,27 @@ pub fn order_varies(m: &JsModel, call: CallId) -> bool {
             });
         if per_item {
             let (from, to) = (fnode.start_byte(), c.node.start_byte());
-            let before = |n: Node| {
-                n.start_byte() >= from && n.end_byte() <= to && !exclusive(n, c.node)
-            };
+            let before =
+                |n: Node| n.start_byte() >= from && n.end_byte() <= to && !exclusive(n, c.node);
             // An effect made inside a helper the item awaits, handed the
             // context (`await approvalGate(ctx, item)`), waits as well.
             let awaited_helper = |other: &crate::js::model::Call| {
-                other.node.parent().is_some_and(|p| p.kind_str() == "await_expression")
+                other
+                    .node
+                    .parent()
+                    .is_some_and(|p| p.kind_str() == "await_expression")
                     && other.args.iter().any(|a| m.is_context_expr(*a))
             };
-            return m.effects.iter().any(|e| {
-                e.kind.dispatches() && e.call != call && before(m.calls[e.call].node)
-            }) || m.calls.iter().enumerate().any(|(i, other)| {
-                i != call
-                    && m.effect_of_call(i).is_none()
-                    && before(other.node)
-                    && awaited_helper(other)
-            });
+            return m
+                .effects
+                .iter()
+                .any(|e| e.kind.dispatches() && e.call != call && before(m.calls[e.call].node))
+                || m.calls.iter().enumerate().any(|(i, other)| {
+                    i != call
+                        && m.effect_of_call(i).is_none()
+                        && before(other.node)
+                        && awaited_helper(other)
+                });
         }
         f = m.functions[fid].parent;
     }

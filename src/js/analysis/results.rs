@@ -929,7 +929,8 @@ fn earlier_link(m: &JsModel, member: Node) -> Option<String> {
     }
     links.into_iter().find_map(|l| {
         (l.kind_str() == "member_expression"
-            && l.field("object").is_some_and(|o| m.text(unparen(o)) == object))
+            && l.field("object")
+                .is_some_and(|o| m.text(unparen(o)) == object))
         .then(|| l.field("property").map(|p| m.text(p).to_string()))
         .flatten()
     })
