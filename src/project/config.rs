@@ -900,6 +900,8 @@ fn build_globs(globs: &[Spanned<String>], root: &Path) -> Result<Globs, (Range<u
     })
 }
 
+pub use crate::source::names::edit_distance;
+
 /// The registered rule id nearest to a misspelling.
 pub fn closest_rule(id: &str, known: &dyn KnownRules) -> Option<&'static str> {
     known
@@ -909,21 +911,6 @@ pub fn closest_rule(id: &str, known: &dyn KnownRules) -> Option<&'static str> {
         .filter(|(d, c)| *d <= c.len() / 3 + 1)
         .min()
         .map(|(_, c)| c)
-}
-
-/// Levenshtein distance over chars.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// Where `key` is written inside a rule's table (`span`, as toml reports

@@ -18,6 +18,7 @@ use super::{Area, Category, MergeContext, ReportMeta, Rule, RuleMeta, Sink, Site
 use crate::diagnostic::{Diagnostic, Edit, Fix, Severity};
 use crate::markdown::yaml::{YamlError, YamlNode, YamlValue};
 use crate::markdown::Frontmatter;
+use crate::source::names::nearest;
 use crate::source::Span;
 
 pub struct SkillFrontmatter;
@@ -435,18 +436,40 @@ impl Checker<'_, '_, '_> {
                     );
                 }
                 SkillSpec::ClaudeCode if !claude && !babysitter && !self.extra.contains(&name) => {
-                    let help = if body_text {
-                        "a key with spaces is usually body text left inside the frontmatter: end the frontmatter with a `---` line before it".to_string()
-                    } else {
-                        format!(
-                            "if your own tooling reads it, declare it in proclint.toml:\n[rules.skill-frontmatter]\nextra-keys = [\"{name}\"]\notherwise move the data under `metadata:`, or fix the spelling of a known field"
-                        )
-                    };
-                    self.warning(
-                        span_of(key),
-                        format!("{UNKNOWN_KEY}{name}{UNKNOWN_KEY_REST}"),
-                        Some(&help),
+                    let known: Vec<&str> = AGENTSKILLS_FIELDS
+                        .iter()
+                        .chain(CLAUDE_CODE_FIELDS)
+                        .chain(BABYSITTER_FIELDS)
+                        .copied()
+                        .collect();
+                    let message = format!("{UNKNOWN_KEY}{name}{UNKNOWN_KEY_REST}");
+                    let declare = format!(
+                        "if your own tooling reads it, declare it in proclint.toml:\n[rules.skill-frontmatter]\nextra-keys = [\"{name}\"]"
                     );
+                    if body_text {
+                        self.warning(
+                            span_of(key),
+                            message,
+                            Some("a key with spaces is usually body text left inside the frontmatter: end the frontmatter with a `---` line before it"),
+                        );
+                    } else if let Some(near) = nearest(&name, &known) {
+                        // A misspelt known key: what it sets is lost.
+                        self.warning(
+                            span_of(key),
+                            message,
+                            Some(&format!("did you mean `{near}`? Otherwise {declare}")),
+                        );
+                    } else {
+                        // The skill's own metadata (`id`, `slug`, `status`):
+                        // ignored, and nothing is lost by that.
+                        let d = self
+                            .sink
+                            .diag_at(Severity::Info, span_of(key), message)
+                            .with_help(format!(
+                                "nothing to do if it is metadata of your own; {declare}, or move it under `metadata:`"
+                            ));
+                        self.sink.push(d);
+                    }
                 }
                 SkillSpec::ClaudeCode => {}
             }

@@ -8,6 +8,7 @@ use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::diagnostic::{Edit, Fix, Location, Severity};
 use crate::project::config::Config;
 use crate::project::Project;
+use crate::source::names::edit_distance;
 
 pub struct UndeclaredOutputField;
 
@@ -467,22 +468,6 @@ pub fn closest<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .filter(|(d, _)| *d <= (name.chars().count() / 3).max(1))
         .min_by_key(|(d, c)| (*d, *c))
         .map(|(_, c)| c)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = Vec::with_capacity(b.len() + 1);
-        cur.push(i + 1);
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

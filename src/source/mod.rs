@@ -5,6 +5,7 @@
 //! on every line-ending style.
 
 pub mod inject;
+pub mod names;
 pub mod output;
 
 use serde::{Deserialize, Serialize};

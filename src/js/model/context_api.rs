@@ -235,21 +235,7 @@ pub fn closest_method<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     (d <= limit).then_some(k)
 }
 
-/// Levenshtein distance over chars.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
+pub use crate::source::names::edit_distance;
 
 #[cfg(test)]
 mod tests {

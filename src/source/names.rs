@@ -1,0 +1,56 @@
+//! Near misses between names: the "did you mean" of every front end and
+//! rule (a context method, a rule id, a declared field, a heading anchor,
+//! a frontmatter key).
+
+/// Levenshtein distance over chars.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The candidate nearest to `name` ignoring case, when it is a plausible
+/// typo of it: at most a third of `name`'s length away, and at least one
+/// edit, at most three. Ties go to the first in `candidates`' order.
+pub fn nearest<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    let limit = (name.chars().count() / 3).clamp(1, 3);
+    let mut best: Option<(usize, &'a str)> = None;
+    for c in candidates {
+        let d = edit_distance(&lower, &c.to_lowercase());
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.filter(|(d, _)| *d <= limit).map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("täsk", "task"), 1);
+    }
+
+    #[test]
+    fn near_misses() {
+        let known = ["description", "allowed-tools", "name"];
+        assert_eq!(nearest("descripton", &known), Some("description"));
+        assert_eq!(nearest("Allowed-Tools", &known), Some("allowed-tools"));
+        assert_eq!(nearest("slug", &known), None);
+        assert_eq!(nearest("id", &known), None);
+    }
+}
