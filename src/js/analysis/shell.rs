@@ -229,6 +229,52 @@ fn is_sink(words: &[&str]) -> bool {
         .is_some_and(|p| PIPE_SINKS.contains(p))
 }
 
+/// Whether `words` are redirections alone (`> out.log 2>&1`).
+fn only_redirections(words: &[&str]) -> bool {
+    let mut target = false;
+    words.iter().all(|w| {
+        let redirect = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+        let op = redirect.starts_with(['>', '<']);
+        let ok = target || op;
+        // `>` alone takes the next word as its file; `>out.log`, `2>&1` not.
+        target = op && redirect.trim_end_matches(['>', '<', '|']).is_empty();
+        ok
+    })
+}
+
+/// Where the group opened at `start` (`{` or `(`) closes, outside quotes.
+fn group_end(chars: &[char], start: usize) -> Option<usize> {
+    let open = chars[start];
+    let close = if open == '{' { '}' } else { ')' };
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut j = start;
+    while j < chars.len() {
+        let c = chars[j];
+        match quote {
+            Some(q) => {
+                if c == '\\' && q == '"' {
+                    j += 1;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if matches!(c, '\'' | '"' | '`') => quote = Some(c),
+            None if c == '\\' => j += 1,
+            None if c == open => depth += 1,
+            None if c == close => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            None => {}
+        }
+        j += 1;
+    }
+    None
+}
+
 fn simple_exit(words: &[&str]) -> Exit {
     // Leading assignments (`CI=1 npm test`) and negation.
     let mut rest = words.iter().skip_while(|w| is_assignment(w));
@@ -240,6 +286,14 @@ fn simple_exit(words: &[&str]) -> Exit {
         args.iter()
             .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c))
     };
+    // A group's or a subshell's status is its script's last command's.
+    let group = program
+        .strip_prefix('{')
+        .and_then(|g| g.strip_suffix('}'))
+        .or_else(|| program.strip_prefix('(').and_then(|g| g.strip_suffix(')')));
+    if let Some(script) = group.filter(|_| only_redirections(&args)) {
+        return command_exit(script);
+    }
     match program {
         "!" => match simple_exit(&args) {
             Exit::Zero => Exit::NonZero,
@@ -379,6 +433,18 @@ fn statements(script: &str) -> Vec<Vec<String>> {
                 subst = 1;
                 i += 1;
             }
+            // A group (`{ a; b; }`) or a subshell (`( a; b )`): one word
+            // here, its status its script's (see `simple_exit`).
+            '{' | '(' if word.is_empty() && (c == '(' || next.is_some_and(char::is_whitespace)) => {
+                match group_end(&chars, i) {
+                    Some(end) => {
+                        words.push(chars[i..=end].iter().collect());
+                        i = end + 1;
+                        continue;
+                    }
+                    None => word.push(c),
+                }
+            }
             '#' if word.is_empty() => {
                 while i < chars.len() && chars[i] != '\n' {
                     i += 1;
@@ -458,6 +524,9 @@ mod tests {
             // The status of `bash -c SCRIPT` is the script's.
             "bash -lc \"cd app && npm run build 2>&1 | tail -120\"",
             "sh -c 'npm test || true'",
+            // A group's status is its last command's.
+            "cd \"$dir\" && mkdir -p docs && { npm test; echo done; }",
+            "(npm test; echo ok) > out.log 2>&1",
         ] {
             assert_eq!(command_exit(s), Exit::Zero, "{s}");
         }
@@ -486,6 +555,9 @@ mod tests {
             "bash -o pipefail -c \"npm test | tail -5\"",
             "bash -euo pipefail -c \"npm test | tail\"",
             "bash -ec \"npm test; echo done\"",
+            "{ echo start; npm test; }",
+            "(cd app && npm test)",
+            "{ npm test",
         ] {
             assert_ne!(command_exit(s), Exit::Zero, "{s}");
         }
