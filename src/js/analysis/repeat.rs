@@ -816,6 +816,12 @@ pub fn order_varies(m: &JsModel, call: CallId) -> bool {
                     })
             });
         if per_item {
+            // Made before the callback first waits (`d => Promise.all([
+            // ctx.task(a, d), ctx.task(b, d)])`): every item makes it in
+            // the callback's first, synchronous run, in item order.
+            if c.func == Some(fid) && !awaits_before(fnode, c.node) {
+                return false;
+            }
             let (from, to) = (fnode.start_byte(), c.node.start_byte());
             let before =
                 |n: Node| n.start_byte() >= from && n.end_byte() <= to && !exclusive(n, c.node);
