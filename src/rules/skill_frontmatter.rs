@@ -444,7 +444,7 @@ impl Checker<'_, '_, '_> {
                         .collect();
                     let message = format!("{UNKNOWN_KEY}{name}{UNKNOWN_KEY_REST}");
                     let declare = format!(
-                        "if your own tooling reads it, declare it in proclint.toml:\n[rules.skill-frontmatter]\nextra-keys = [\"{name}\"]"
+                        "if your own tooling reads it, declare it in proclint.toml (`extra-keys = [\"{name}\"]` under `[rules.skill-frontmatter]`)"
                     );
                     if body_text {
                         self.warning(
@@ -457,7 +457,7 @@ impl Checker<'_, '_, '_> {
                         self.warning(
                             span_of(key),
                             message,
-                            Some(&format!("did you mean `{near}`? Otherwise {declare}")),
+                            Some(&format!("did you mean `{near}`? Otherwise, {declare}")),
                         );
                     } else {
                         // The skill's own metadata (`id`, `slug`, `status`):
@@ -811,14 +811,16 @@ mod tests {
 
     #[test]
     fn claude_code_keys_depend_on_the_spec() {
-        let text = "---\nname: a\ndescription: b\nargument-hint: <file>\ncolour: red\n---\n";
+        // A near miss of a known key (`licence`) is a warning; another
+        // unknown key is a note (the fixtures' snapshots show it).
+        let text = "---\nname: a\ndescription: b\nargument-hint: <file>\nlicence: MIT\n---\n";
         let agentskills = check("x/a/SKILL.md", text, &config("agentskills"));
         assert_eq!(agentskills.len(), 2, "{agentskills:?}");
         assert!(agentskills.iter().all(|(s, _)| *s == Severity::Error));
         let claude = check("x/a/SKILL.md", text, &Config::default());
         assert_eq!(claude.len(), 1, "{claude:?}");
         assert_eq!(claude[0].0, Severity::Warning);
-        assert!(claude[0].1.contains("`colour`"));
+        assert!(claude[0].1.contains("`licence`"));
     }
 
     #[test]
@@ -938,10 +940,10 @@ mod tests {
             &crate::rules::Registry,
         )
         .unwrap();
-        let skill = "---\nname: a\ndescription: b\ngraph:\n  x: y\ncolour: red\n---\n";
+        let skill = "---\nname: a\ndescription: b\ngraph:\n  x: y\nlicence: MIT\n---\n";
         let found = check("s/a/SKILL.md", skill, &cfg);
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].1.contains("`colour`"));
+        assert!(found[0].1.contains("`licence`"));
         for bad in [
             "extra-keys = \"graph\"",
             "extra-keys = [1]",
@@ -964,7 +966,7 @@ mod tests {
             (
                 format!("s/{name}/SKILL.md"),
                 FileKind::Skill,
-                format!("---\nname: {name}\ndescription: d\ngraph: g\n---\n"),
+                format!("---\nname: {name}\ndescription: d\nlicence: g\n---\n"),
             )
         };
         let inputs = vec![skill("c"), skill("a"), skill("b")];
@@ -977,7 +979,7 @@ mod tests {
         assert_eq!(&*found[0].location.path, "s/a/SKILL.md");
         assert!(found[0]
             .message
-            .contains("`graph` (here and in 2 other SKILL.md files)"));
+            .contains("`licence` (here and in 2 other SKILL.md files)"));
         // Each file fails the reference validator on its own.
         let strict = crate::engine::lint_texts(inputs, &config("agentskills"));
         assert_eq!(strict.diagnostics.len(), 3, "{:?}", strict.diagnostics);
