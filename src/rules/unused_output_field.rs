@@ -443,6 +443,7 @@ const WORK_DONE: &[&str] = &[
     "Applied",
     "Documented",
     "Configured",
+    "Fulfilled",
     "Installed",
     "Published",
     "Deployed",
@@ -546,13 +547,30 @@ fn split_stored_detail<'a>(
 ) -> (Fields<'a>, Fields<'a>) {
     let task = &p.modules[mi].tasks[ti];
     let uses = p.result_uses();
-    let read_elsewhere = |name: &str| {
-        (0..p.modules[mi].tasks.len())
-            .filter(|&tj| tj != ti)
-            .any(|tj| {
-                uses.get(&(mi, tj))
-                    .is_some_and(|u| u.fields.contains_key(name))
+    // A field most of the module's schemas declare (`config` in a module
+    // of templated tasks): read on one task's result, it says nothing
+    // about another's.
+    let schema_tasks: Vec<usize> = (0..p.modules[mi].tasks.len())
+        .filter(|&tj| p.schema_fields(mi, tj).is_some_and(|f| !f.is_empty()))
+        .collect();
+    let templated = |name: &str| {
+        let declaring = schema_tasks
+            .iter()
+            .filter(|&&tj| {
+                p.schema_fields(mi, tj)
+                    .is_some_and(|f| f.iter().any(|(n, _)| n == name))
             })
+            .count();
+        declaring >= CONVENTION_TASKS && declaring * 3 >= schema_tasks.len() * 2
+    };
+    let read_elsewhere = |name: &str| {
+        !templated(name)
+            && (0..p.modules[mi].tasks.len())
+                .filter(|&tj| tj != ti)
+                .any(|tj| {
+                    uses.get(&(mi, tj))
+                        .is_some_and(|u| u.fields.contains_key(name))
+                })
     };
     let declared = p.schema_fields(mi, ti).unwrap_or(&[]);
     let misread = read.keys().any(|k| !declared.iter().any(|(n, _)| n == k));
@@ -582,12 +600,9 @@ fn split_stored_detail<'a>(
     let product_read = read.keys().any(|k| k != "artifacts" && !is_prose(k));
     // Read only for the files it wrote (`artifacts`, pushed into the run's
     // file list): the task's product is those files, and its other fields
-    // describe them for the people reading the run.
-    let task_id = task
-        .id
-        .as_deref()
-        .or(task.static_id.as_deref())
-        .unwrap_or("");
+    // describe them for the people reading the run — even a field named
+    // for the task (`strategy` of `responsive-strategy`): three audits in a
+    // row found it a summary of what the files hold.
     let files_only = !read.is_empty() && read.keys().all(|k| k == "artifacts" || is_file_record(k));
     // What a tally counts, described beside it (`bannerTypes` beside
     // `bannersCreated`), records the same work.
@@ -622,9 +637,7 @@ fn split_stored_detail<'a>(
         if read_elsewhere(n) {
             return false;
         }
-        if written_report
-            || (files_only && !actionable && !is_verdict(n) && !names_the_task(task_id, n))
-        {
+        if written_report || (files_only && !actionable && !is_verdict(n)) {
             return true;
         }
         let optional = required_read && !task.schema_required.iter().any(|r| r == n);
@@ -678,23 +691,6 @@ fn is_verdict(n: &str) -> bool {
     .iter()
     .any(|s| n.ends_with(s))
         || n.to_ascii_lowercase().contains("score")
-}
-
-/// Whether a field is what the task is named for — its product — rather
-/// than a description of it: a word of the field shares its first five
-/// letters with a word of the task id (`strategy` of `responsive-strategy`,
-/// `summary` of `summarize-sources`).
-fn names_the_task(id: &str, field: &str) -> bool {
-    let stem = |w: &str| w.chars().take(5).collect::<String>();
-    let task_words: Vec<String> = super::name_words(id)
-        .into_iter()
-        .filter(|w| w.len() >= 5)
-        .map(|w| stem(&w))
-        .collect();
-    super::name_words(field)
-        .into_iter()
-        .filter(|w| w.len() >= 5)
-        .any(|w| task_words.contains(&stem(&w)))
 }
 
 fn capitalized(word: &str) -> String {
@@ -939,12 +935,7 @@ mod tests {
     }
 
     #[test]
-    fn a_field_named_for_the_task_is_its_product() {
-        assert!(super::names_the_task("responsive-strategy", "strategy"));
-        assert!(super::names_the_task("summarize-sources", "summary"));
-        assert!(super::names_the_task("gas-analysis", "gasAnalysisReport"));
-        assert!(!super::names_the_task("workshop-preparation", "agenda"));
-        assert!(!super::names_the_task("code-gen-setup", "buildConfig"));
+    fn verdicts_and_name_words() {
         assert_eq!(
             super::super::name_words("scoreBreakdown_v2"),
             ["score", "breakdown", "v2"]
