@@ -803,18 +803,7 @@ pub fn order_varies(m: &JsModel, call: CallId) -> bool {
     let mut f = c.func;
     while let Some(fid) = f {
         let fnode = m.functions[fid].node;
-        // A thunk written out in a literal list runs once per run of the
-        // list: what repeats it per item is further out.
-        let per_item = literal_batch_of(m, fnode).is_none()
-            && callback_of(m, fnode).is_some_and(|cb| {
-                m.call_of_node(cb)
-                    .is_some_and(|bi| match m.effect_of_call(bi).map(|e| e.kind) {
-                        Some(k) => matches!(k, EffectKind::ParallelAll | EffectKind::ParallelMap),
-                        None => unparen(m.calls[bi].callee)
-                            .field("property")
-                            .is_some_and(|p| matches!(m.text(p), "map" | "flatMap" | "forEach")),
-                    })
-            });
+        let per_item = per_item_callback(m, fnode) || called_per_item(m, fid);
         if per_item {
             // Made before the callback first waits (`d => Promise.all([
             // ctx.task(a, d), ctx.task(b, d)])`): every item makes it in
@@ -848,6 +837,85 @@ pub fn order_varies(m: &JsModel, call: CallId) -> bool {
         f = m.functions[fid].parent;
     }
     false
+}
+
+/// Whether `fnode` is a callback run once per item: given to an array's
+/// `map`/`flatMap`/`forEach` or to `ctx.parallel.*`. A thunk written out in
+/// a literal list runs once per run of the list: what repeats it per item
+/// is further out.
+fn per_item_callback(m: &JsModel, fnode: Node) -> bool {
+    literal_batch_of(m, fnode).is_none()
+        && callback_of(m, fnode).is_some_and(|cb| {
+            m.call_of_node(cb)
+                .is_some_and(|bi| match m.effect_of_call(bi).map(|e| e.kind) {
+                    Some(k) => matches!(k, EffectKind::ParallelAll | EffectKind::ParallelMap),
+                    None => unparen(m.calls[bi].callee)
+                        .field("property")
+                        .is_some_and(|p| matches!(m.text(p), "map" | "flatMap" | "forEach")),
+                })
+        })
+}
+
+/// Whether function `fid` is a module helper that per-item callbacks stand
+/// for: bound to a name never reassigned, and every use of it a call that
+/// such a callback returns (`(l) => strand(l)`, `(id) => fileReport(id)`).
+/// Each item then runs its own copy, as if the helper were the callback.
+fn called_per_item(m: &JsModel, fid: usize) -> bool {
+    let Some(binding) = m.scopes.bindings.iter().find(|b| {
+        b.writes.is_empty()
+            && (b.function == Some(fid) || b.init.and_then(|i| m.function_of_expr(i)) == Some(fid))
+    }) else {
+        return false;
+    };
+    !binding.reads.is_empty()
+        && binding.reads.iter().all(|r| {
+            let Some(call) = r
+                .parent()
+                .filter(|p| p.kind_str() == "call_expression")
+                .filter(|p| p.field("function").is_some_and(|f| f.id() == r.id()))
+            else {
+                return false;
+            };
+            // The call is what the callback returns.
+            let mut returned = call;
+            while let Some(p) = returned.parent() {
+                if matches!(
+                    p.kind_str(),
+                    "parenthesized_expression" | "await_expression"
+                ) {
+                    returned = p;
+                } else {
+                    break;
+                }
+            }
+            let Some(holder) = returned.parent() else {
+                return false;
+            };
+            let callback = match holder.kind_str() {
+                "arrow_function"
+                    if holder
+                        .field("body")
+                        .is_some_and(|b| b.id() == returned.id()) =>
+                {
+                    Some(holder)
+                }
+                "return_statement" => enclosing_function_node(m, holder),
+                _ => None,
+            };
+            callback.is_some_and(|cb| per_item_callback(m, cb))
+        })
+}
+
+/// The node of the innermost function containing `node`.
+fn enclosing_function_node<'t>(m: &JsModel<'t>, node: Node<'t>) -> Option<Node<'t>> {
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if m.function_of_node(p).is_some() {
+            return Some(p);
+        }
+        n = p.parent();
+    }
+    None
 }
 
 /// Whether `a` and `b` sit in different branches of one `if`/`else`,
