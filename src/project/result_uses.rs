@@ -61,10 +61,13 @@ pub struct ResultUse {
     /// Read places that may read what code put there rather than the
     /// task's output.
     pub provided: HashSet<Location>,
-    /// Read places among `fields` that are only a later link of a
-    /// `||`/`??` chain, with the field its earlier link reads on the result
-    /// (`v.remainingGaps || v.gaps`: `gaps` after `remainingGaps`).
-    pub fallbacks: HashMap<Location, String>,
+    /// Fields every read of which (in every module) is a later link of a
+    /// `||`/`??` chain, with the fields its earlier links read on the
+    /// result, nearest first (`v.remainingGaps || v.gaps`: `gaps` after
+    /// `remainingGaps`).
+    pub fallbacks: BTreeMap<String, Vec<String>>,
+    /// Fields read other than as a later link: never in `fallbacks`.
+    direct: HashSet<String>,
     /// (read set, layers, read prefix) already walked, with the fewest hops
     /// used so far: results fan out through callers and re-exports, and a
     /// combination is walked again only when reached in fewer hops (so it
@@ -123,9 +126,26 @@ fn collect_wrapped(
         }
     }
     out.provided.extend(reads.provided.iter().cloned());
-    // Relative to the result only where the read set's value is the result.
-    if wrap.is_empty() && acc.is_empty() {
-        out.fallbacks.extend(reads.fallbacks.iter().cloned());
+    // A field is a fallback only where every read of it is; relative to
+    // the result only where the read set's value is the result.
+    for (path, _) in &reads.paths {
+        if let Some(Some(first)) = first_read(wrap, acc, path) {
+            let link = (wrap.is_empty() && acc.is_empty())
+                .then(|| reads.fallbacks.iter().find(|(f, _)| f == first))
+                .flatten();
+            match link {
+                Some((_, earlier)) if !out.direct.contains(first) => {
+                    out.fallbacks
+                        .entry(first.clone())
+                        .or_insert_with(|| earlier.clone());
+                }
+                Some(_) => {}
+                None => {
+                    out.direct.insert(first.clone());
+                    out.fallbacks.remove(first);
+                }
+            }
+        }
     }
     for (kind, path) in &reads.forwards {
         // The result escapes whole when the escaping value holds it: the

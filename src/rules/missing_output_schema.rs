@@ -85,16 +85,16 @@ impl Rule for MissingOutputSchema {
                 })
                 .collect();
             // A later link of a fallback chain (`v.remainingGaps || v.gaps
-            // || known`) is read only when the earlier field is missing:
-            // where that one is asked for, a missing later one falls
+            // || known`) is read only when the earlier fields are missing:
+            // where one of them is asked for, a missing later one falls
             // through as the code expects.
             let reported: Vec<&str> = fields.iter().map(|(f, _)| f.as_str()).collect();
             let fields: Vec<(&String, _)> = fields
                 .iter()
-                .filter(|(_, loc)| {
-                    uses.fallbacks
-                        .get(*loc)
-                        .is_none_or(|earlier| reported.contains(&earlier.as_str()))
+                .filter(|(f, _)| {
+                    uses.fallbacks.get(*f).is_none_or(|earlier| {
+                        earlier.iter().all(|e| reported.contains(&e.as_str()))
+                    })
                 })
                 .cloned()
                 .collect();

@@ -119,13 +119,14 @@ impl Rule for UndeclaredOutputField {
             // A later link of a fallback chain (`b.reportPath ?? b.path`) is
             // read only when the earlier field is missing: nothing to say
             // where that one is declared.
-            let earlier = tasks
+            let earlier: Vec<String> = tasks
                 .iter()
-                .find_map(|t| uses.get(t)?.fallbacks.get(loc))
-                .cloned();
+                .find_map(|t| uses.get(t)?.fallbacks.get(field))
+                .cloned()
+                .unwrap_or_default();
             if earlier
-                .as_deref()
-                .is_some_and(|e| tasks.iter().any(|t| declares(*t, e)))
+                .iter()
+                .any(|e| tasks.iter().any(|t| declares(*t, e)))
             {
                 continue;
             }
@@ -270,9 +271,9 @@ impl Rule for UndeclaredOutputField {
 struct FoundRead {
     field: String,
     tasks: Vec<(usize, usize)>,
-    /// The field the earlier link of its fallback chain reads, if the read
-    /// is a later link.
-    earlier: Option<String>,
+    /// The fields the earlier links of its fallback chain read, nearest
+    /// first, if every read is a later link.
+    earlier: Vec<String>,
 }
 
 /// A later link of a fallback chain whose earlier link is reported too
@@ -286,15 +287,16 @@ fn fold_fallback_links(
 ) -> Vec<crate::diagnostic::Diagnostic> {
     let head_of = |later: usize| {
         let key = &keys[later];
-        let earlier = key.earlier.as_deref()?;
         if found[later].fix.is_some() {
             return None;
         }
-        (0..found.len()).find(|&i| {
-            i != later
-                && keys[i].field == earlier
-                && keys[i].tasks == key.tasks
-                && found[i].location.path == found[later].location.path
+        key.earlier.iter().find_map(|earlier| {
+            (0..found.len()).find(|&i| {
+                i != later
+                    && keys[i].field == *earlier
+                    && keys[i].tasks == key.tasks
+                    && found[i].location.path == found[later].location.path
+            })
         })
     };
     let heads: Vec<Option<usize>> = (0..found.len()).map(head_of).collect();
@@ -501,6 +503,10 @@ mod tests {
             .collect();
         assert_eq!(later.len(), 2, "{:#?}", ds[0].related);
         assert!(later[0].starts_with("`artifactPath`") || later[1].starts_with("`artifactPath`"));
+        // Any declared earlier link makes every later one a fallback.
+        let src = format!("{SPECS}export async function process(inputs, ctx) {{\n  const r = await ctx.task(specsTask, {{}});\n  return r.specifications || r.specs || r.items || [];\n}}\n");
+        let ds = lint(&src);
+        assert!(ds.is_empty(), "{ds:#?}");
     }
 
     /// `r.result.specifications` → `r.specifications`, every such read of
@@ -585,6 +591,5 @@ mod tests {
         assert_eq!(closest("fileschanged", &declared), Some("filesChanged"));
         assert_eq!(closest("approved", &declared), None);
         assert_eq!(closest("ok", &declared), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -121,10 +121,10 @@ pub struct Reads<'t> {
     /// assigns): a read still, but not one a schema must declare.
     pub provided: Vec<Node<'t>>,
     /// Reading nodes among `paths` that are a later link of a `||`/`??`
-    /// chain, with the field an earlier link reads on the same object
-    /// (`v.gaps` in `v.remainingGaps || v.gaps || []`, with
-    /// `remainingGaps`): read only when the earlier field is missing.
-    pub fallbacks: Vec<(Node<'t>, String)>,
+    /// chain, with the fields the earlier links read on the same object,
+    /// nearest first (`v.gaps` in `v.remainingGaps || v.gaps || []`, with
+    /// `remainingGaps`): read only when those are missing.
+    pub fallbacks: Vec<(Node<'t>, Vec<String>)>,
 }
 
 impl Reads<'_> {
@@ -479,7 +479,8 @@ impl<'m, 't> Tracker<'m, 't> {
                     self.out.provided.push(member);
                 }
                 if acc.is_empty() {
-                    if let Some(earlier) = earlier_link(self.m, member) {
+                    let earlier = earlier_links(self.m, member);
+                    if !earlier.is_empty() {
                         self.out.fallbacks.push((member, earlier));
                     }
                 }
@@ -889,10 +890,14 @@ pub fn enclosing_function(m: &JsModel, node: Node) -> Option<usize> {
     None
 }
 
-/// The field an earlier link of the `||`/`??` chain `member` is a later
-/// link of reads on the same object: `remainingGaps` for `v.gaps` in
-/// `v.remainingGaps || v.gaps || []`.
-fn earlier_link(m: &JsModel, member: Node) -> Option<String> {
+/// The fields the earlier links of the `||`/`??` chain `member` is a later
+/// link of read on the same object, nearest first: `remainingGaps` for
+/// `v.gaps` in `v.remainingGaps || v.gaps || []`.
+fn earlier_links(m: &JsModel, member: Node) -> Vec<String> {
+    earlier_links_of(m, member).unwrap_or_default()
+}
+
+fn earlier_links_of(m: &JsModel, member: Node) -> Option<Vec<String>> {
     let object = m.text(unparen(member.field("object")?));
     let is_chain = |n: Node| {
         n.kind_str() == "binary_expression"
@@ -927,13 +932,18 @@ fn earlier_link(m: &JsModel, member: Node) -> Option<String> {
             links.push(n);
         }
     }
-    links.into_iter().find_map(|l| {
-        (l.kind_str() == "member_expression"
-            && l.field("object")
-                .is_some_and(|o| m.text(unparen(o)) == object))
-        .then(|| l.field("property").map(|p| m.text(p).to_string()))
-        .flatten()
-    })
+    Some(
+        links
+            .into_iter()
+            .filter_map(|l| {
+                (l.kind_str() == "member_expression"
+                    && l.field("object")
+                        .is_some_and(|o| m.text(unparen(o)) == object))
+                .then(|| l.field("property").map(|p| m.text(p).to_string()))
+                .flatten()
+            })
+            .collect(),
+    )
 }
 
 /// Whether `member` (`r.result`) is an operand of a `||`/`??` chain whose

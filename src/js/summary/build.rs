@@ -270,30 +270,30 @@ pub fn string_set(m: &JsModel, s: &Strings) -> StringSet {
     }
 }
 
-/// The one-field paths read only as later links of `||`/`??` chains, at
-/// their first place, with the nearest earlier link's field.
-fn fallbacks(
-    r: &Reads,
-    paths: &[(Vec<String>, crate::diagnostic::Location)],
-) -> Vec<(crate::diagnostic::Location, String)> {
-    if r.fallbacks.is_empty() {
-        return Vec::new();
-    }
-    paths
-        .iter()
-        .filter(|(path, _)| path.len() == 1)
-        .filter_map(|(path, first)| {
-            let mut earlier = None;
-            for (p, node) in &r.paths {
-                if p != path {
-                    continue;
+/// The one-field paths read only as later links of `||`/`??` chains, with
+/// the earlier links' fields (those of the first such read).
+fn fallbacks(r: &Reads) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut direct: Vec<&str> = Vec::new();
+    for (path, node) in &r.paths {
+        let [field] = path.as_slice() else {
+            continue;
+        };
+        match r.fallbacks.iter().find(|(n, _)| n.id() == node.id()) {
+            Some((_, earlier)) if !direct.contains(&field.as_str()) => {
+                if !out.iter().any(|(f, _)| f == field) {
+                    out.push((field.clone(), earlier.clone()));
                 }
-                let link = r.fallbacks.iter().find(|(n, _)| n.id() == node.id())?;
-                earlier.get_or_insert_with(|| link.1.clone());
             }
-            Some((first.clone(), earlier?))
-        })
-        .collect()
+            Some(_) => {}
+            None => {
+                direct.push(field);
+                out.retain(|(f, _)| f != field);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
@@ -315,7 +315,7 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
     // keeps reads of one path in source order).
     out.paths.sort_by(|a, b| a.0.cmp(&b.0));
     out.paths.dedup_by(|later, first| later.0 == first.0);
-    out.fallbacks = fallbacks(r, &out.paths);
+    out.fallbacks = fallbacks(r);
     out.paths.shrink_to_fit();
     out.provided = r.provided.iter().map(|n| loc(m, *n)).collect();
     out.forwards = r

@@ -63,11 +63,11 @@ pub struct ReadSet {
     /// Places among `paths` that read what code may have put there (a
     /// literal's key, an own property next to a spread, an assigned field).
     pub provided: Vec<Location>,
-    /// First places of one-field paths every read of which is a later link
-    /// of a `||`/`??` chain, with the field an earlier link reads on the
-    /// same object (see `results::Reads::fallbacks`).
+    /// One-field paths every read of which is a later link of a `||`/`??`
+    /// chain, with the fields the earlier links read on the same object,
+    /// nearest first (see `results::Reads::fallbacks`).
     #[serde(default)]
-    pub fallbacks: Vec<(Location, String)>,
+    pub fallbacks: Vec<(String, Vec<String>)>,
     /// Reads through a wrapper (`r.value.x`, `r?.result?.x`): `ctx.task`
     /// resolves to the output itself, so a rule may offer to drop it.
     #[serde(default)]
