@@ -5,6 +5,7 @@
 
 use crate::js::syntax::tree::Node;
 
+use crate::js::analysis::results::enclosing_function;
 use crate::js::model::scope::FnId;
 use crate::js::model::{CallId, EffectKind, JsModel, LoopId};
 use crate::js::syntax::unparen;
@@ -297,7 +298,9 @@ fn first_continue_at(body: Node) -> Option<usize> {
     first
 }
 
-/// `list.push(…);` as a statement, `list` being the binding `b`.
+/// `list.push(…);` as a statement, `list` being the binding `b`, with an
+/// element that is not spread (`list.push(...found)` adds nothing when
+/// `found` is empty).
 fn pushes_to(m: &JsModel, statement: Node, b: crate::js::model::scope::BindingId) -> bool {
     if statement.kind_str() != "expression_statement" {
         return false;
@@ -310,6 +313,10 @@ fn pushes_to(m: &JsModel, statement: Node, b: crate::js::model::scope::BindingId
             f.kind_str() == "member_expression"
                 && f.field("property").is_some_and(|p| m.text(p) == "push")
                 && f.field("object").and_then(|o| m.binding_of_expr(o)) == Some(b)
+        })
+        && call.field("arguments").is_some_and(|args| {
+            args.named()
+                .any(|a| !matches!(a.kind_str(), "comment" | "spread_element"))
         })
 }
 
@@ -806,8 +813,10 @@ pub fn order_varies(m: &JsModel, call: CallId) -> bool {
         let per_item = per_item_callback(m, fnode) || called_per_item(m, fid);
         if per_item {
             // Made before the callback first waits (`d => Promise.all([
-            // ctx.task(a, d), ctx.task(b, d)])`): every item makes it in
-            // the callback's first, synchronous run, in item order.
+            // ctx.task(a, d), ctx.task(b, d)])`): no effect of the item's
+            // can resolve first, so the items make it in item order (a
+            // loop in the callback is `identity_varies`' concern, not
+            // this one's).
             if c.func == Some(fid) && !awaits_before(fnode, c.node) {
                 return false;
             }
@@ -899,23 +908,11 @@ fn called_per_item(m: &JsModel, fid: usize) -> bool {
                 {
                     Some(holder)
                 }
-                "return_statement" => enclosing_function_node(m, holder),
+                "return_statement" => enclosing_function(m, holder).map(|f| m.functions[f].node),
                 _ => None,
             };
             callback.is_some_and(|cb| per_item_callback(m, cb))
         })
-}
-
-/// The node of the innermost function containing `node`.
-fn enclosing_function_node<'t>(m: &JsModel<'t>, node: Node<'t>) -> Option<Node<'t>> {
-    let mut n = node.parent();
-    while let Some(p) = n {
-        if m.function_of_node(p).is_some() {
-            return Some(p);
-        }
-        n = p.parent();
-    }
-    None
 }
 
 /// Whether `a` and `b` sit in different branches of one `if`/`else`,
@@ -1316,6 +1313,10 @@ fn runs_on_every_pass(m: &JsModel, node: Node, body: Node, loop_node: Node) -> b
     if holder.is_some_and(|h| h.kind_str() == "statement_block") {
         holder = holder.and_then(|h| h.parent());
     }
+    // `if (…) {…} else { x = await ctx.task(…); }`
+    if holder.is_some_and(|h| h.kind_str() == "else_clause") {
+        holder = holder.and_then(|h| h.parent());
+    }
     let Some(guard) = holder.filter(|h| h.kind_str() == "if_statement" && top(*h)) else {
         return false;
     };
@@ -1389,6 +1390,7 @@ const READING_METHODS: &[&str] = &[
 /// loop).
 fn loop_invariant(m: &JsModel, cond: Node, loop_node: Node) -> bool {
     use crate::js::syntax::contains;
+    let loop_fn = enclosing_function(m, loop_node);
     let mut stack = vec![cond];
     while let Some(n) = stack.pop() {
         match n.kind_str() {
@@ -1419,11 +1421,18 @@ fn loop_invariant(m: &JsModel, cond: Node, loop_node: Node) -> bool {
                     let binding = m.scopes.get(b);
                     // A callback's own parameter (`x => x.done`).
                     let own = contains(cond, binding.node);
+                    // Changed in the loop, or in a function (a closure the
+                    // loop may call): written, a member written, handed to
+                    // a function, or a method called on it that may
+                    // mutate it (`issues.push(…)`).
+                    let may_change =
+                        |n: Node| contains(loop_node, n) || enclosing_function(m, n) != loop_fn;
                     let changed = contains(loop_node, binding.node)
-                        || binding.writes.iter().any(|w| contains(loop_node, *w))
+                        || binding.writes.iter().any(|w| may_change(*w))
                         || binding.reads.iter().any(|r| {
-                            contains(loop_node, *r)
+                            may_change(*r)
                                 && (member_written(*r)
+                                    || mutating_call(m, *r)
                                     || r.parent().is_some_and(|p| p.kind_str() == "arguments"))
                         });
                     if !own && changed {
@@ -1436,6 +1445,31 @@ fn loop_invariant(m: &JsModel, cond: Node, loop_node: Node) -> bool {
         stack.extend(n.named());
     }
     true
+}
+
+/// Whether the read `r` is the object of a method call (at any depth of a
+/// member chain: `r.items.push(…)`) whose method is not one that only
+/// reads.
+fn mutating_call(m: &JsModel, r: Node) -> bool {
+    let mut n = r;
+    while let Some(p) = n.parent() {
+        let is_object = p.kind_str() == "member_expression"
+            && p.field("object").is_some_and(|o| o.id() == n.id());
+        if !is_object {
+            break;
+        }
+        n = p;
+    }
+    if n.id() == r.id() {
+        return false;
+    }
+    let called = n.parent().is_some_and(|c| {
+        c.kind_str() == "call_expression" && c.field("function").is_some_and(|f| f.id() == n.id())
+    });
+    called
+        && !n
+            .field("property")
+            .is_some_and(|p| READING_METHODS.contains(&m.text(p)))
 }
 
 /// `i > K` or `i !== K` where `i` is the counter of the `for` loop

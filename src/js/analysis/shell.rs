@@ -109,9 +109,26 @@ fn command_texts(m: &JsModel, node: Node, depth: usize) -> Vec<String> {
 /// may end it; without, its status is its last command's, unless an
 /// earlier `exit` with a non-zero status can run.
 pub fn command_exit(script: &str) -> Exit {
+    exit_at(script, 0)
+}
+
+/// How deep groups, subshells, `bash -c` scripts and `!`s are followed:
+/// beyond, a command may fail (hostile input nests them without end).
+const MAX_NESTING: usize = 16;
+
+fn exit_at(script: &str, depth: usize) -> Exit {
+    if depth > MAX_NESTING {
+        return Exit::May;
+    }
     let statements = statements(script);
     if statements.is_empty() {
         return Exit::Zero;
+    }
+    // A group or subshell left open is a syntax error: `sh` runs nothing
+    // and fails.
+    let unclosed = |w: &String| w == "{" || (w.starts_with('(') && !w.ends_with(')'));
+    if statements.iter().any(|s| s.first().is_some_and(unclosed)) {
+        return Exit::May;
     }
     let pipefail = script.contains("pipefail");
     let errexit = statements.iter().any(|s| sets_errexit(s));
@@ -129,7 +146,7 @@ pub fn command_exit(script: &str) -> Exit {
                 _ => Exit::May,
             }
         } else {
-            list_exit(&words, pipefail)
+            list_exit(&words, pipefail, depth)
         };
         let is_last = i + 1 == statements.len();
         if errexit && exit != Exit::Zero {
@@ -166,7 +183,7 @@ fn exits_nonzero(words: &[&str]) -> bool {
 }
 
 /// The status of an and-or list: `a && b || c` is `(a && b) || c`.
-fn list_exit(words: &[&str], pipefail: bool) -> Exit {
+fn list_exit(words: &[&str], pipefail: bool, depth: usize) -> Exit {
     let mut acc: Option<Exit> = None;
     let mut op: Option<&str> = None;
     let mut start = 0;
@@ -174,7 +191,7 @@ fn list_exit(words: &[&str], pipefail: bool) -> Exit {
     while i <= words.len() {
         let at_end = i == words.len();
         if at_end || matches!(words[i], "&&" | "||") {
-            let exit = pipeline_exit(&words[start..i], pipefail);
+            let exit = pipeline_exit(&words[start..i], pipefail, depth);
             acc = Some(match (acc, op) {
                 (None, _) => exit,
                 (Some(a), Some("&&")) => and(a, exit),
@@ -210,14 +227,17 @@ fn or(a: Exit, b: Exit) -> Exit {
 
 /// A pipeline's status is its last command's (every command's with
 /// `pipefail`).
-fn pipeline_exit(words: &[&str], pipefail: bool) -> Exit {
+fn pipeline_exit(words: &[&str], pipefail: bool, depth: usize) -> Exit {
     let parts: Vec<&[&str]> = words.split(|w| *w == "|").collect();
     if pipefail {
-        return parts.iter().map(|p| simple_exit(p)).fold(Exit::Zero, and);
+        return parts
+            .iter()
+            .map(|p| simple_exit(p, depth))
+            .fold(Exit::Zero, and);
     }
     match parts.as_slice() {
         [.., last] if parts.len() > 1 && is_sink(last) => Exit::Zero,
-        [.., last] => simple_exit(last),
+        [.., last] => simple_exit(last, depth),
         [] => Exit::Zero,
     }
 }
@@ -242,40 +262,65 @@ fn only_redirections(words: &[&str]) -> bool {
     })
 }
 
-/// Where the group opened at `start` (`{` or `(`) closes, outside quotes.
-fn group_end(chars: &[char], start: usize) -> Option<usize> {
-    let open = chars[start];
-    let close = if open == '{' { '}' } else { ')' };
-    let mut depth = 0usize;
+/// Where each group (`{ …; }`) and subshell (`( … )`) opened at an index
+/// closes, outside quotes and comments, found in one pass. A `}` closes a
+/// group only after `;`, `&` or a newline, as in `sh`; `{` opens one only
+/// at a word's start and before a blank (`${var}` is no group).
+fn group_ends(chars: &[char]) -> Vec<Option<usize>> {
+    let mut ends = vec![None; chars.len()];
+    let (mut braces, mut parens): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
     let mut quote: Option<char> = None;
-    let mut j = start;
-    while j < chars.len() {
-        let c = chars[j];
-        match quote {
-            Some(q) => {
-                if c == '\\' && q == '"' {
-                    j += 1;
-                } else if c == q {
-                    quote = None;
-                }
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if let Some(q) = quote {
+            if c == '\\' && q == '"' {
+                i += 1;
+            } else if c == q {
+                quote = None;
             }
-            None if matches!(c, '\'' | '"' | '`') => quote = Some(c),
-            None if c == '\\' => j += 1,
-            None if c == open => depth += 1,
-            None if c == close => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(j);
-                }
-            }
-            None => {}
+            i += 1;
+            continue;
         }
-        j += 1;
+        let word_start =
+            i == 0 || chars[i - 1].is_whitespace() || matches!(chars[i - 1], ';' | '&' | '|' | '(');
+        match c {
+            '\'' | '"' | '`' => quote = Some(c),
+            '\\' => i += 1,
+            '#' if word_start => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            '(' => parens.push(i),
+            ')' => {
+                if let Some(open) = parens.pop() {
+                    ends[open] = Some(i);
+                }
+            }
+            '{' if word_start && chars.get(i + 1).is_some_and(|n| n.is_whitespace()) => {
+                braces.push(i)
+            }
+            '}' if word_start => {
+                let before = chars[..i].iter().rev().find(|c| !matches!(c, ' ' | '\t'));
+                if matches!(before, Some(';' | '&' | '\n')) {
+                    if let Some(open) = braces.pop() {
+                        ends[open] = Some(i);
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
     }
-    None
+    ends
 }
 
-fn simple_exit(words: &[&str]) -> Exit {
+fn simple_exit(words: &[&str], depth: usize) -> Exit {
+    if depth > MAX_NESTING {
+        return Exit::May;
+    }
     // Leading assignments (`CI=1 npm test`) and negation.
     let mut rest = words.iter().skip_while(|w| is_assignment(w));
     let Some(&program) = rest.next() else {
@@ -292,10 +337,10 @@ fn simple_exit(words: &[&str]) -> Exit {
         .and_then(|g| g.strip_suffix('}'))
         .or_else(|| program.strip_prefix('(').and_then(|g| g.strip_suffix(')')));
     if let Some(script) = group.filter(|_| only_redirections(&args)) {
-        return command_exit(script);
+        return exit_at(script, depth + 1);
     }
     match program {
-        "!" => match simple_exit(&args) {
+        "!" => match simple_exit(&args, depth + 1) {
             Exit::Zero => Exit::NonZero,
             Exit::NonZero => Exit::Zero,
             Exit::May => Exit::May,
@@ -307,7 +352,7 @@ fn simple_exit(words: &[&str]) -> Exit {
         },
         // `bash -lc "npm run build | tail"`: the status is the script's.
         "bash" | "sh" | "zsh" | "dash" if inline_script(&args).is_some() => {
-            inline_script(&args).map_or(Exit::May, |script| command_exit(&script))
+            inline_script(&args).map_or(Exit::May, |script| exit_at(&script, depth + 1))
         }
         "mkdir" if flags('p') || args.contains(&"--parents") => Exit::Zero,
         "rm" if flags('f') || args.contains(&"--force") => Exit::Zero,
@@ -383,6 +428,7 @@ fn statements(script: &str) -> Vec<Vec<String>> {
     let mut quote: Option<char> = None;
     let mut subst = 0usize;
     let chars: Vec<char> = script.chars().collect();
+    let ends = group_ends(&chars);
     let mut i = 0;
     let end_word = |word: &mut String, words: &mut Vec<String>| {
         if !word.is_empty() {
@@ -436,7 +482,7 @@ fn statements(script: &str) -> Vec<Vec<String>> {
             // A group (`{ a; b; }`) or a subshell (`( a; b )`): one word
             // here, its status its script's (see `simple_exit`).
             '{' | '(' if word.is_empty() && (c == '(' || next.is_some_and(char::is_whitespace)) => {
-                match group_end(&chars, i) {
+                match ends[i] {
                     Some(end) => {
                         words.push(chars[i..=end].iter().collect());
                         i = end + 1;
@@ -527,6 +573,8 @@ mod tests {
             // A group's status is its last command's.
             "cd \"$dir\" && mkdir -p docs && { npm test; echo done; }",
             "(npm test; echo ok) > out.log 2>&1",
+            // A quote in a comment inside a group is no quote.
+            "{ npm test # don't stop\n echo done; }",
         ] {
             assert_eq!(command_exit(s), Exit::Zero, "{s}");
         }
@@ -558,6 +606,8 @@ mod tests {
             "{ echo start; npm test; }",
             "(cd app && npm test)",
             "{ npm test",
+            // Not a group: `}` after a word is an argument.
+            "{ npm test; echo done }",
         ] {
             assert_ne!(command_exit(s), Exit::Zero, "{s}");
         }
