@@ -5,6 +5,7 @@
 //! glob, a missing or circular `extend`) points at its place in the file
 //! and exits with code 2.
 
+use crate::source::names::edit_distance;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
@@ -899,8 +900,6 @@ fn build_globs(globs: &[Spanned<String>], root: &Path) -> Result<Globs, (Range<u
         patterns: globs.iter().map(|g| g.get_ref().clone()).collect(),
     })
 }
-
-pub use crate::source::names::edit_distance;
 
 /// The registered rule id nearest to a misspelling.
 pub fn closest_rule(id: &str, known: &dyn KnownRules) -> Option<&'static str> {

@@ -323,11 +323,13 @@ type ValuePath<'t> = (BindingId, Vec<&'t str>);
 /// chain on one (`verify.verified`, not its `verify`).
 fn each_value<'t>(n: Node<'t>, mut f: impl FnMut(Node<'t>)) {
     walk(n, |n| {
-        let value = matches!(n.kind_str(), "member_expression" | "identifier")
-            && !n.parent().is_some_and(|p| {
-                p.kind_str() == "member_expression"
-                    && p.field("object").is_some_and(|o| o.id() == n.id())
-            });
+        let value = matches!(
+            n.kind_str(),
+            "member_expression" | "identifier" | "shorthand_property_identifier"
+        ) && !n.parent().is_some_and(|p| {
+            p.kind_str() == "member_expression"
+                && p.field("object").is_some_and(|o| o.id() == n.id())
+        });
         if value {
             f(n);
             return false;
@@ -349,7 +351,8 @@ fn value_path<'t>(m: &JsModel<'t>, n: Node<'t>) -> Option<ValuePath<'t>> {
         members.push(m.text(prop));
         n = unparen(n.field("object")?);
     }
-    if n.kind_str() != "identifier" {
+    // `{ verified }` reads the variable `verified`.
+    if !matches!(n.kind_str(), "identifier" | "shorthand_property_identifier") {
         return None;
     }
     members.reverse();

@@ -4,12 +4,12 @@
 use super::{Area, Category, JsContext, ProjectSink, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::analysis::tasks::{value_of, Value};
-use crate::js::model::context_api::edit_distance;
 use crate::js::model::globals::is_known_global;
 use crate::js::syntax::{span, string_value, unparen};
 use crate::js::{EffectKind, JsModel};
 use crate::project::config::Config;
 use crate::project::{ExportKind, Project, TaskRef};
+use crate::source::names::edit_distance;
 
 pub struct InvalidTaskInvocation;
 

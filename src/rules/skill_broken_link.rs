@@ -322,7 +322,7 @@ fn missing_help(link: &Link, path: &str) -> String {
 fn anchor_help(doc: &MarkdownDoc, anchor: &str) -> String {
     let mut best: Option<(usize, &str)> = None;
     for h in &doc.headings {
-        let d = crate::project::config::edit_distance(anchor, &h.slug);
+        let d = crate::source::names::edit_distance(anchor, &h.slug);
         if d <= h.slug.len() / 3 + 1 && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, &h.slug));
         }

@@ -452,7 +452,7 @@ impl Checker<'_, '_, '_> {
                             message,
                             Some("a key with spaces is usually body text left inside the frontmatter: end the frontmatter with a `---` line before it"),
                         );
-                    } else if let Some(near) = nearest(&name, &known) {
+                    } else if let Some(near) = meant_key(&name, &known) {
                         // A misspelt known key: what it sets is lost.
                         self.warning(
                             span_of(key),
@@ -638,6 +638,23 @@ impl Checker<'_, '_, '_> {
     }
 }
 
+/// Keys written for a known key under another name: `tools` is a
+/// subagent's field; a skill's is `allowed-tools`.
+const KEY_ALIASES: &[(&str, &str)] = &[("tools", "allowed-tools"), ("desc", "description")];
+
+/// The known key an unknown one was meant to be: an alias, or a near miss
+/// of a name long enough for a near miss to mean a typo (`mode` is a word
+/// of its own, not `model` misspelt).
+fn meant_key<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    if let Some((_, target)) = KEY_ALIASES.iter().find(|(a, _)| *a == name) {
+        return known.iter().find(|k| *k == target).copied();
+    }
+    if name.chars().count() < 5 {
+        return None;
+    }
+    nearest(name, known)
+}
+
 /// One warning per unknown key under `claude-code`: the first file's (the list is in
 /// output order, so by path), saying how many other files have the key too.
 fn merge_unknown_keys(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
@@ -807,6 +824,15 @@ mod tests {
             &Config::default()
         )
         .is_empty());
+    }
+
+    #[test]
+    fn meant_keys() {
+        let known = ["name", "description", "allowed-tools", "model"];
+        assert_eq!(super::meant_key("tools", &known), Some("allowed-tools"));
+        assert_eq!(super::meant_key("descripton", &known), Some("description"));
+        assert_eq!(super::meant_key("mode", &known), None);
+        assert_eq!(super::meant_key("slug", &known), None);
     }
 
     #[test]

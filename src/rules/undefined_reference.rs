@@ -9,12 +9,12 @@ use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::js::model::context_api::edit_distance;
 use crate::js::model::globals::is_known_global;
 use crate::js::model::scope::BindingKind;
 use crate::js::syntax::span;
 use crate::js::JsModel;
 use crate::project::config::Config;
+use crate::source::names::edit_distance;
 use crate::source::Span;
 
 pub struct UndefinedReference;

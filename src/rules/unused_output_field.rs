@@ -548,36 +548,58 @@ fn split_stored_detail<'a>(
     let task = &p.modules[mi].tasks[ti];
     let uses = p.result_uses();
     // A field most of the module's schemas declare (`config` in a module
-    // of templated tasks): read on one task's result, it says nothing
-    // about another's.
+    // of templated tasks), read on few of them: reading one task's says
+    // nothing about another's. Read on most, the one left unread is the
+    // odd one out.
     let schema_tasks: Vec<usize> = (0..p.modules[mi].tasks.len())
         .filter(|&tj| p.schema_fields(mi, tj).is_some_and(|f| !f.is_empty()))
         .collect();
-    let templated = |name: &str| {
-        let declaring = schema_tasks
+    // (tasks whose schema declares `name`, of those the tasks read for it)
+    let read_share = |name: &str| {
+        let declaring: Vec<usize> = schema_tasks
             .iter()
-            .filter(|&&tj| {
+            .copied()
+            .filter(|&tj| {
                 p.schema_fields(mi, tj)
                     .is_some_and(|f| f.iter().any(|(n, _)| n == name))
             })
+            .collect();
+        let reading = declaring
+            .iter()
+            .filter(|&&tj| {
+                uses.get(&(mi, tj))
+                    .is_some_and(|u| u.fields.contains_key(name))
+            })
             .count();
-        declaring >= CONVENTION_TASKS && declaring * 3 >= schema_tasks.len() * 2
+        (declaring.len(), reading)
+    };
+    let templated = |name: &str| {
+        let (declaring, reading) = read_share(name);
+        declaring >= CONVENTION_TASKS
+            && declaring * 3 >= schema_tasks.len() * 2
+            && reading * 2 < declaring
+    };
+    // Read on most of the (several) tasks that declare it: this one's is
+    // the copy left unread.
+    let odd_one_out = |name: &str| {
+        let (declaring, reading) = read_share(name);
+        declaring >= CONVENTION_TASKS && reading * 2 > declaring
     };
     let read_elsewhere = |name: &str| {
-        !templated(name)
-            && (0..p.modules[mi].tasks.len())
-                .filter(|&tj| tj != ti)
-                .any(|tj| {
-                    uses.get(&(mi, tj))
-                        .is_some_and(|u| u.fields.contains_key(name))
-                })
+        (0..p.modules[mi].tasks.len())
+            .filter(|&tj| tj != ti)
+            .any(|tj| {
+                uses.get(&(mi, tj))
+                    .is_some_and(|u| u.fields.contains_key(name))
+            })
     };
     let declared = p.schema_fields(mi, ti).unwrap_or(&[]);
     let misread = read.keys().any(|k| !declared.iter().any(|(n, _)| n == k));
     let score_read = read
         .keys()
         .any(|k| k.to_ascii_lowercase().contains("score"));
-    let gate = score_read || read.keys().any(|k| STATUS_FIELDS.contains(&k.as_str()));
+    let status_read = read.keys().any(|k| STATUS_FIELDS.contains(&k.as_str()));
+    let gate = score_read || status_read;
     let required_read = task.schema_required.iter().any(|r| read.contains_key(r));
     // A report task: it writes its report to a file and says which, or is
     // named for its report (or documentation). Its prose repeats what the
@@ -601,8 +623,8 @@ fn split_stored_detail<'a>(
     // Read only for the files it wrote (`artifacts`, pushed into the run's
     // file list): the task's product is those files, and its other fields
     // describe them for the people reading the run — even a field named
-    // for the task (`strategy` of `responsive-strategy`): three audits in a
-    // row found it a summary of what the files hold.
+    // for the task (`strategy` of `responsive-strategy`), which sums up
+    // what the files hold: the process moved on with the files alone.
     let files_only = !read.is_empty() && read.keys().all(|k| k == "artifacts" || is_file_record(k));
     // What a tally counts, described beside it (`bannerTypes` beside
     // `bannersCreated`), records the same work.
@@ -634,10 +656,22 @@ fn split_stored_detail<'a>(
         if is_prose(n) && (product_read || report_task) {
             return true;
         }
-        if read_elsewhere(n) {
+        // Read on another task's result: one of the two forgot to use it —
+        // unless the agent may leave it out here (optional), or most of the
+        // module's schemas declare it (templated tasks: reading one task's
+        // says nothing about another's). What a reader acts on, and a copy
+        // left unread where most are read, are oversights either way.
+        let required = task.schema_required.iter().any(|r| r == n);
+        if read_elsewhere(n) && (actionable || odd_one_out(n) || (required && !templated(n))) {
             return false;
         }
-        if written_report || (files_only && !actionable && !is_verdict(n)) {
+        // What a reader acts on, from a task read only for its files:
+        // nothing carries it on to a reader or a retry — unless the task
+        // wrote it into the report it names.
+        if files_only && actionable && !written_report {
+            return false;
+        }
+        if written_report || (files_only && !is_verdict(n)) {
             return true;
         }
         let optional = required_read && !task.schema_required.iter().any(|r| r == n);
@@ -655,8 +689,46 @@ fn split_stored_detail<'a>(
         let breakdown = score_read
             && (BREAKDOWN_FIELDS.contains(&n) || n.ends_with("Scores") || n.ends_with("Breakdown"));
         let tally = is_work_tally(n) || describes_tally(n);
-        optional || count || record || files || tally || echo || breakdown
+        // A sub-check behind a status the code reads (`lintClean` beside a
+        // read `passed`): the code gates on the verdict that sums it up.
+        let sub_check = status_read && SUB_CHECKS.iter().any(|s| n.ends_with(s));
+        // Another account of a product the code reads (`interactionNetwork`
+        // beside a read `interactions`, `publicationFormats` beside
+        // `publishedPath`).
+        let redescribes = !actionable
+            && !is_verdict(n)
+            && read.keys().any(|k| {
+                k != "artifacts" && !STATUS_FIELDS.contains(&k.as_str()) && shares_stem(k, n)
+            });
+        optional
+            || count
+            || record
+            || files
+            || tally
+            || echo
+            || breakdown
+            || sub_check
+            || redescribes
     })
+}
+
+/// Name endings of a check that a status sums up: `lintClean`,
+/// `testsPassed`, `schemaValid`.
+const SUB_CHECKS: &[&str] = &["Clean", "Passed", "Valid", "Complete", "Succeeded", "Ok"];
+
+/// Whether two names share a word of five letters or more by its first
+/// five (`interactions` and `interactionNetwork`, `publishedPath` and
+/// `publicationFormats`).
+fn shares_stem(a: &str, b: &str) -> bool {
+    let stems = |n: &str| -> Vec<String> {
+        super::name_words(n)
+            .into_iter()
+            .filter(|w| w.len() >= 5)
+            .map(|w| w.chars().take(5).collect())
+            .collect()
+    };
+    let a = stems(a);
+    stems(b).iter().any(|w| a.contains(w))
 }
 
 /// `<x>Code` or `<x>Content` when the code reads `<x>Path`, `<x>File` or

@@ -19,8 +19,9 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate nearest to `name` ignoring case, when it is a plausible
-/// typo of it: at most a third of `name`'s length away, and at least one
-/// edit, at most three. Ties go to the first in `candidates`' order.
+/// typo of it: at most a third of `name`'s length away (one edit for the
+/// shortest names, three for the longest). Ties go to the first in
+/// `candidates`' order.
 pub fn nearest<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let lower = name.to_lowercase();
     let limit = (name.chars().count() / 3).clamp(1, 3);
