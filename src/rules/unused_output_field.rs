@@ -645,6 +645,22 @@ fn split_stored_detail<'a>(
         if STATUS_FIELDS.contains(&n) {
             return false;
         }
+        // The parts of a score the code reads (`strategyScore` beside a
+        // read `overallScore`).
+        let breakdown = score_read
+            && (BREAKDOWN_FIELDS.contains(&n)
+                || n.ends_with("Scores")
+                || n.ends_with("Score")
+                || n.ends_with("Breakdown"));
+        // A sub-check behind a status the code reads (`lintClean` beside a
+        // read `passed`): the code gates on the verdict that sums it up.
+        let sub_check = status_read && SUB_CHECKS.iter().any(|s| n.ends_with(s));
+        // A go/no-go under another name (`readyForPrototype`, `teamReady`,
+        // `overallScore`) that no code reads is a gate that never gates,
+        // like a status field.
+        if (is_verdict(n) || n.starts_with("readyFor")) && !breakdown && !sub_check {
+            return false;
+        }
         let actionable = ACTIONABLE_FIELDS
             .iter()
             .any(|a| n == *a || n.ends_with(&capitalized(a)));
@@ -686,12 +702,9 @@ fn split_stored_detail<'a>(
         // Text the agent wrote into a file it names, echoed back
         // (`testCode` beside a read `testFilePath`).
         let echo = n.ends_with("Text") || echoes_written_file(n, |k| read.contains_key(k));
-        let breakdown = score_read
-            && (BREAKDOWN_FIELDS.contains(&n) || n.ends_with("Scores") || n.ends_with("Breakdown"));
         let tally = is_work_tally(n) || describes_tally(n);
-        // A sub-check behind a status the code reads (`lintClean` beside a
-        // read `passed`): the code gates on the verdict that sums it up.
-        let sub_check = status_read && SUB_CHECKS.iter().any(|s| n.ends_with(s));
+        // A log of what the agent did (`improvements`, `commandsRun`).
+        let work_log = WORK_LOGS.contains(&n);
         // Another account of a product the code reads (`interactionNetwork`
         // beside a read `interactions`, `publicationFormats` beside
         // `publishedPath`).
@@ -709,8 +722,21 @@ fn split_stored_detail<'a>(
             || breakdown
             || sub_check
             || redescribes
+            || work_log
     })
 }
+
+/// Logs of what the agent did: records of the work, not products.
+const WORK_LOGS: &[&str] = &[
+    "improvements",
+    "changes",
+    "changesMade",
+    "commands",
+    "commandsRun",
+    "commandsExecuted",
+    "actionsTaken",
+    "stepsTaken",
+];
 
 /// Name endings of a check that a status sums up: `lintClean`,
 /// `testsPassed`, `schemaValid`.
@@ -762,7 +788,8 @@ fn is_verdict(n: &str) -> bool {
     ]
     .iter()
     .any(|s| n.ends_with(s))
-        || n.to_ascii_lowercase().contains("score")
+        || n.ends_with("Score")
+        || n == "score"
 }
 
 fn capitalized(word: &str) -> String {

@@ -571,9 +571,9 @@ fn never_reassigned(m: &JsModel, value: Node) -> bool {
     binding.writes.is_empty() && !binding.reads.iter().any(|r| member_written(*r))
 }
 
-/// Whether the read `r` is the object of a member chain that is written:
-/// assigned, updated (`++`) or deleted.
-fn member_written(r: Node) -> bool {
+/// The outermost member chain the read `r` is the object of (`r.a.b` for
+/// `r` in `r.a.b = 1`), if it is the object of one.
+fn outermost_member(r: Node) -> Option<Node> {
     let mut n = r;
     while let Some(p) = n.parent() {
         let is_object = matches!(p.kind_str(), "member_expression" | "subscript_expression")
@@ -583,9 +583,15 @@ fn member_written(r: Node) -> bool {
         }
         n = p;
     }
-    if n.id() == r.id() {
+    (n.id() != r.id()).then_some(n)
+}
+
+/// Whether the read `r` is the object of a member chain that is written:
+/// assigned, updated (`++`) or deleted.
+fn member_written(r: Node) -> bool {
+    let Some(n) = outermost_member(r) else {
         return false;
-    }
+    };
     n.parent().is_some_and(|p| match p.kind_str() {
         "assignment_expression" | "augmented_assignment_expression" => {
             p.field("left").is_some_and(|l| l.id() == n.id())
@@ -1451,18 +1457,9 @@ fn loop_invariant(m: &JsModel, cond: Node, loop_node: Node) -> bool {
 /// member chain: `r.items.push(…)`) whose method is not one that only
 /// reads.
 fn mutating_call(m: &JsModel, r: Node) -> bool {
-    let mut n = r;
-    while let Some(p) = n.parent() {
-        let is_object = p.kind_str() == "member_expression"
-            && p.field("object").is_some_and(|o| o.id() == n.id());
-        if !is_object {
-            break;
-        }
-        n = p;
-    }
-    if n.id() == r.id() {
+    let Some(n) = outermost_member(r) else {
         return false;
-    }
+    };
     let called = n.parent().is_some_and(|c| {
         c.kind_str() == "call_expression" && c.field("function").is_some_and(|f| f.id() == n.id())
     });
