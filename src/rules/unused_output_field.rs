@@ -664,7 +664,9 @@ fn split_stored_detail<'a>(
         let actionable = ACTIONABLE_FIELDS
             .iter()
             .any(|a| n == *a || n.ends_with(&capitalized(a)));
-        if gate && actionable {
+        // What a gate's reader acts on — but a report's recommendations
+        // are what the report it wrote says.
+        if gate && actionable && !written_report {
             return false;
         }
         // Prose is read on one task and not another without either having
@@ -697,7 +699,11 @@ fn split_stored_detail<'a>(
             // What the agent pasted to show it ran something
             // (`executedOutputExcerpt`, `commandEvidence`).
             || n.ends_with("Excerpt")
-            || n.ends_with("Evidence");
+            || n.ends_with("Evidence")
+            // The agent's own forecast beside what it made
+            // (`predictedThickness`).
+            || n.strip_prefix("predicted")
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()));
         let files = is_file_record(n) && !misread;
         // Text the agent wrote into a file it names, echoed back
         // (`testCode` beside a read `testFilePath`).
