@@ -580,6 +580,18 @@ mod tests {
         }
     }
 
+    /// Groups nested past `MAX_NESTING` are not followed (hostile input
+    /// nests them without end; each level re-reads its script): even
+    /// `true` inside them may fail, as far as proclint knows.
+    #[test]
+    fn nesting_is_capped() {
+        let deep = |n: usize| format!("{}true{}", "( ".repeat(n), " )".repeat(n));
+        assert_eq!(command_exit(&deep(MAX_NESTING)), Exit::Zero);
+        assert_eq!(command_exit(&deep(MAX_NESTING + 2)), Exit::May);
+        // Unbalanced, and far deeper: one pass, no group.
+        assert_eq!(command_exit(&"( ".repeat(20_000)), Exit::May);
+    }
+
     #[test]
     fn commands_that_may_fail() {
         for s in [
