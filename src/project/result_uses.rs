@@ -123,13 +123,9 @@ fn collect_wrapped(
             if !out.fields.contains_key(first) {
                 out.fields.insert(first.clone(), location.clone());
             }
-        }
-    }
-    out.provided.extend(reads.provided.iter().cloned());
-    // A field is a fallback only where every read of it is; relative to
-    // the result only where the read set's value is the result.
-    for (path, _) in &reads.paths {
-        if let Some(Some(first)) = first_read(wrap, acc, path) {
+            // A field is a fallback only where every read of it is;
+            // relative to the result only where the read set's value is
+            // the result.
             let link = (wrap.is_empty() && acc.is_empty())
                 .then(|| reads.fallbacks.iter().find(|(f, _)| f == first))
                 .flatten();
@@ -147,6 +143,7 @@ fn collect_wrapped(
             }
         }
     }
+    out.provided.extend(reads.provided.iter().cloned());
     for (kind, path) in &reads.forwards {
         // The result escapes whole when the escaping value holds it: the
         // path read before escaping does not go past the result.
