@@ -204,6 +204,19 @@ impl Rule for UnusedOutputField {
                 let Some(uses) = p.result_uses().get(&(mi, ti)) else {
                     continue;
                 };
+                // A read of a name the schema lacks (a wrapper's `value`, a
+                // misspelling) says the code expects output it does not
+                // declare: which fields it means is the user's call, not a
+                // removal's.
+                let misread = uses
+                    .fields
+                    .keys()
+                    .any(|k| !fields.iter().any(|(n, _)| n == k));
+                // The undeclared read is a wrapper's name (`value`,
+                // `result`): the code expects the output one level down.
+                let wrapper_read = uses.fields.iter().find(|(k, _)| {
+                    WRAPPERS.contains(&k.as_str()) && !fields.iter().any(|(n, _)| n == *k)
+                });
                 let bound: Vec<_> = invocations
                     .iter()
                     .filter_map(|(mj, ii)| p.modules[*mj].invocations[*ii].bound.clone())
@@ -245,7 +258,11 @@ impl Rule for UnusedOutputField {
                 let unused = if !never_read && forwards.is_empty() {
                     let (noted, kept) = split_stored_detail(p, mi, ti, &uses.fields, unused);
                     if !noted.is_empty() {
-                        sink.push(stored_detail_note(sink, id, &noted, &uses.fields));
+                        let mut note = stored_detail_note(sink, id, &noted, &uses.fields);
+                        if let Some(fix) = removal_fix(task, &noted).filter(|_| !misread) {
+                            note = note.with_fix(fix);
+                        }
+                        sink.push(note);
                     }
                     kept
                 } else {
@@ -326,15 +343,24 @@ impl Rule for UnusedOutputField {
                     .with_help(format!(
                         "remove the {plural} from `outputSchema` if nobody reads the run's results for {them}; otherwise nothing to do"
                     ))
+                } else if let (true, Some((wrapper, at))) = (forwards.is_empty(), wrapper_read) {
+                    // `auth.value.loggedIn`: the fields are read through a
+                    // wrapper the result does not have.
+                    sink.diag(
+                        first.1.clone(),
+                        format!(
+                            "task `{id}` declares output {plural} {} that nothing reads: the code reads `{wrapper}` \
+                             on its result instead, which the schema does not declare; `ctx.task` resolves to the \
+                             task's output itself, not to a wrapper around it",
+                            names.join(", "),
+                        ),
+                    )
+                    .with_help(format!(
+                        "read the declared {plural} on the result itself: `.{}`, not `.{wrapper}.{}`",
+                        first.0, first.0
+                    ))
+                    .with_related(at.clone(), format!("`{wrapper}` is read here"))
                 } else if forwards.is_empty() {
-                    // A read of a name the schema lacks (a wrapper's
-                    // `value`, a misspelling) says the code expects output
-                    // it does not declare: which fields it means is the
-                    // user's call, not a removal's.
-                    let misread = uses
-                        .fields
-                        .keys()
-                        .any(|k| !fields.iter().any(|(n, _)| n == k));
                     let fix = removal_fix(task, &unused).filter(|_| !misread);
                     let d = sink.diag(
                         first.1.clone(),
@@ -385,6 +411,9 @@ impl Rule for UnusedOutputField {
     }
 }
 
+/// Names code reads on a result as if the SDK wrapped the output in them.
+const WRAPPERS: &[&str] = &["value", "result", "data", "output", "response", "payload"];
+
 /// Fields a gate's reader acts on: dropped, the gate's advice is lost.
 const ACTIONABLE_FIELDS: &[&str] = &[
     "issues",
@@ -401,6 +430,13 @@ const ACTIONABLE_FIELDS: &[&str] = &[
     "concerns",
     "fixes",
 ];
+
+/// What a reader acts on: `issues`, `recommendations`, `cryptoIssues`.
+fn is_actionable(n: &str) -> bool {
+    ACTIONABLE_FIELDS
+        .iter()
+        .any(|a| n == *a || n.ends_with(&capitalized(a)))
+}
 
 /// Name endings of fields that record what the agent made or used.
 const RECORD_SUFFIXES: &[&str] = &[
@@ -609,17 +645,30 @@ fn split_stored_detail<'a>(
         .flatten()
         .any(|id| {
             let id = id.to_ascii_lowercase();
-            id.contains("report") || id.contains("synthes") || id.contains("documentation")
+            id.contains("report") || id.contains("synthes") || id.contains("document")
         });
     let writes_file = declared.iter().any(|(n, _)| is_file_record(n));
     let report_task = named_report || writes_file;
-    // A report task that says which file it wrote: what else it returns
-    // (its findings, sections, charts) is what the file holds.
-    let written_report = named_report && writes_file;
+    // A report task that says which files it wrote (a path, or the
+    // `artifacts` list): what else it returns (its findings,
+    // recommendations, sections) is what the files hold.
+    let written_report =
+        named_report && (writes_file || declared.iter().any(|(n, _)| n == "artifacts"));
+    // Some of the task's advice is read (`feedback` handed to the reviser):
+    // its other lists (`majorIssues`) reach the reader through it.
+    let advice_read = read.keys().any(|k| is_actionable(k));
     // Prose beside a field the process acts on (not only the file list
     // every task returns): the agent's account of work whose product is
     // read.
     let product_read = read.keys().any(|k| k != "artifacts" && !is_prose(k));
+    // The process reads what the task made (`shortlist`, `ddCircuit`), not
+    // only whether it succeeded (a status, or any field the schema types
+    // `boolean`), a grade, or where its files are: what else the task
+    // returns is another account of the same work (`longList` beside
+    // `shortlist`), kept with the run.
+    let made_read = read
+        .keys()
+        .any(|k| is_product(k) && !task.schema_flags.contains(k));
     // Read only for the files it wrote (`artifacts`, pushed into the run's
     // file list): the task's product is those files, and its other fields
     // describe them for the people reading the run — even a field named
@@ -661,12 +710,10 @@ fn split_stored_detail<'a>(
         if (is_verdict(n) || n.starts_with("readyFor")) && !breakdown && !sub_check {
             return false;
         }
-        let actionable = ACTIONABLE_FIELDS
-            .iter()
-            .any(|a| n == *a || n.ends_with(&capitalized(a)));
+        let actionable = is_actionable(n);
         // What a gate's reader acts on — but a report's recommendations
         // are what the report it wrote says.
-        if gate && actionable && !written_report {
+        if gate && actionable && !written_report && !advice_read {
             return false;
         }
         // Prose is read on one task and not another without either having
@@ -680,7 +727,13 @@ fn split_stored_detail<'a>(
         // says nothing about another's). What a reader acts on, and a copy
         // left unread where most are read, are oversights either way.
         let required = task.schema_required.iter().any(|r| r == n);
-        if read_elsewhere(n) && (actionable || odd_one_out(n) || (required && !templated(n))) {
+        // Not a report's advice, which its file holds, nor a total: the
+        // same name on two tasks totals different things.
+        let total = is_work_tally(n) || n.ends_with("Count") || n.ends_with("_count");
+        if read_elsewhere(n)
+            && !(actionable && written_report)
+            && (actionable || odd_one_out(n) || (required && !templated(n) && !total))
+        {
             return false;
         }
         // What a reader acts on, from a task read only for its files:
@@ -719,7 +772,15 @@ fn split_stored_detail<'a>(
             && read.keys().any(|k| {
                 k != "artifacts" && !STATUS_FIELDS.contains(&k.as_str()) && shares_stem(k, n)
             });
+        // Beside a product the code reads, a field that is neither a
+        // status nor advice is a second account of the work — unless the
+        // code reads a name the schema lacks, which may mean this one.
+        let beside_product = made_read && !actionable && !misread;
+        // More lists of advice beside the advice the reader gets.
+        let more_advice = actionable && advice_read;
         optional
+            || beside_product
+            || more_advice
             || count
             || record
             || files
@@ -777,6 +838,22 @@ fn echoes_written_file(n: &str, is_read: impl Fn(&str) -> bool) -> bool {
     ["Path", "File", "FilePath"]
         .iter()
         .any(|suffix| is_read(&format!("{prefix}{suffix}")))
+}
+
+/// A field that holds what the task made rather than how it went or where
+/// its files are: not `artifacts`, prose, a status, a verdict or grade, a
+/// file, a record (`reportId`, `*Url`) or a count.
+fn is_product(n: &str) -> bool {
+    n != "artifacts"
+        && !is_prose(n)
+        && !STATUS_FIELDS.contains(&n)
+        && !is_verdict(n)
+        && !n.starts_with("readyFor")
+        && !is_file_record(n)
+        && !RECORD_SUFFIXES.iter().any(|s| n.ends_with(s))
+        && !matches!(n, "path" | "id" | "url" | "version")
+        && !n.ends_with("Count")
+        && !n.ends_with("_count")
 }
 
 /// A go/no-go or a grade under another name than the status fields:
@@ -914,10 +991,101 @@ mod tests {
         )
     }
 
+    /// The default set with this rule's notes.
+    fn with_notes() -> Config {
+        let mut config = Config::default();
+        config.extend_select = vec!["unused-output-field".into()];
+        config
+    }
+
+    /// The rule's findings on `module(schema, reads)`, notes included:
+    /// (severity, message).
+    fn found(schema: &str, reads: &str) -> Vec<(crate::diagnostic::Severity, String)> {
+        lint_text(
+            "p.js",
+            FileKind::Process,
+            module(schema, reads),
+            &with_notes(),
+        )
+        .into_iter()
+        .filter(|d| d.rule == "unused-output-field")
+        .map(|d| (d.severity, d.message))
+        .collect()
+    }
+
+    #[test]
+    fn fields_read_through_a_wrapper_say_so() {
+        let src = module(
+            "{ type: 'object', required: ['loggedIn', 'identity'], properties: { loggedIn: {}, identity: {} } }",
+            "r.value.loggedIn",
+        );
+        let found: Vec<_> = lint_text("p.js", FileKind::Process, src, &with_notes())
+            .into_iter()
+            .filter(|d| d.rule == "unused-output-field")
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        let d = &found[0];
+        assert!(
+            d.message
+                .contains("the code reads `value` on its result instead"),
+            "{}",
+            d.message
+        );
+        assert_eq!(
+            d.help.as_deref(),
+            Some(
+                "read the declared fields on the result itself: `.loggedIn`, not `.value.loggedIn`"
+            )
+        );
+        assert!(d.fix.is_none());
+        assert!(
+            d.related
+                .iter()
+                .any(|r| r.message == "`value` is read here"),
+            "{:?}",
+            d.related
+        );
+    }
+
+    #[test]
+    fn a_second_account_beside_a_read_product_is_a_note() {
+        use crate::diagnostic::Severity::{Info, Warning};
+        let schema = "{ type: 'object', required: ['shortlist', 'longList', 'passed', 'issues'], properties: { shortlist: {}, longList: {}, passed: {}, issues: {} } }";
+        // Read for its product: the long list is another account of the
+        // same work; a status and advice still matter.
+        let got = found(schema, "r.shortlist");
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(
+            got.iter()
+                .any(|(s, m)| *s == Info && m.contains("`longList`") && !m.contains("`passed`")),
+            "{got:?}"
+        );
+        assert!(
+            got.iter().any(|(s, m)| *s == Warning
+                && m.contains("`passed`, `issues`")
+                && !m.contains("`longList`")),
+            "{got:?}"
+        );
+        // Read only for its status: what it made goes nowhere.
+        let got = found(schema, "r.passed");
+        assert!(
+            got.iter()
+                .any(|(s, m)| *s == Warning && m.contains("`shortlist`, `longList`")),
+            "{got:?}"
+        );
+        // A read of a name the schema lacks may mean the unread field.
+        let got = found(schema, "r.shortlist, r.value.passed");
+        assert!(
+            got.iter()
+                .any(|(s, m)| *s == Warning && m.contains("`longList`")),
+            "{got:?}"
+        );
+    }
+
     /// The schema text after the rule's fix, or `None` when it offers none.
     fn fixed(schema: &str, reads: &str) -> Option<String> {
         let src = module(schema, reads);
-        let found: Vec<_> = lint_text("p.js", FileKind::Process, src.clone(), &Config::default())
+        let found: Vec<_> = lint_text("p.js", FileKind::Process, src.clone(), &with_notes())
             .into_iter()
             .filter(|d| d.rule == "unused-output-field")
             .collect();
@@ -987,7 +1155,7 @@ mod tests {
             "r.a",
         )
         .replace("prompt: { task: 'Do' }", &format!("prompt: {prompt}"));
-        let found: Vec<_> = lint_text("p.js", FileKind::Process, src, &Config::default())
+        let found: Vec<_> = lint_text("p.js", FileKind::Process, src, &with_notes())
             .into_iter()
             .filter(|d| d.rule == "unused-output-field")
             .collect();
@@ -1025,12 +1193,11 @@ mod tests {
             \x20   const r = await ctx.task(scoreTask, {});\n\
             \x20   ctx.log(r.a);\n\
             \x20 }\n}\n";
-        let found: Vec<String> =
-            lint_text("p.js", FileKind::Process, src.into(), &Config::default())
-                .into_iter()
-                .filter(|d| d.rule == "unused-output-field")
-                .map(|d| d.message)
-                .collect();
+        let found: Vec<String> = lint_text("p.js", FileKind::Process, src.into(), &with_notes())
+            .into_iter()
+            .filter(|d| d.rule == "unused-output-field")
+            .map(|d| d.message)
+            .collect();
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(
             found[0].starts_with("task `scoreTask` declares"),
@@ -1062,18 +1229,25 @@ mod tests {
 
     #[test]
     fn a_convention_needs_a_clear_majority() {
-        // `note` is required by `n` of five tasks, each read for `x` only.
+        // `note` is required by `n` of five tasks, each read for its status
+        // only.
         let src = |n: usize| {
             let mut s = String::from("import { defineTask } from '@a5c-ai/babysitter-sdk';\n");
             for i in 0..5 {
-                let req = if i < n { "['x', 'note']" } else { "['x']" };
+                let req = if i < n {
+                    "['passed', 'note']"
+                } else {
+                    "['passed']"
+                };
                 s.push_str(&format!(
-                    "const t{i} = defineTask('t{i}', () => ({{ kind: 'agent', agent: {{ prompt: 'Do', outputSchema: {{ type: 'object', required: {req}, properties: {{ x: {{}}, note: {{}} }} }} }} }}));\n"
+                    "const t{i} = defineTask('t{i}', () => ({{ kind: 'agent', agent: {{ prompt: 'Do', outputSchema: {{ type: 'object', required: {req}, properties: {{ passed: {{}}, note: {{}} }} }} }} }}));\n"
                 ));
             }
             s.push_str("export async function process(inputs, ctx) {\n  const out = [];\n");
             for i in 0..5 {
-                s.push_str(&format!("  out.push((await ctx.task(t{i}, {{}})).x);\n"));
+                s.push_str(&format!(
+                    "  out.push((await ctx.task(t{i}, {{}})).passed);\n"
+                ));
             }
             s.push_str("  return out;\n}\n");
             s

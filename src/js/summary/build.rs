@@ -365,6 +365,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         .or_else(|| prop("outputSchema"));
     let schema_fields = schema.and_then(|s| schema_properties(m, s));
     let schema_required = schema.map(|s| schema_required(m, s)).unwrap_or_default();
+    let schema_flags = schema.map(|s| schema_flags(m, s)).unwrap_or_default();
     // `outputSchema: reviewSchema` imported from a shared module.
     let schema_import = schema
         .and_then(|s| m.binding_of_expr(s))
@@ -432,6 +433,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         kind,
         schema_fields,
         schema_required,
+        schema_flags,
         schema_import,
         schema_slots,
         prompt_empty: agent.is_some_and(|p| empty_prompt(m, p)) || agent_without_prompt(m, t),
@@ -957,6 +959,27 @@ fn schema_required(m: &JsModel, schema: Node) -> Box<[String]> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The properties the schema types `boolean`: yes/no answers.
+fn schema_flags(m: &JsModel, schema: Node) -> Box<[String]> {
+    let Some(props) = m
+        .object_of_expr(schema)
+        .and_then(|s| objects::property(m, s, "properties"))
+        .and_then(|p| m.object_of_expr(p))
+    else {
+        return Box::default();
+    };
+    objects::properties(m, props)
+        .into_iter()
+        .filter(|(_, p)| {
+            m.object_of_expr(p.value)
+                .and_then(|o| objects::property(m, o, "type"))
+                .and_then(|t| string_value(unparen(t), m.src()))
+                .is_some_and(|t| t == "boolean")
+        })
+        .map(|(name, _)| name)
+        .collect()
 }
 
 fn invocation(m: &JsModel, call: usize) -> InvocationSummary {

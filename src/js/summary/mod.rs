@@ -153,6 +153,10 @@ pub struct TaskSummary {
     /// The names in the `required` list of the task's own `outputSchema`
     /// (empty when it has none, or the schema is imported).
     pub schema_required: Box<[String]>,
+    /// The properties the task's own `outputSchema` types `boolean`
+    /// (empty when it has none, or the schema is imported).
+    #[serde(default)]
+    pub schema_flags: Box<[String]>,
     /// `outputSchema` names an imported const: (source, name).
     pub schema_import: Option<(String, String)>,
     /// Where the entries of the schema's `properties` and `required` are
