@@ -10,6 +10,7 @@ use crate::manifest::package_json::PackageJson;
 use crate::markdown::SkillMarkdown;
 use crate::project::config::{Config, KnownRules};
 use crate::project::Project;
+pub use crate::source::names::name_words;
 use crate::source::{SourceFile, Span};
 
 pub mod agent_verification;
@@ -557,34 +558,6 @@ impl ProjectSink {
             self.out.push(d);
         }
     }
-}
-
-/// The lower-case words of a name or id: `logProgressTask`,
-/// `log-progress` and `['bookkeeping']` all split into theirs (at
-/// anything not alphanumeric and where a lower-case letter or digit meets
-/// an upper-case one).
-pub fn name_words(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for ch in name.chars() {
-        if !ch.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if ch.is_uppercase() && prev_lower && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
-        cur.extend(ch.to_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 /// Checks a rule option that must be a list of strings (`extra-methods`,

@@ -125,7 +125,8 @@ fn module_conventions(p: &Project, mi: usize) -> Vec<&str> {
 ///
 /// Nor is it offered when the task's prompt names a field (`outputFormat:
 /// 'JSON with reportPath, summary'`): the agent would still be asked for
-/// it, and the prompt is the user's prose, which no fix rewrites.
+/// it, and the prompt is the user's prose, which no fix rewrites; nor when
+/// another task's prompt talks about it (that step wants the field).
 fn removal_fix(task: &crate::project::TaskSummary, unused: &[&(String, Location)]) -> Option<Fix> {
     let slots = task.schema_slots.as_deref()?;
     if unused
@@ -137,6 +138,13 @@ fn removal_fix(task: &crate::project::TaskSummary, unused: &[&(String, Location)
     if unused
         .iter()
         .any(|(n, _)| task.prompt_names.iter().any(|p| **p == **n))
+    {
+        return None;
+    }
+    // Another task's prompt talks about it: that step wants the field.
+    if unused
+        .iter()
+        .any(|(n, _)| task.fields_asked_elsewhere.iter().any(|(f, _)| f == n))
     {
         return None;
     }
@@ -248,11 +256,7 @@ impl Rule for UnusedOutputField {
                 let never_read = uses.fields.is_empty() && forwards.is_empty();
                 // A task defined with a built id (`` `score-${i}` ``) is
                 // named by the variable that holds it.
-                let id = task
-                    .id
-                    .as_deref()
-                    .or(task.local_name.as_deref())
-                    .unwrap_or("task");
+                let id = display_name(task);
                 // Read for its main fields: what only records the work is a
                 // note of its own, the rest stays the finding.
                 let unused = if !never_read && forwards.is_empty() {
@@ -370,8 +374,22 @@ impl Rule for UnusedOutputField {
                              code uses {them}",
                             names.join(", "),
                         ),
-                    )
-                    .with_help(format!(
+                    );
+                    // A field another task's prompt talks about: hand it
+                    // over rather than drop it.
+                    let asked = task.fields_asked_elsewhere.iter().find_map(|(name, tj)| {
+                        let other = module.tasks.get(*tj)?;
+                        unused
+                            .iter()
+                            .any(|(n, _)| n == name)
+                            .then(|| (name, display_name(other)))
+                    });
+                    let d = if let Some((name, other)) = asked {
+                        d.with_help(format!(
+                            "pass `{name}` in the args of `{other}`, whose prompt talks about it; or remove it from `outputSchema` if that step does not need it"
+                        ))
+                    } else {
+                        d.with_help(format!(
                         "remove the {plural} from `outputSchema` (the agent spends tokens producing {them}), \
                          or use {them}; if your tasks ask for {them} by design (an audit field the agent must \
                          fill in), list {them} in proclint.toml's `[rules.unused-output-field]`: `ignore-fields = [{}]`",
@@ -380,7 +398,8 @@ impl Rule for UnusedOutputField {
                             .map(|(n, _)| format!("\"{n}\""))
                             .collect::<Vec<_>>()
                             .join(", "),
-                    ));
+                    ))
+                    };
                     match fix {
                         Some(fix) => d.with_fix(fix),
                         None => d,
@@ -402,6 +421,19 @@ impl Rule for UnusedOutputField {
                 for (name, loc) in unused.iter().skip(1) {
                     d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
                 }
+                // A field another task's prompt talks about: show where.
+                for (name, tj) in task.fields_asked_elsewhere.iter() {
+                    let Some(other) = module.tasks.get(*tj) else {
+                        continue;
+                    };
+                    if forwards.is_empty() && unused.iter().any(|(n, _)| n == name) {
+                        let other_id = display_name(other);
+                        d = d.with_related(
+                            other.id_location.clone(),
+                            format!("the prompt of `{other_id}` talks about `{name}`, and nothing hands it the field"),
+                        );
+                    }
+                }
                 for b in bound.into_iter().take(3) {
                     d = d.with_related(b, "the result is bound here");
                 }
@@ -409,6 +441,15 @@ impl Rule for UnusedOutputField {
             }
         }
     }
+}
+
+/// How a message names a task: its id, or for an id built at run time
+/// (`` `score-${i}` ``) the variable that holds it.
+fn display_name(task: &crate::project::TaskSummary) -> &str {
+    task.id
+        .as_deref()
+        .or(task.local_name.as_deref())
+        .unwrap_or("task")
 }
 
 /// Names code reads on a result as if the SDK wrapped the output in them.
@@ -629,6 +670,9 @@ fn split_stored_detail<'a>(
                     .is_some_and(|u| u.fields.contains_key(name))
             })
     };
+    // Another task's prompt talks about the field ("the triggering event"
+    // for `triggeringEvent`): a step wants what no code hands it.
+    let asked_elsewhere = |name: &str| task.fields_asked_elsewhere.iter().any(|(f, _)| f == name);
     let declared = p.schema_fields(mi, ti).unwrap_or(&[]);
     let misread = read.keys().any(|k| !declared.iter().any(|(n, _)| n == k));
     let score_read = read
@@ -775,7 +819,7 @@ fn split_stored_detail<'a>(
         // Beside a product the code reads, a field that is neither a
         // status nor advice is a second account of the work — unless the
         // code reads a name the schema lacks, which may mean this one.
-        let beside_product = made_read && !actionable && !misread;
+        let beside_product = made_read && !actionable && !misread && !asked_elsewhere(n);
         // More lists of advice beside the advice the reader gets.
         let more_advice = actionable && advice_read;
         optional

@@ -1,6 +1,6 @@
 //! Near misses between names: the "did you mean" of every front end and
 //! rule (a context method, a rule id, a declared field, a heading anchor,
-//! a frontmatter key).
+//! a frontmatter key), and the words a name is made of.
 
 /// Levenshtein distance over chars.
 pub fn edit_distance(a: &str, b: &str) -> usize {
@@ -33,6 +33,34 @@ pub fn nearest<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
         }
     }
     best.filter(|(d, _)| *d <= limit).map(|(_, c)| c)
+}
+
+/// The lower-case words of a name or id: `logProgressTask`,
+/// `log-progress` and `['bookkeeping']` all split into theirs (at
+/// anything not alphanumeric and where a lower-case letter or digit meets
+/// an upper-case one).
+pub fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if !ch.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
+        cur.extend(ch.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@ use crate::js::EffectKind;
 use crate::source::Span;
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
-    let tasks = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
+    let mut tasks: Vec<TaskSummary> = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
+    mark_fields_asked_elsewhere(&mut tasks);
     // Sized once: a dense module has one per statement, and a doubling
     // array leaves its old copies to the allocator.
     let mut invocations = Vec::with_capacity(m.effects_of(EffectKind::Task).count());
@@ -434,6 +435,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         schema_fields,
         schema_required,
         schema_flags,
+        fields_asked_elsewhere: Box::default(),
         schema_import,
         schema_slots,
         prompt_empty: agent.is_some_and(|p| empty_prompt(m, p)) || agent_without_prompt(m, t),
@@ -959,6 +961,46 @@ fn schema_required(m: &JsModel, schema: Node) -> Box<[String]> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Records, for each task, the fields of its schema named by two words or
+/// more that another task's prompt in the module talks about
+/// (`conversationGuides` in "use the conversation guides"): done here, while
+/// every prompt's text is at hand (the summary keeps only the literals some
+/// phrase rule reads).
+fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
+    let texts: Vec<String> = tasks
+        .iter()
+        .map(|t| {
+            t.prompt
+                .iter()
+                .flat_map(|s| &s.literals)
+                .map(|l| l.text.to_lowercase())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    for (ti, task) in tasks.iter_mut().enumerate() {
+        let Some(fields) = &task.schema_fields else {
+            continue;
+        };
+        task.fields_asked_elsewhere = fields
+            .iter()
+            .filter_map(|(name, _)| {
+                // A name of one word (`evidence`, `timeline`) is everyday
+                // prose in another prompt, not a request for this field.
+                let words = crate::source::names::name_words(name);
+                if words.len() < 2 {
+                    return None;
+                }
+                let phrase = words.join(" ");
+                let tj = (0..texts.len()).find(|&tj| {
+                    tj != ti && crate::js::analysis::strings::names_word(&texts[tj], &phrase)
+                })?;
+                Some((name.clone(), tj))
+            })
+            .collect();
+    }
 }
 
 /// The properties the schema types `boolean`: yes/no answers.

@@ -157,6 +157,12 @@ pub struct TaskSummary {
     /// (empty when it has none, or the schema is imported).
     #[serde(default)]
     pub schema_flags: Box<[String]>,
+    /// The schema fields of two words or more that another task's prompt
+    /// in the module talks about (its words, in any case: "the triggering
+    /// event" for `triggeringEvent`).
+    /// With the index of the first such task in the module.
+    #[serde(default)]
+    pub fields_asked_elsewhere: Box<[(String, usize)]>,
     /// `outputSchema` names an imported const: (source, name).
     pub schema_import: Option<(String, String)>,
     /// Where the entries of the schema's `properties` and `required` are
