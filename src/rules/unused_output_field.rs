@@ -1,5 +1,7 @@
 //! `unused-output-field`: output schema properties nothing reads.
 
+use std::collections::HashMap;
+
 use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
 use crate::diagnostic::{Fix, Location, Severity};
 use crate::project::config::Config;
@@ -199,6 +201,7 @@ impl Rule for UnusedOutputField {
                 continue;
             }
             let conventions = module_conventions(p, mi);
+            let shares = FieldShares::new(p, mi);
             for (ti, task) in module.tasks.iter().enumerate() {
                 let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
                     continue;
@@ -260,7 +263,8 @@ impl Rule for UnusedOutputField {
                 // Read for its main fields: what only records the work is a
                 // note of its own, the rest stays the finding.
                 let unused = if !never_read && forwards.is_empty() {
-                    let (noted, kept) = split_stored_detail(p, mi, ti, &uses.fields, unused);
+                    let (noted, kept) =
+                        split_stored_detail(p, &shares, (mi, ti), &uses.fields, unused);
                     if !noted.is_empty() {
                         let mut note = stored_detail_note(sink, id, &noted, &uses.fields);
                         if let Some(fix) = removal_fix(task, &noted).filter(|_| !misread) {
@@ -617,59 +621,15 @@ type Fields<'a> = Vec<&'a (String, Location)>;
 /// the code meant to read.
 fn split_stored_detail<'a>(
     p: &Project,
-    mi: usize,
-    ti: usize,
+    shares: &FieldShares,
+    (mi, ti): (usize, usize),
     read: &std::collections::BTreeMap<String, Location>,
     unused: Fields<'a>,
 ) -> (Fields<'a>, Fields<'a>) {
     let task = &p.modules[mi].tasks[ti];
-    let uses = p.result_uses();
-    // A field most of the module's schemas declare (`config` in a module
-    // of templated tasks), read on few of them: reading one task's says
-    // nothing about another's. Read on most, the one left unread is the
-    // odd one out.
-    let schema_tasks: Vec<usize> = (0..p.modules[mi].tasks.len())
-        .filter(|&tj| p.schema_fields(mi, tj).is_some_and(|f| !f.is_empty()))
-        .collect();
-    // (tasks whose schema declares `name`, of those the tasks read for it)
-    let read_share = |name: &str| {
-        let declaring: Vec<usize> = schema_tasks
-            .iter()
-            .copied()
-            .filter(|&tj| {
-                p.schema_fields(mi, tj)
-                    .is_some_and(|f| f.iter().any(|(n, _)| n == name))
-            })
-            .collect();
-        let reading = declaring
-            .iter()
-            .filter(|&&tj| {
-                uses.get(&(mi, tj))
-                    .is_some_and(|u| u.fields.contains_key(name))
-            })
-            .count();
-        (declaring.len(), reading)
-    };
-    let templated = |name: &str| {
-        let (declaring, reading) = read_share(name);
-        declaring >= CONVENTION_TASKS
-            && declaring * 3 >= schema_tasks.len() * 2
-            && reading * 2 < declaring
-    };
-    // Read on most of the (several) tasks that declare it: this one's is
-    // the copy left unread.
-    let odd_one_out = |name: &str| {
-        let (declaring, reading) = read_share(name);
-        declaring >= CONVENTION_TASKS && reading * 2 > declaring
-    };
-    let read_elsewhere = |name: &str| {
-        (0..p.modules[mi].tasks.len())
-            .filter(|&tj| tj != ti)
-            .any(|tj| {
-                uses.get(&(mi, tj))
-                    .is_some_and(|u| u.fields.contains_key(name))
-            })
-    };
+    let templated = |name: &str| shares.templated(name);
+    let odd_one_out = |name: &str| shares.odd_one_out(name);
+    let read_elsewhere = |name: &str| shares.read_elsewhere(name, ti);
     // Another task's prompt talks about the field ("the triggering event"
     // for `triggeringEvent`): a step wants what no code hands it.
     let asked_elsewhere = |name: &str| task.fields_asked_elsewhere.iter().any(|(f, _)| f == name);
@@ -924,6 +884,76 @@ fn capitalized(word: &str) -> String {
     c.next()
         .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
         .unwrap_or_default()
+}
+
+/// What a module's tasks declare and are read for, field by field: the
+/// same for every task of the module, so computed once per module.
+struct FieldShares<'p> {
+    /// Tasks of the module with a non-empty output schema.
+    schema_tasks: usize,
+    /// Field → (tasks whose schema declares it, of those the tasks read
+    /// for it).
+    shares: HashMap<&'p str, (usize, usize)>,
+    /// Field → the tasks of the module whose results are read for it.
+    readers: HashMap<&'p str, Vec<usize>>,
+}
+
+impl<'p> FieldShares<'p> {
+    fn new(p: &'p Project, mi: usize) -> FieldShares<'p> {
+        let uses = p.result_uses();
+        let mut shares: HashMap<&str, (usize, usize)> = HashMap::new();
+        let mut readers: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut schema_tasks = 0;
+        for ti in 0..p.modules[mi].tasks.len() {
+            let read = uses.get(&(mi, ti));
+            for field in read.iter().flat_map(|u| u.fields.keys()) {
+                readers.entry(field.as_str()).or_default().push(ti);
+            }
+            let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
+                continue;
+            };
+            schema_tasks += 1;
+            let mut names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                let share = shares.entry(name).or_default();
+                share.0 += 1;
+                if read.is_some_and(|u| u.fields.contains_key(name)) {
+                    share.1 += 1;
+                }
+            }
+        }
+        FieldShares {
+            schema_tasks,
+            shares,
+            readers,
+        }
+    }
+
+    /// A field most of the module's schemas declare (`config` in a module
+    /// of templated tasks), read on few of them: reading one task's says
+    /// nothing about another's.
+    fn templated(&self, name: &str) -> bool {
+        let (declaring, reading) = self.shares.get(name).copied().unwrap_or_default();
+        declaring >= CONVENTION_TASKS
+            && declaring * 3 >= self.schema_tasks * 2
+            && reading * 2 < declaring
+    }
+
+    /// Read on most of the (several) tasks that declare it: an unread one
+    /// is the copy left unread.
+    fn odd_one_out(&self, name: &str) -> bool {
+        let (declaring, reading) = self.shares.get(name).copied().unwrap_or_default();
+        declaring >= CONVENTION_TASKS && reading * 2 > declaring
+    }
+
+    /// Read on the result of a task of the module other than `ti`.
+    fn read_elsewhere(&self, name: &str, ti: usize) -> bool {
+        self.readers
+            .get(name)
+            .is_some_and(|r| r.iter().any(|&tj| tj != ti))
+    }
 }
 
 /// The note for the fields [`split_stored_detail`] sets apart.
