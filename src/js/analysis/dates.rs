@@ -83,21 +83,10 @@ fn date_uses<'t>(
                 });
                 return;
             }
-            if depth >= 2 || callee.kind() != "identifier" {
+            if depth >= 2 {
                 return;
             }
-            let Some(index) = parent
-                .named()
-                .filter(|a| a.kind() != "comment")
-                .position(|a| a.id() == node.id())
-            else {
-                return;
-            };
-            let Some(f) = m
-                .scopes
-                .binding_of(callee)
-                .and_then(|b| m.scopes.get(b).function)
-            else {
+            let Some((f, index)) = passed_to(m, node) else {
                 return;
             };
             let param = m
@@ -179,20 +168,7 @@ fn date_uses<'t>(
 /// or among `||`s. A `Date` always fails it, so the function always leaves
 /// there, whatever the time is, and nothing after it sees the clock.
 pub fn always_rejected(m: &JsModel, value: Node) -> bool {
-    let Some(callee) = value
-        .parent()
-        .filter(|a| a.kind_str() == "arguments")
-        .and_then(|a| a.parent())
-        .and_then(|c| c.field("function"))
-        .filter(|f| f.kind_str() == "identifier")
-    else {
-        return false;
-    };
-    let Some(f) = m
-        .scopes
-        .binding_of(callee)
-        .and_then(|b| m.scopes.get(b).function)
-    else {
+    let Some((f, _)) = passed_to(m, value) else {
         return false;
     };
     let Some(first) = m.functions[f]
@@ -221,6 +197,27 @@ pub fn always_rejected(m: &JsModel, value: Node) -> bool {
                 && u.via.is_some()
                 && negated_test_leaves(m, u.at, cond)
         })
+}
+
+/// The module function a call hands `arg` to, by name (`check(now)` with
+/// `function check(nowMs)`), and `arg`'s position among the arguments
+/// (comments do not count).
+fn passed_to(m: &JsModel, arg: Node) -> Option<(usize, usize)> {
+    let args = arg.parent().filter(|a| a.kind_str() == "arguments")?;
+    let callee = args
+        .parent()
+        .filter(|c| c.kind_str() == "call_expression")
+        .and_then(|c| c.field("function"))
+        .filter(|f| f.kind_str() == "identifier")?;
+    let f = m
+        .scopes
+        .binding_of(callee)
+        .and_then(|b| m.scopes.get(b).function)?;
+    let index = args
+        .named()
+        .filter(|a| a.kind_str() != "comment")
+        .position(|a| a.id() == arg.id())?;
+    Some((f, index))
 }
 
 /// Whether `test` (`Number.isFinite(x)`), negated, is `cond` or one of the
