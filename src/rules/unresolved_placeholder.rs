@@ -5,7 +5,7 @@
 use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites, SkillContext};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::model::objects;
 use crate::js::syntax::is_function;
 use crate::js::JsModel;
@@ -22,7 +22,7 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/unresolved-placeholder.md"),
     builtin: false,
     options: &[],
-    fix: crate::rules::FixAvailability::Never,
+    fix: crate::rules::FixAvailability::Sometimes,
 };
 
 /// Properties whose text an agent or a human reads.
@@ -127,36 +127,56 @@ impl Rule for UnresolvedPlaceholder {
             if lit.kind_str() != "string" || seen.contains(&lit.id()) {
                 continue;
             }
-            for offset in memchr::memmem::find_iter(text.as_bytes(), b"${") {
-                let Some(expr) = interpolation(&text[offset..]) else {
-                    continue;
-                };
-                let head = expr.split(['.', '[', '?']).next().unwrap_or(expr);
-                // Only a name the string's own scope binds: then the author
-                // meant that value. A key of the prompt's `context` the agent
-                // resolves by name is not one.
-                if !bound_at(m, lit, head) {
-                    continue;
+            // Every `${…}` of the string, and whether the string's scope
+            // binds its name (then the author meant that value; a key of the
+            // prompt's `context` the agent resolves by name is not one).
+            let interpolations: Vec<(usize, &str, bool)> =
+                memchr::memmem::find_iter(text.as_bytes(), b"${")
+                    .filter_map(|offset| {
+                        let expr = interpolation(&text[offset..])?;
+                        let head = expr.split(['.', '[', '?']).next().unwrap_or(expr);
+                        Some((offset, expr, bound_at(m, lit, head)))
+                    })
+                    .collect();
+            let meant: Vec<(usize, &str)> = interpolations
+                .iter()
+                .filter(|(_, _, bound)| *bound)
+                .map(|(o, e, _)| (*o, *e))
+                .collect();
+            let Some(&(offset, expr)) = meant.first() else {
+                continue;
+            };
+            let at = lit.start_byte() + offset;
+            let quote = text.chars().next().unwrap_or('\'');
+            let also: Vec<String> = meant[1..]
+                .iter()
+                .map(|(_, e)| format!("`${{{e}}}`"))
+                .collect();
+            let also = if also.is_empty() {
+                String::new()
+            } else {
+                format!(" (and {} too)", also.join(", "))
+            };
+            let mut d = sink
+                .diag(
+                    Span::new(at, at + expr.len() + 3),
+                    format!(
+                        "`${{{expr}}}` is inside a {} string, which JavaScript never \
+                         interpolates: the text keeps `${{{expr}}}` literally{also}",
+                        if quote == '"' {
+                            "double-quoted"
+                        } else {
+                            "single-quoted"
+                        }
+                    ),
+                )
+                .with_help("use a template literal: quote the string with backticks");
+            if meant.len() == interpolations.len() {
+                if let Some(fix) = template_fix(text, lit.start_byte()) {
+                    d = d.with_fix(fix);
                 }
-                let at = lit.start_byte() + offset;
-                let quote = text.chars().next().unwrap_or('\'');
-                sink.push(
-                    sink.diag(
-                        Span::new(at, at + expr.len() + 3),
-                        format!(
-                            "`${{{expr}}}` is inside a {} string, which JavaScript never \
-                             interpolates: the text keeps `${{{expr}}}` literally",
-                            if quote == '"' {
-                                "double-quoted"
-                            } else {
-                                "single-quoted"
-                            }
-                        ),
-                    )
-                    .with_help("use a template literal: quote the string with backticks"),
-                );
-                break;
             }
+            sink.push(d);
         }
     }
 
@@ -316,6 +336,37 @@ fn interpolation(text: &str) -> Option<&str> {
     (ok && !env_style).then_some(expr)
 }
 
+/// Requotes a string literal (`text`, quotes included, written at
+/// `start`) with backticks, so that its `${…}` interpolate. Unsafe: the
+/// text changes at run time, as the finding intends. Not offered when the
+/// text holds a backtick, or a backslash before a digit (`\1` is an octal
+/// escape, which a template literal rejects).
+fn template_fix(text: &str, start: usize) -> Option<Fix> {
+    let body = text.get(1..text.len().checked_sub(1)?)?;
+    let bytes = body.as_bytes();
+    let octal = bytes
+        .windows(2)
+        .any(|w| w[0] == b'\\' && w[1].is_ascii_digit());
+    if body.contains('`') || octal || text.len() < 2 {
+        return None;
+    }
+    let end = start + text.len();
+    Some(Fix {
+        description: "quote the string with backticks".into(),
+        edits: vec![
+            Edit {
+                span: Span::new(start, start + 1),
+                replacement: "`".into(),
+            },
+            Edit {
+                span: Span::new(end - 1, end),
+                replacement: "`".into(),
+            },
+        ],
+        safe: false,
+    })
+}
+
 /// Whether `name` is bound where `node` is: looked up from the innermost
 /// enclosing function's scope (block-scoped names inside it are missed,
 /// which only costs recall).
@@ -384,6 +435,59 @@ mod tests {
     }
 
     const FRONT: &str = "---\nname: review\ndescription: Reviews a change.\n---\n";
+
+    /// A process module whose agent instruction is the string literal
+    /// `instruction` (written with its quotes), and the rule's findings.
+    fn quoted(instruction: &str) -> (String, Vec<crate::diagnostic::Diagnostic>) {
+        let src = format!(
+            "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
+             export const t = defineTask('t', (args) => ({{ kind: 'agent', labels: ['t'], agent: {{ name: 'a', prompt: {{ role: 'r', task: 'Do', instructions: [{instruction}] }} }} }}));\n\
+             export async function process(inputs, ctx) {{ return ctx.task(t, {{}}, {{ key: 't' }}); }}\n"
+        );
+        let found = lint_text("p.js", FileKind::Process, src.clone(), &Config::default())
+            .into_iter()
+            .filter(|d| d.rule == super::META.id)
+            .collect();
+        (src, found)
+    }
+
+    /// The instruction after the finding's fix, or `None` when it offers
+    /// none.
+    fn fixed(instruction: &str) -> Option<String> {
+        let (src, found) = quoted(instruction);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let fix = found[0].fix.clone()?;
+        assert!(!fix.safe);
+        let (out, applied) = crate::engine::fix::apply(&src, &[&fix.edits]);
+        assert_eq!(applied, 1);
+        let start = out.find("instructions: [")? + "instructions: [".len();
+        let end = out[start..].find("] }")? + start;
+        Some(out[start..end].to_string())
+    }
+
+    #[test]
+    fn every_interpolation_is_named_and_the_fix_makes_a_template() {
+        let (_, found) = quoted("'Write ${args.team} a plan for ${args.deadline}'");
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].message.contains("(and `${args.deadline}` too)"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(
+            fixed("'Write ${args.team} a plan for ${args.deadline}'").as_deref(),
+            Some("`Write ${args.team} a plan for ${args.deadline}`")
+        );
+        assert_eq!(
+            fixed("\"Don\\'t miss ${args.team}\"").as_deref(),
+            Some("`Don\\'t miss ${args.team}`")
+        );
+        // A name the scope does not bind would throw once interpolated.
+        assert_eq!(fixed("'Write ${args.team} for ${reviewer}'"), None);
+        // A backtick or an octal escape changes meaning or fails to parse.
+        assert_eq!(fixed("'Run `make` for ${args.team}'"), None);
+        assert_eq!(fixed("'Tab\\1 ${args.team}'"), None);
+    }
 
     #[test]
     fn headings_are_read_like_the_body() {
