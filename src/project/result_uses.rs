@@ -5,7 +5,7 @@
 //! shared by `unused-output-field`, `undeclared-output-field` and
 //! `missing-output-schema`; [`of_invocation`] answers for one call.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::diagnostic::Location;
 use crate::js::analysis::results::push_layer;
@@ -66,6 +66,11 @@ pub struct ResultUse {
     /// result, nearest first (`v.remainingGaps || v.gaps`: `gaps` after
     /// `remainingGaps`).
     pub fallbacks: BTreeMap<String, Vec<String>>,
+    /// Fields whose value reaches a breakpoint (`files: [r.reportPath]`):
+    /// a person is shown them.
+    pub shown: BTreeSet<String>,
+    /// Fields whose value is returned as the process output.
+    pub returned: BTreeSet<String>,
     /// Fields read other than as a later link: never in `fallbacks`.
     direct: HashSet<String>,
     /// (read set, layers, read prefix) already walked, with the fewest hops
@@ -147,8 +152,15 @@ fn collect_wrapped(
     for (kind, path) in &reads.forwards {
         // The result escapes whole when the escaping value holds it: the
         // path read before escaping does not go past the result.
-        if matches!(first_read(wrap, acc, path), Some(None)) {
-            out.forward(kind.clone());
+        match first_read(wrap, acc, path) {
+            Some(None) => out.forward(kind.clone()),
+            Some(Some(field)) if *kind == ForwardKind::Breakpoint => {
+                out.shown.insert(field.clone());
+            }
+            Some(Some(field)) if *kind == ForwardKind::ProcessOutput => {
+                out.returned.insert(field.clone());
+            }
+            _ => {}
         }
     }
     for q in &reads.pending {

@@ -263,8 +263,7 @@ impl Rule for UnusedOutputField {
                 // Read for its main fields: what only records the work is a
                 // note of its own, the rest stays the finding.
                 let unused = if !never_read && forwards.is_empty() {
-                    let (noted, kept) =
-                        split_stored_detail(p, &shares, (mi, ti), &uses.fields, unused);
+                    let (noted, kept) = split_stored_detail(p, &shares, (mi, ti), uses, unused);
                     if !noted.is_empty() {
                         let mut note = stored_detail_note(sink, id, &noted, &uses.fields);
                         if let Some(fix) = removal_fix(task, &noted).filter(|_| !misread) {
@@ -350,6 +349,47 @@ impl Rule for UnusedOutputField {
                     )
                     .with_help(format!(
                         "remove the {plural} from `outputSchema` if nobody reads the run's results for {them}; otherwise nothing to do"
+                    ))
+                } else if forwards.is_empty()
+                    && unused.iter().all(|(n, _)| {
+                        STATUS_FIELDS.contains(&n.as_str())
+                            || is_verdict(n)
+                            || n.starts_with("readyFor")
+                    })
+                {
+                    // Only yes/no answers and grades are left: the gate that
+                    // never gates.
+                    sink.diag(
+                        first.1.clone(),
+                        format!(
+                            "task `{id}` reports {} but no code reads {them}: a failure the agent reports is never seen, \
+                             and the process goes on as if the task succeeded",
+                            names.join(", ")
+                        ),
+                    )
+                    .with_help(format!(
+                        "stop (or route to a fix) when `{}` says the work failed; or drop the {plural} if nothing should depend on {them}",
+                        first.0
+                    ))
+                } else if let (true, Some(gate)) = (
+                    forwards.is_empty() && unused.iter().all(|(n, _)| is_actionable(n)),
+                    uses.fields.keys().find(|k| {
+                        k.to_ascii_lowercase().contains("score")
+                            || STATUS_FIELDS.contains(&k.as_str())
+                    }),
+                ) {
+                    // Advice beside a verdict the code acts on.
+                    sink.diag(
+                        first.1.clone(),
+                        format!(
+                            "task `{id}` declares output {plural} {} that nothing reads, beside `{gate}`, which the \
+                             process reads: the advice behind that verdict reaches no reviewer and no retry",
+                            names.join(", ")
+                        ),
+                    )
+                    .with_help(format!(
+                        "hand {them} to what acts on `{gate}` (the breakpoint's context, the retry's args); or remove \
+                         {them} from `outputSchema` if nobody needs {them}"
                     ))
                 } else if let (true, Some((wrapper, at))) = (forwards.is_empty(), wrapper_read) {
                     // `auth.value.loggedIn`: the fields are read through a
@@ -623,15 +663,18 @@ fn split_stored_detail<'a>(
     p: &Project,
     shares: &FieldShares,
     (mi, ti): (usize, usize),
-    read: &std::collections::BTreeMap<String, Location>,
+    uses: &crate::project::result_uses::ResultUse,
     unused: Fields<'a>,
 ) -> (Fields<'a>, Fields<'a>) {
     let task = &p.modules[mi].tasks[ti];
+    let read = &uses.fields;
     let templated = |name: &str| shares.templated(name);
     let odd_one_out = |name: &str| shares.odd_one_out(name);
     let read_elsewhere = |name: &str| shares.read_elsewhere(name, ti);
     // Another task's prompt talks about the field ("the triggering event"
     // for `triggeringEvent`): a step wants what no code hands it.
+    // The prompt asks for it in words: the agent returns it.
+    let asked = |name: &str| task.prompt_names.iter().any(|p| &**p == name);
     let asked_elsewhere = |name: &str| task.fields_asked_elsewhere.iter().any(|(f, _)| f == name);
     let declared = p.schema_fields(mi, ti).unwrap_or(&[]);
     let misread = read.keys().any(|k| !declared.iter().any(|(n, _)| n == k));
@@ -660,7 +703,12 @@ fn split_stored_detail<'a>(
         named_report && (writes_file || declared.iter().any(|(n, _)| n == "artifacts"));
     // Some of the task's advice is read (`feedback` handed to the reviser):
     // its other lists (`majorIssues`) reach the reader through it.
-    let advice_read = read.keys().any(|k| is_actionable(k));
+    let advice_read = read.keys().any(|k| {
+        is_actionable(k)
+            || super::name_words(k)
+                .iter()
+                .any(|w| ACTIONABLE_FIELDS.contains(&w.as_str()))
+    });
     // Prose beside a field the process acts on (not only the file list
     // every task returns): the agent's account of work whose product is
     // read.
@@ -678,6 +726,9 @@ fn split_stored_detail<'a>(
     // describe them for the people reading the run — even a field named
     // for the task (`strategy` of `responsive-strategy`), which sums up
     // what the files hold: the process moved on with the files alone.
+    // The process returns a file the task names (`docPath`): the files
+    // reach its output that way, whatever its `artifacts` list says.
+    let file_returned = uses.returned.iter().any(|k| is_file_record(k));
     let files_only = !read.is_empty() && read.keys().all(|k| k == "artifacts" || is_file_record(k));
     // What a tally counts, described beside it (`bannerTypes` beside
     // `bannersCreated`), records the same work.
@@ -696,7 +747,22 @@ fn split_stored_detail<'a>(
             return true;
         }
         if STATUS_FIELDS.contains(&n) {
-            return false;
+            // Another yes/no of the same result the code reads
+            // (`syntaxValid`): the code gates on that one.
+            let other_verdict = read.keys().any(|k| {
+                k != n
+                    && (STATUS_FIELDS.contains(&k.as_str())
+                        || task.schema_flags.contains(k)
+                        || (is_verdict(k) && !is_score(k)))
+            });
+            // A report whose file a breakpoint shows a person: they see
+            // the work, and a failed report with it.
+            let report_shown = report_task
+                && uses
+                    .shown
+                    .iter()
+                    .any(|k| k == "artifacts" || is_file_record(k));
+            return other_verdict || report_shown;
         }
         // The parts of a score the code reads (`strategyScore` beside a
         // read `overallScore`).
@@ -712,11 +778,22 @@ fn split_stored_detail<'a>(
         // `overallScore`) that no code reads is a gate that never gates,
         // like a status field.
         if (is_verdict(n) || n.starts_with("readyFor")) && !breakdown && !sub_check {
-            return false;
+            // Beside another verdict or grade of the result the code reads
+            // (`productionReady` beside `readinessScore`): it gates on that.
+            return read.keys().any(|k| {
+                k != n
+                    && (STATUS_FIELDS.contains(&k.as_str())
+                        || task.schema_flags.contains(k)
+                        || is_verdict(k)
+                        || k.ends_with("Status"))
+            });
         }
         let actionable = is_actionable(n);
         // What a gate's reader acts on — but a report's recommendations
         // are what the report it wrote says.
+        // The agent must return it (required, or asked for in the prompt):
+        // an optional extra is the agent's to leave out.
+        let owed = task.schema_required.iter().any(|r| r == n) || asked(n);
         if gate && actionable && !written_report && !advice_read {
             return false;
         }
@@ -734,9 +811,14 @@ fn split_stored_detail<'a>(
         // Not a report's advice, which its file holds, nor a total: the
         // same name on two tasks totals different things.
         let total = is_work_tally(n) || n.ends_with("Count") || n.ends_with("_count");
+        // More lists of advice beside the advice the reader gets.
+        if actionable && advice_read {
+            return true;
+        }
         if read_elsewhere(n)
             && !(actionable && written_report)
-            && (actionable || odd_one_out(n) || (required && !templated(n) && !total))
+            && !(n == "artifacts" && file_returned)
+            && (actionable || (odd_one_out(n) && owed) || (required && !templated(n) && !total))
         {
             return false;
         }
@@ -780,11 +862,8 @@ fn split_stored_detail<'a>(
         // status nor advice is a second account of the work — unless the
         // code reads a name the schema lacks, which may mean this one.
         let beside_product = made_read && !actionable && !misread && !asked_elsewhere(n);
-        // More lists of advice beside the advice the reader gets.
-        let more_advice = actionable && advice_read;
         optional
             || beside_product
-            || more_advice
             || count
             || record
             || files
@@ -875,8 +954,11 @@ fn is_verdict(n: &str) -> bool {
     ]
     .iter()
     .any(|s| n.ends_with(s))
-        || n.ends_with("Score")
-        || n == "score"
+        || is_score(n)
+}
+
+fn is_score(n: &str) -> bool {
+    n.ends_with("Score") || n == "score"
 }
 
 fn capitalized(word: &str) -> String {
