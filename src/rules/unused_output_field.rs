@@ -202,6 +202,9 @@ impl Rule for UnusedOutputField {
             }
             let conventions = module_conventions(p, mi);
             let shares = FieldShares::new(p, mi);
+            // (first unread status, task, where, finding): reported per
+            // module at its end.
+            let mut unread_statuses = Vec::new();
             for (ti, task) in module.tasks.iter().enumerate() {
                 let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
                     continue;
@@ -334,9 +337,17 @@ impl Rule for UnusedOutputField {
                     for (name, loc) in status.iter().skip(1) {
                         d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
                     }
-                    sink.push(d);
+                    unread_statuses.push((status[0].0.clone(), id, status[0].1.clone(), d));
                     continue;
                 }
+                // Only yes/no answers and grades are left unread.
+                let status_only = !never_read
+                    && forwards.is_empty()
+                    && unused.iter().all(|(n, _)| {
+                        STATUS_FIELDS.contains(&n.as_str())
+                            || is_verdict(n)
+                            || n.starts_with("readyFor")
+                    });
                 let mut d = if never_read {
                     sink.diag_at(
                         Severity::Info,
@@ -350,15 +361,8 @@ impl Rule for UnusedOutputField {
                     .with_help(format!(
                         "remove the {plural} from `outputSchema` if nobody reads the run's results for {them}; otherwise nothing to do"
                     ))
-                } else if forwards.is_empty()
-                    && unused.iter().all(|(n, _)| {
-                        STATUS_FIELDS.contains(&n.as_str())
-                            || is_verdict(n)
-                            || n.starts_with("readyFor")
-                    })
-                {
-                    // Only yes/no answers and grades are left: the gate that
-                    // never gates.
+                } else if status_only {
+                    // The gate that never gates.
                     sink.diag(
                         first.1.clone(),
                         format!(
@@ -481,8 +485,64 @@ impl Rule for UnusedOutputField {
                 for b in bound.into_iter().take(3) {
                     d = d.with_related(b, "the result is bound here");
                 }
-                sink.push(d);
+                if status_only {
+                    unread_statuses.push((first.0.clone(), id, first.1.clone(), d));
+                } else {
+                    sink.push(d);
+                }
             }
+            push_unread_statuses(sink, &shares, unread_statuses);
+        }
+    }
+}
+
+/// Reports the module's unread statuses: one finding per task, or one for
+/// the module where several tasks report the same status and the module
+/// reads it on none — a design that never checks its agents, not one task
+/// forgotten, and one finding says so without burying the rest.
+fn push_unread_statuses(
+    sink: &mut ProjectSink,
+    shares: &FieldShares,
+    found: Vec<(String, &str, Location, crate::diagnostic::Diagnostic)>,
+) {
+    let mut by_field: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+    for (i, (field, ..)) in found.iter().enumerate() {
+        by_field.entry(field.as_str()).or_default().push(i);
+    }
+    let mut merged = vec![false; found.len()];
+    for (field, items) in &by_field {
+        if items.len() < CONVENTION_TASKS || shares.read_anywhere(field) {
+            continue;
+        }
+        let Some((_, first_id, first_at, _)) = items.first().map(|&i| &found[i]) else {
+            continue;
+        };
+        let mut d = sink
+            .diag(
+                first_at.clone(),
+                format!(
+                    "{} tasks of this module report `{field}` and no code reads it on any of them \
+                     (`{first_id}` and the tasks below): a failure an agent reports is never seen, and \
+                     the process goes on as if the task succeeded",
+                    items.len()
+                ),
+            )
+            .with_help(format!(
+                "read `{field}` after each task and stop (or route to a fix) when it says the work \
+                 failed; or drop it from the schemas if nothing should depend on it"
+            ));
+        for &i in &items[1..] {
+            let (_, id, at, _) = &found[i];
+            d = d.with_related(at.clone(), format!("`{id}` reports `{field}` too"));
+        }
+        sink.push(d);
+        for &i in items {
+            merged[i] = true;
+        }
+    }
+    for ((.., d), merged) in found.into_iter().zip(merged) {
+        if !merged {
+            sink.push(d);
         }
     }
 }
@@ -1028,6 +1088,11 @@ impl<'p> FieldShares<'p> {
     fn odd_one_out(&self, name: &str) -> bool {
         let (declaring, reading) = self.shares.get(name).copied().unwrap_or_default();
         declaring >= CONVENTION_TASKS && reading * 2 > declaring
+    }
+
+    /// Read on the result of some task of the module.
+    fn read_anywhere(&self, name: &str) -> bool {
+        self.readers.contains_key(name)
     }
 
     /// Read on the result of a task of the module other than `ti`.
