@@ -514,17 +514,19 @@ fn push_unread_statuses(
         if items.len() < CONVENTION_TASKS || shares.read_anywhere(field) {
             continue;
         }
-        let Some((_, first_id, first_at, _)) = items.first().map(|&i| &found[i]) else {
+        let Some((_, _, first_at, _)) = items.first().map(|&i| &found[i]) else {
             continue;
         };
+        let ids: Vec<String> = items.iter().map(|&i| format!("`{}`", found[i].1)).collect();
         let mut d = sink
             .diag(
                 first_at.clone(),
                 format!(
                     "{} tasks of this module report `{field}` and no code reads it on any of them \
-                     (`{first_id}` and the tasks below): a failure an agent reports is never seen, and \
-                     the process goes on as if the task succeeded",
-                    items.len()
+                     ({}): a failure an agent reports is never seen, and the process goes on as if \
+                     the task succeeded",
+                    items.len(),
+                    super::prose_list(&ids, 4)
                 ),
             )
             .with_help(format!(
@@ -646,6 +648,7 @@ const PROSE_FIELDS: &[&str] = &[
     "keyTakeaways",
     "keyFindings",
     "keyInsights",
+    "nextSteps",
 ];
 
 /// Breakdowns of a score: per-dimension detail beside the score read.
@@ -789,7 +792,23 @@ fn split_stored_detail<'a>(
     // The process returns a file the task names (`docPath`): the files
     // reach its output that way, whatever its `artifacts` list says.
     let file_returned = uses.returned.iter().any(|k| is_file_record(k));
-    let files_only = !read.is_empty() && read.keys().all(|k| k == "artifacts" || is_file_record(k));
+    // Read only for the files it wrote, and maybe whether it succeeded:
+    // the other fields describe those files.
+    let files_read = read.keys().any(|k| k == "artifacts" || is_file_record(k));
+    let files_only = files_read
+        && read.keys().all(|k| {
+            k == "artifacts"
+                || is_file_record(k)
+                || STATUS_FIELDS.contains(&k.as_str())
+                || task.schema_flags.contains(k)
+                || is_verdict(k)
+        });
+    // A breakpoint shows a person the task's own files, advice or prose:
+    // what it advises reaches a reviewer.
+    let files_shown = uses
+        .shown
+        .iter()
+        .any(|k| k == "artifacts" || is_file_record(k) || is_actionable(k) || is_prose(k));
     // What a tally counts, described beside it (`bannerTypes` beside
     // `bannersCreated`), records the same work.
     let nouns: Vec<&str> = unused.iter().filter_map(|(n, _)| tally_noun(n)).collect();
@@ -849,12 +868,13 @@ fn split_stored_detail<'a>(
             });
         }
         let actionable = is_actionable(n);
-        // What a gate's reader acts on — but a report's recommendations
-        // are what the report it wrote says.
         // The agent must return it (required, or asked for in the prompt):
         // an optional extra is the agent's to leave out.
         let owed = task.schema_required.iter().any(|r| r == n) || asked(n);
-        if gate && actionable && !written_report && !advice_read {
+        // What a gate's reader acts on — but a report's recommendations
+        // are what the report it wrote says, and a person shown the task's
+        // own files at a breakpoint reads the advice in them.
+        if gate && actionable && !written_report && !advice_read && !files_shown {
             return false;
         }
         // Prose is read on one task and not another without either having
@@ -878,7 +898,9 @@ fn split_stored_detail<'a>(
         if read_elsewhere(n)
             && !(actionable && written_report)
             && !(n == "artifacts" && file_returned)
-            && (actionable || (odd_one_out(n) && owed) || (required && !templated(n) && !total))
+            && ((actionable && owed)
+                || (odd_one_out(n) && owed)
+                || (required && !templated(n) && !total))
         {
             return false;
         }
@@ -919,9 +941,10 @@ fn split_stored_detail<'a>(
                 k != "artifacts" && !STATUS_FIELDS.contains(&k.as_str()) && shares_stem(k, n)
             });
         // Beside a product the code reads, a field that is neither a
-        // status nor advice is a second account of the work — unless the
-        // code reads a name the schema lacks, which may mean this one.
-        let beside_product = made_read && !actionable && !misread && !asked_elsewhere(n);
+        // status nor advice the agent owes is a second account of the work
+        // — unless the code reads a name the schema lacks, which may mean
+        // this one.
+        let beside_product = made_read && (!actionable || !owed) && !misread && !asked_elsewhere(n);
         optional
             || beside_product
             || count
