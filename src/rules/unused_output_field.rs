@@ -898,9 +898,7 @@ fn split_stored_detail<'a>(
         if read_elsewhere(n)
             && !(actionable && written_report)
             && !(n == "artifacts" && file_returned)
-            && ((actionable && owed)
-                || (odd_one_out(n) && owed)
-                || (required && !templated(n) && !total))
+            && ((owed && (actionable || odd_one_out(n))) || (required && !templated(n) && !total))
         {
             return false;
         }
