@@ -825,12 +825,12 @@ fn split_stored_detail<'a>(
         if score_read && matches!(n, "passed" | "pass") {
             return true;
         }
-        if STATUS_FIELDS.contains(&n) {
+        if is_status(n) {
             // Another yes/no of the same result the code reads
             // (`syntaxValid`): the code gates on that one.
             let other_verdict = read.keys().any(|k| {
                 k != n
-                    && (STATUS_FIELDS.contains(&k.as_str())
+                    && (is_status(k)
                         || task.schema_flags.contains(k)
                         || (is_verdict(k) && !is_score(k)))
             });
@@ -861,7 +861,7 @@ fn split_stored_detail<'a>(
             // (`productionReady` beside `readinessScore`): it gates on that.
             return read.keys().any(|k| {
                 k != n
-                    && (STATUS_FIELDS.contains(&k.as_str())
+                    && (is_status(k)
                         || task.schema_flags.contains(k)
                         || is_verdict(k)
                         || k.ends_with("Status"))
@@ -1036,6 +1036,15 @@ fn is_verdict(n: &str) -> bool {
     .iter()
     .any(|s| n.ends_with(s))
         || is_score(n)
+}
+
+/// A status field, or a field that says how the work went under another
+/// name: `deliveryStatus`, `failedNotifications`.
+fn is_status(n: &str) -> bool {
+    STATUS_FIELDS.contains(&n)
+        || n.ends_with("Status")
+        || n.strip_prefix("failed")
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
 }
 
 fn is_score(n: &str) -> bool {

@@ -993,9 +993,14 @@ fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
                 if words.len() < 2 {
                     return None;
                 }
+                // As words ("the run manifest") or as the key itself
+                // ("in the order given by runManifest").
                 let phrase = words.join(" ");
+                let key = name.to_lowercase();
                 let tj = (0..texts.len()).find(|&tj| {
-                    tj != ti && crate::js::analysis::strings::names_word(&texts[tj], &phrase)
+                    tj != ti
+                        && (crate::js::analysis::strings::names_word(&texts[tj], &phrase)
+                            || crate::js::analysis::strings::names_word(&texts[tj], &key))
                 })?;
                 Some((name.clone(), tj))
             })
