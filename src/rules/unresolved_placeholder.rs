@@ -171,7 +171,23 @@ impl Rule for UnresolvedPlaceholder {
                     ),
                 )
                 .with_help("use a template literal: quote the string with backticks");
-            if meant.len() == interpolations.len() {
+            // Every `${` of the text is a bound name's (not `${HOME}`, a
+            // call, or one the agent resolves), each declared before the
+            // string and outside the value it initializes (no temporal dead
+            // zone), and the string sits where a template cannot become a
+            // tagged call (`f\n'…'` would): after `[`, `,`, `:`, `(` or `=`.
+            let every = memchr::memmem::find_iter(text.as_bytes(), b"${").count() == meant.len();
+            let settled = meant.iter().all(|(_, e)| {
+                let head = e.split(['.', '[', '?']).next().unwrap_or(e);
+                declared_before(m, lit, head)
+            });
+            let placed = lit.parent().is_some_and(|p| {
+                matches!(
+                    p.kind_str(),
+                    "array" | "pair" | "arguments" | "variable_declarator"
+                )
+            });
+            if every && settled && placed && !text.contains("\\${") {
                 if let Some(fix) = template_fix(text, lit.start_byte()) {
                     d = d.with_fix(fix);
                 }
@@ -365,6 +381,23 @@ fn template_fix(text: &str, start: usize) -> Option<Fix> {
         ],
         safe: false,
     })
+}
+
+/// Whether the binding `name` resolves to where `node` is was declared
+/// before `node`, outside the value it is initialized with.
+fn declared_before(m: &JsModel, node: Node, name: &str) -> bool {
+    let Some(b) = m
+        .scopes
+        .bindings
+        .iter()
+        .filter(|b| b.name == name && b.node.start_byte() < node.start_byte())
+        .max_by_key(|b| b.node.start_byte())
+    else {
+        // Declared only after the string: it may not be initialized yet.
+        return false;
+    };
+    !b.init
+        .is_some_and(|i| i.start_byte() <= node.start_byte() && node.end_byte() <= i.end_byte())
 }
 
 /// Whether `name` is bound where `node` is: looked up from the innermost

@@ -202,7 +202,7 @@ impl Rule for UnusedOutputField {
             }
             let conventions = module_conventions(p, mi);
             let shares = FieldShares::new(p, mi);
-            // (first unread status, task, where, finding): reported per
+            // (the unread statuses, task, where, finding): reported per
             // module at its end.
             let mut unread_statuses = Vec::new();
             for (ti, task) in module.tasks.iter().enumerate() {
@@ -337,7 +337,8 @@ impl Rule for UnusedOutputField {
                     for (name, loc) in status.iter().skip(1) {
                         d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
                     }
-                    unread_statuses.push((status[0].0.clone(), id, status[0].1.clone(), d));
+                    let names = status.iter().map(|(n, _)| n.clone()).collect();
+                    unread_statuses.push((names, id, status[0].1.clone(), d));
                     continue;
                 }
                 // Only yes/no answers and grades are left unread.
@@ -486,7 +487,8 @@ impl Rule for UnusedOutputField {
                     d = d.with_related(b, "the result is bound here");
                 }
                 if status_only {
-                    unread_statuses.push((first.0.clone(), id, first.1.clone(), d));
+                    let names = unused.iter().map(|(n, _)| n.clone()).collect();
+                    unread_statuses.push((names, id, first.1.clone(), d));
                 } else {
                     sink.push(d);
                 }
@@ -503,39 +505,44 @@ impl Rule for UnusedOutputField {
 fn push_unread_statuses(
     sink: &mut ProjectSink,
     shares: &FieldShares,
-    found: Vec<(String, &str, Location, crate::diagnostic::Diagnostic)>,
+    found: Vec<(Vec<String>, &str, Location, crate::diagnostic::Diagnostic)>,
 ) {
-    let mut by_field: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
-    for (i, (field, ..)) in found.iter().enumerate() {
-        by_field.entry(field.as_str()).or_default().push(i);
+    // Tasks that leave the very same statuses unread: one task with a
+    // second status unread keeps its own finding, which names both.
+    let mut by_fields: std::collections::BTreeMap<&[String], Vec<usize>> = Default::default();
+    for (i, (fields, ..)) in found.iter().enumerate() {
+        by_fields.entry(fields.as_slice()).or_default().push(i);
     }
     let mut merged = vec![false; found.len()];
-    for (field, items) in &by_field {
-        if items.len() < CONVENTION_TASKS || shares.read_anywhere(field) {
+    for (fields, items) in &by_fields {
+        if items.len() < CONVENTION_TASKS || fields.iter().any(|f| shares.read_anywhere(f)) {
             continue;
         }
         let Some((_, _, first_at, _)) = items.first().map(|&i| &found[i]) else {
             continue;
         };
         let ids: Vec<String> = items.iter().map(|&i| format!("`{}`", found[i].1)).collect();
+        let names: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+        let (it, first) = (if fields.len() == 1 { "it" } else { "them" }, &names[0]);
         let mut d = sink
             .diag(
                 first_at.clone(),
                 format!(
-                    "{} tasks of this module report `{field}` and no code reads it on any of them \
+                    "{} tasks of this module report {} and no code reads {it} on any of them \
                      ({}): a failure an agent reports is never seen, and the process goes on as if \
                      the task succeeded",
                     items.len(),
+                    super::prose_list(&names, names.len()),
                     super::prose_list(&ids, 4)
                 ),
             )
             .with_help(format!(
-                "read `{field}` after each task and stop (or route to a fix) when it says the work \
-                 failed; or drop it from the schemas if nothing should depend on it"
+                "read {first} after each task and stop (or route to a fix) when it says the work \
+                 failed; or drop {it} from the schemas if nothing should depend on {it}"
             ));
         for &i in &items[1..] {
             let (_, id, at, _) = &found[i];
-            d = d.with_related(at.clone(), format!("`{id}` reports `{field}` too"));
+            d = d.with_related(at.clone(), format!("`{id}` reports {first} too"));
         }
         sink.push(d);
         for &i in items {
@@ -583,6 +590,7 @@ fn is_actionable(n: &str) -> bool {
     ACTIONABLE_FIELDS
         .iter()
         .any(|a| n == *a || n.ends_with(&capitalized(a)))
+        || is_failure_report(n)
 }
 
 /// Name endings of fields that record what the agent made or used.
@@ -767,10 +775,21 @@ fn split_stored_detail<'a>(
     // Some of the task's advice is read (`feedback` handed to the reviser):
     // its other lists (`majorIssues`) reach the reader through it.
     let advice_read = read.keys().any(|k| {
-        is_actionable(k)
-            || super::name_words(k)
-                .iter()
-                .any(|w| ACTIONABLE_FIELDS.contains(&w.as_str()))
+        let words = super::name_words(k);
+        // A count or a yes/no of it (`totalIssues`, `hasIssues`) is not
+        // the advice.
+        let tally = k.ends_with("Count")
+            || k.ends_with("_count")
+            || task.schema_flags.contains(k)
+            || matches!(
+                words.first().map(String::as_str),
+                Some("total" | "num" | "has" | "is" | "count")
+            );
+        !tally
+            && (is_actionable(k)
+                || words
+                    .first()
+                    .is_some_and(|w| ACTIONABLE_FIELDS.contains(&w.as_str())))
     });
     // Prose beside a field the process acts on (not only the file list
     // every task returns): the agent's account of work whose product is
@@ -829,18 +848,16 @@ fn split_stored_detail<'a>(
             // Another yes/no of the same result the code reads
             // (`syntaxValid`): the code gates on that one.
             let other_verdict = read.keys().any(|k| {
-                k != n
-                    && (is_status(k)
-                        || task.schema_flags.contains(k)
-                        || (is_verdict(k) && !is_score(k)))
+                k != n && (is_status(k) || is_failure_report(k) || (is_verdict(k) && !is_score(k)))
             });
             // A report whose file a breakpoint shows a person: they see
             // the work, and a failed report with it.
-            let report_shown = report_task
-                && uses
-                    .shown
-                    .iter()
-                    .any(|k| k == "artifacts" || is_file_record(k));
+            let report_shown = uses.shown.iter().any(|k| {
+                let k_lower = k.to_ascii_lowercase();
+                (named_report && (k == "artifacts" || is_file_record(k)))
+                    || (is_file_record(k)
+                        && (k_lower.contains("report") || k_lower.contains("doc")))
+            });
             return other_verdict || report_shown;
         }
         // The parts of a score the code reads (`strategyScore` beside a
@@ -859,13 +876,9 @@ fn split_stored_detail<'a>(
         if (is_verdict(n) || n.starts_with("readyFor")) && !breakdown && !sub_check {
             // Beside another verdict or grade of the result the code reads
             // (`productionReady` beside `readinessScore`): it gates on that.
-            return read.keys().any(|k| {
-                k != n
-                    && (is_status(k)
-                        || task.schema_flags.contains(k)
-                        || is_verdict(k)
-                        || k.ends_with("Status"))
-            });
+            return read
+                .keys()
+                .any(|k| k != n && (is_status(k) || is_failure_report(k) || is_verdict(k)));
         }
         let actionable = is_actionable(n);
         // The agent must return it (required, or asked for in the prompt):
@@ -905,13 +918,14 @@ fn split_stored_detail<'a>(
         // What a reader acts on, from a task read only for its files:
         // nothing carries it on to a reader or a retry — unless the task
         // wrote it into the report it names.
-        if files_only && actionable && !written_report {
+        if files_only && actionable && !written_report && !files_shown {
             return false;
         }
         if written_report || (files_only && !is_verdict(n)) {
             return true;
         }
-        let optional = required_read && !task.schema_required.iter().any(|r| r == n);
+        let optional =
+            required_read && !task.schema_required.iter().any(|r| r == n) && !asked_elsewhere(n);
         let count = n.ends_with("Count") || n.ends_with("_count");
         let record = RECORD_SUFFIXES.iter().any(|s| n.ends_with(s))
             || matches!(n, "path" | "id" | "url" | "version")
@@ -1010,7 +1024,7 @@ fn echoes_written_file(n: &str, is_read: impl Fn(&str) -> bool) -> bool {
 fn is_product(n: &str) -> bool {
     n != "artifacts"
         && !is_prose(n)
-        && !STATUS_FIELDS.contains(&n)
+        && !is_status(n)
         && !is_verdict(n)
         && !n.starts_with("readyFor")
         && !is_file_record(n)
@@ -1038,13 +1052,17 @@ fn is_verdict(n: &str) -> bool {
         || is_score(n)
 }
 
-/// A status field, or a field that says how the work went under another
-/// name: `deliveryStatus`, `failedNotifications`.
+/// A status field, or one that says how the work went under another name:
+/// `deliveryStatus`.
 fn is_status(n: &str) -> bool {
-    STATUS_FIELDS.contains(&n)
-        || n.ends_with("Status")
-        || n.strip_prefix("failed")
-            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+    STATUS_FIELDS.contains(&n) || n.ends_with("Status")
+}
+
+/// What failed, listed or counted: `failedTests`, `failedCount`.
+fn is_failure_report(n: &str) -> bool {
+    n.strip_prefix("failed")
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+        || n.ends_with("Failed")
 }
 
 fn is_score(n: &str) -> bool {

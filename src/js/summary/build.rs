@@ -980,6 +980,17 @@ fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
                 .join("\n")
         })
         .collect();
+    // A prompt asking for a field of its own output is no request for
+    // another task's.
+    let declares: Vec<Vec<String>> = tasks
+        .iter()
+        .map(|t| {
+            t.schema_fields
+                .iter()
+                .flat_map(|f| f.iter().map(|(n, _)| n.clone()))
+                .collect()
+        })
+        .collect();
     for (ti, task) in tasks.iter_mut().enumerate() {
         let Some(fields) = &task.schema_fields else {
             continue;
@@ -999,6 +1010,7 @@ fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
                 let key = name.to_lowercase();
                 let tj = (0..texts.len()).find(|&tj| {
                     tj != ti
+                        && !declares[tj].contains(name)
                         && (crate::js::analysis::strings::names_word(&texts[tj], &phrase)
                             || crate::js::analysis::strings::names_word(&texts[tj], &key))
                 })?;
