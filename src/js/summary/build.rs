@@ -969,6 +969,16 @@ fn schema_required(m: &JsModel, schema: Node) -> Box<[String]> {
 /// every prompt's text is at hand (the summary keeps only the literals some
 /// phrase rule reads).
 fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
+    mark_fields_asked_elsewhere_within(tasks, MAX_PROMPT_SCAN);
+}
+
+/// Bytes of prompt text scanned, summed over the fields looked for, past
+/// which a module's prompts are not searched: each field is looked for in
+/// every other task's prompt, so a generated module of thousands of tasks
+/// would scan for minutes; it only loses the warnings this search keeps.
+const MAX_PROMPT_SCAN: usize = 200_000_000;
+
+fn mark_fields_asked_elsewhere_within(tasks: &mut [TaskSummary], budget: usize) {
     let texts: Vec<String> = tasks
         .iter()
         .map(|t| {
@@ -980,6 +990,14 @@ fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
                 .join("\n")
         })
         .collect();
+    let fields: usize = tasks
+        .iter()
+        .map(|t| t.schema_fields.as_ref().map_or(0, |f| f.len()))
+        .sum();
+    let bytes: usize = texts.iter().map(String::len).sum();
+    if fields.saturating_mul(bytes) > budget {
+        return;
+    }
     // A prompt asking for a field of its own output is no request for
     // another task's.
     let declares: Vec<Vec<String>> = tasks
@@ -1490,4 +1508,36 @@ fn imported_calls(m: &JsModel) -> Vec<ImportedCall> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{mark_fields_asked_elsewhere_within, summarize};
+    use crate::js::model::testing::with_model;
+
+    const SRC: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+        const gather = defineTask('gather', () => ({ kind: 'agent', agent: { prompt: { task: 'Gather' },\n\
+        \x20 outputSchema: { type: 'object', required: ['context', 'triggeringEvent'], properties: { context: {}, triggeringEvent: {} } } } }));\n\
+        const draft = defineTask('draft', () => ({ kind: 'agent', agent: { prompt: { task: 'State the triggering event' } } }));\n";
+
+    #[test]
+    fn fields_another_prompt_talks_about_within_a_budget() {
+        let asked = |budget: usize| {
+            with_model(SRC, |m| {
+                let mut s = summarize(m, "p.js".into(), true);
+                for t in &mut s.tasks {
+                    t.fields_asked_elsewhere = Box::default();
+                }
+                mark_fields_asked_elsewhere_within(&mut s.tasks, budget);
+                s.tasks[0]
+                    .fields_asked_elsewhere
+                    .iter()
+                    .map(|(f, tj)| (f.clone(), *tj))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(asked(usize::MAX), [("triggeringEvent".to_string(), 1)]);
+        // Past the budget the module's prompts are not searched.
+        assert!(asked(10).is_empty());
+    }
 }
