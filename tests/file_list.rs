@@ -14,7 +14,7 @@ fn project(d: &std::path::Path) {
          export const reviewTask = defineTask('review', () => ({\n\
          \x20 kind: 'agent',\n\
          \x20 labels: ['review'],\n\
-         \x20 agent: { prompt: { task: 'Review' }, outputSchema: { type: 'object', properties: { passed: { type: 'boolean' }, score: { type: 'number' } } } },\n\
+         \x20 agent: { prompt: { task: 'Review' }, outputSchema: { type: 'object', properties: { passed: { type: 'boolean' }, notes: { type: 'string' } } } },\n\
          }));\n",
     );
     write(
@@ -39,11 +39,11 @@ fn cross_module_findings_survive_and_only_given_files_are_reported() {
     let d = dir.path();
     project(d);
     // Linting only tasks.js: the read of `passed` lives in phase.js, which
-    // is loaded as context, so only `score` is unused.
+    // is loaded as context, so only `notes` is unused.
     let o = proclint_in(d, &["check", "tasks.js", "--format", "concise", "-q"]);
     assert_eq!(
         stdout(&o),
-        "tasks.js:5:115: warning[unused-output-field] task `review` declares output field `score` that nothing reads: the agent produces it, the run stores it with the task's result, and no code uses it\n"
+        "tasks.js:5:115: warning[unused-output-field] task `review` declares output field `notes` that nothing reads: the agent produces it, the run stores it with the task's result, and no code uses it\n"
     );
     // other.js's finding is not shown: it was not given.
     assert!(!stdout(&o).contains("other.js"));
@@ -57,13 +57,13 @@ fn stdin_filename_lints_the_buffer_in_context() {
     let dir = tempdir();
     let d = dir.path();
     project(d);
-    // The buffer replaces phase.js: now `score` is read too, and the buffer
+    // The buffer replaces phase.js: now `notes` is read too, and the buffer
     // has an unchecked breakpoint.
     let buffer = "import { reviewTask } from './tasks.js';\n\
                   export async function reviewPhase(inputs, ctx) {\n\
                   \x20 const r = await ctx.task(reviewTask, {});\n\
                   \x20 await ctx.breakpoint({ question: 'ok?', label: 'ok?' });\n\
-                  \x20 return r.passed && r.score > 3;\n\
+                  \x20 return r.passed && r.notes;\n\
                   }\n";
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_proclint"))
         .args([
