@@ -206,7 +206,7 @@ MULTI = pathlib.Path(__file__).parents[2] / "fixtures" / "unused-output-field" /
 
 
 def multi_project(prefix, without=None):
-    """A copy of the multi-module fixture (tasks.js declares `notes`, which
+    """A copy of the multi-module fixture (tasks.js declares `blockers`, which
     nothing reads) as an ES-module package, leaving out `without`."""
     project = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
     (project / "package.json").write_text('{"name": "m", "type": "module"}\n')
@@ -228,7 +228,7 @@ async def settled(client, uri, expected):
 
 @pytest.mark.asyncio(loop_scope="function")
 async def test_cross_module_finding_follows_a_saved_module(client: LanguageClient):
-    # tasks.js declares `notes`, which nothing reads; helpers.js starts
+    # tasks.js declares `blockers`, which nothing reads; helpers.js starts
     # reading it. Other modules are context read from disk, so the finding
     # clears when helpers.js is saved.
     project = multi_project("proclint-lsp-multi-")
@@ -244,7 +244,7 @@ async def test_cross_module_finding_follows_a_saved_module(client: LanguageClien
     assert [d.code for d in client.diagnostics[tasks]] == ["unused-output-field"]
 
     helpers = project / "helpers.js"
-    text = helpers.read_text().replace("files)`", "files, ${result.notes})`")
+    text = helpers.read_text().replace("files)`", "files, ${result.blockers})`")
     helpers.write_text(text)
     client.text_document_did_save(
         types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=helpers.as_uri()))
@@ -256,7 +256,7 @@ async def test_cross_module_finding_follows_a_saved_module(client: LanguageClien
 @pytest.mark.asyncio(loop_scope="function")
 async def test_cross_module_finding_follows_another_open_buffer(client: LanguageClient):
     # As above, but helpers.js is open and edited, not saved: tasks.js's
-    # finding clears as helpers.js starts reading `notes`, and comes back
+    # finding clears as helpers.js starts reading `blockers`, and comes back
     # when the edit is undone, while the file on disk never changes.
     project = multi_project("proclint-lsp-open-")
     tasks = (project / "tasks.js").as_uri()
@@ -280,13 +280,13 @@ async def test_cross_module_finding_follows_another_open_buffer(client: Language
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=helpers.as_uri(), version=2),
             content_changes=[
-                types.TextDocumentContentChangePartial(range=types.Range(at, at), text=", ${result.notes}")
+                types.TextDocumentContentChangePartial(range=types.Range(at, at), text=", ${result.blockers}")
             ],
         )
     )
     await settled(client, tasks, [])
     assert helpers.read_text() == on_disk
-    end = types.Position(line, column + len(", ${result.notes}"))
+    end = types.Position(line, column + len(", ${result.blockers}"))
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=helpers.as_uri(), version=3),
@@ -301,7 +301,7 @@ async def test_a_new_unsaved_helper_counts_as_imported(client: LanguageClient):
     # helpers.js exists only as an open buffer (a file the user just
     # created and has not saved). phase.js imports it and hands it the
     # task result: with the helper unknown the result escapes and nothing is
-    # reported; with the buffer resolved as the import, `notes` is unread.
+    # reported; with the buffer resolved as the import, `blockers` is unread.
     project = multi_project("proclint-lsp-new-", without="helpers.js")
     tasks = (project / "tasks.js").as_uri()
     helpers = project / "helpers.js"
