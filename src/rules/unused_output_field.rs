@@ -229,7 +229,8 @@ impl Rule for UnusedOutputField {
                 // The undeclared read is a wrapper's name (`value`,
                 // `result`): the code expects the output one level down.
                 let wrapper_read = uses.fields.iter().find(|(k, _)| {
-                    WRAPPERS.contains(&k.as_str()) && !fields.iter().any(|(n, _)| n == *k)
+                    super::undeclared_output_field::WRAPPER_FIELDS.contains(&k.as_str())
+                        && !fields.iter().any(|(n, _)| n == *k)
                 });
                 let bound: Vec<_> = invocations
                     .iter()
@@ -564,9 +565,6 @@ fn display_name(task: &crate::project::TaskSummary) -> &str {
         .or(task.local_name.as_deref())
         .unwrap_or("task")
 }
-
-/// Names code reads on a result as if the SDK wrapped the output in them.
-const WRAPPERS: &[&str] = &["value", "result", "data", "output", "response", "payload"];
 
 /// Fields a gate's reader acts on: dropped, the gate's advice is lost.
 const ACTIONABLE_FIELDS: &[&str] = &[
