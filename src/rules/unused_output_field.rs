@@ -908,10 +908,16 @@ fn split_stored_detail<'a>(
         }
         if read_elsewhere(n)
             && !(actionable && written_report)
+            && !(made_read && n != "artifacts")
             && !(n == "artifacts" && file_returned)
             && ((owed && (actionable || odd_one_out(n))) || (required && !templated(n) && !total))
         {
             return false;
+        }
+        // What a reader acts on, from a task whose own files a breakpoint
+        // shows a person: they read it there.
+        if actionable && files_shown && !asked_elsewhere(n) {
+            return true;
         }
         // What a reader acts on, from a task read only for its files:
         // nothing carries it on to a reader or a retry — unless the task

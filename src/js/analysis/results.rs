@@ -410,6 +410,22 @@ impl<'m, 't> Tracker<'m, 't> {
                         self.expr(outer, w, acc, depth + 1)
                     }
                     "array" => self.expr(outer, wrap, acc, depth + 1),
+                    // `files.push(...r.artifacts)` into a list a breakpoint
+                    // shows (`files: files.map(…)`): a person is shown the
+                    // field. Only that is followed: what else the list
+                    // does says nothing about this field.
+                    "arguments"
+                        if !acc.is_empty()
+                            && wrap.is_empty()
+                            && outer
+                                .parent()
+                                .and_then(|call| pushed_onto(m, call))
+                                .is_some_and(|list| {
+                                    shown_at_breakpoint(m, list, parent.start_byte())
+                                }) =>
+                    {
+                        self.forward(&acc, ForwardKind::Breakpoint, parent)
+                    }
                     _ => self.forward(&acc, ForwardKind::Unknown("spread".into()), parent),
                 }
             }
@@ -798,8 +814,6 @@ impl<'m, 't> Tracker<'m, 't> {
     }
 }
 
-/// Whether a member expression is written rather than read: the target of
-/// an assignment, or of `delete`.
 /// `node.push` or `node.unshift`.
 fn is_push(m: &JsModel, node: Node) -> bool {
     node.parent().is_some_and(|p| {
@@ -810,6 +824,49 @@ fn is_push(m: &JsModel, node: Node) -> bool {
     })
 }
 
+/// The list `call` pushes onto: `list` of `list.push(…)`.
+fn pushed_onto(m: &JsModel, call: Node) -> Option<BindingId> {
+    let callee = call.field("function").map(unparen)?;
+    if callee.kind_str() != "member_expression"
+        || !callee
+            .field("property")
+            .is_some_and(|k| matches!(m.text(k), "push" | "unshift"))
+    {
+        return None;
+    }
+    m.binding_of_expr(unparen(callee.field("object")?))
+}
+
+/// Whether a breakpoint's arguments read the list (`files: list.map(…)`)
+/// after byte `after` (where the value was pushed: a breakpoint before the
+/// push showed the list without it). Only the expression the read sits in
+/// is climbed, so a list copied into a variable first is not seen.
+fn shown_at_breakpoint(m: &JsModel, list: BindingId, after: usize) -> bool {
+    m.scopes.get(list).reads.iter().any(|&r| {
+        if r.start_byte() < after {
+            return false;
+        }
+        let mut node = r;
+        while let Some(parent) = node.parent() {
+            let kind = parent.kind_str();
+            if kind.ends_with("_statement") || kind.ends_with("declaration") {
+                return false;
+            }
+            if kind == "call_expression"
+                && m.call_of_node(parent)
+                    .and_then(|ci| m.effect_of_call(ci))
+                    .is_some_and(|e| e.kind == EffectKind::Breakpoint)
+            {
+                return true;
+            }
+            node = parent;
+        }
+        false
+    })
+}
+
+/// Whether a member expression is written rather than read: the target of
+/// an assignment, or of `delete`.
 fn is_assigned(m: &JsModel, member: Node) -> bool {
     member.parent().is_some_and(|p| match p.kind_str() {
         "assignment_expression" | "augmented_assignment_expression" => {
