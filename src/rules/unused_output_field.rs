@@ -896,8 +896,11 @@ fn split_stored_detail<'a>(
         // Read on another task's result: one of the two forgot to use it —
         // unless the agent may leave it out here (optional), or most of the
         // module's schemas declare it (templated tasks: reading one task's
-        // says nothing about another's). What a reader acts on, and a copy
-        // left unread where most are read, are oversights either way.
+        // says nothing about another's), or the code reads this task's own
+        // product (the dashboard's `kpis` describe the dashboard it uses,
+        // not the definitions another task's `kpis` hold). What a reader
+        // acts on, and a copy left unread where most are read, are
+        // oversights either way.
         let required = task.schema_required.iter().any(|r| r == n);
         // Not a report's advice, which its file holds, nor a total: the
         // same name on two tasks totals different things.
@@ -1353,6 +1356,37 @@ mod tests {
                 .any(|(s, m)| *s == Warning && m.contains("`longList`")),
             "{got:?}"
         );
+    }
+
+    #[test]
+    fn a_name_read_on_another_task_matters_only_beside_no_read_product() {
+        use crate::diagnostic::Severity::{Info, Warning};
+        let src = |reads: &str| {
+            format!(
+                "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
+                 const dash = defineTask('dash', () => ({{ kind: 'agent', agent: {{ prompt: {{ task: 'Build the dashboard' }},\n\
+                 \x20 outputSchema: {{ type: 'object', required: ['dashboard', 'kpis', 'artifacts'], properties: {{ dashboard: {{}}, kpis: {{}}, artifacts: {{}} }} }} }} }}));\n\
+                 const define = defineTask('define', () => ({{ kind: 'agent', agent: {{ prompt: {{ task: 'Define the KPIs' }},\n\
+                 \x20 outputSchema: {{ type: 'object', required: ['kpis'], properties: {{ kpis: {{}} }} }} }} }}));\n\
+                 export async function process(inputs, ctx) {{\n\
+                 \x20 const d = await ctx.task(define, {{}});\n\
+                 \x20 const r = await ctx.task(dash, {{}});\n\
+                 \x20 return [d.kpis, {reads}];\n}}\n"
+            )
+        };
+        let kpis = |reads: &str| {
+            lint_text("p.js", FileKind::Process, src(reads), &with_notes())
+                .into_iter()
+                .filter(|d| d.rule == "unused-output-field" && d.message.contains("`kpis`"))
+                .map(|d| d.severity)
+                .collect::<Vec<_>>()
+        };
+        // Read for its own product: its `kpis` describe that dashboard, not
+        // the definitions another task's `kpis` hold.
+        assert_eq!(kpis("r.dashboard"), [Info]);
+        // Read only for its files: the same name read on another task
+        // says one of the two forgot to use it.
+        assert_eq!(kpis("r.artifacts"), [Warning]);
     }
 
     /// The schema text after the rule's fix, or `None` when it offers none.
