@@ -414,6 +414,35 @@ impl Rule for UnusedOutputField {
                         first.0, first.0
                     ))
                     .with_related(at.clone(), format!("`{wrapper}` is read here"))
+                } else if let (true, Some((name, others))) =
+                    (forwards.is_empty(), read_on_others(&shares, ti, &unused))
+                {
+                    // The code does something with the same field of other
+                    // tasks (collects their `artifacts`, returns their
+                    // `config`): this one is left out of it.
+                    let (other, at) = others[0];
+                    let (more, theirs) = match others.len() - 1 {
+                        0 => (String::new(), "that one's is"),
+                        1 => (" and 1 other task".to_string(), "theirs are"),
+                        n => (format!(" and {n} other tasks"), "theirs are"),
+                    };
+                    sink.diag(
+                        first.1.clone(),
+                        format!(
+                            "task `{id}` declares output {plural} {} that nothing reads, though the code reads \
+                             `{name}` on the result of `{}`{more}: this task's `{name}` is left out where {theirs} used",
+                            names.join(", "),
+                            display_name(&module.tasks[other]),
+                        ),
+                    )
+                    .with_help(format!(
+                        "use this task's `{name}` as the code uses the others' (collect, pass on or return it); \
+                         or remove it from `outputSchema` if this one is not needed"
+                    ))
+                    .with_related(
+                        at.clone(),
+                        format!("`{name}` of `{}` is read here", display_name(&module.tasks[other])),
+                    )
                 } else if forwards.is_empty() {
                     let fix = removal_fix(task, &unused).filter(|_| !misread);
                     let d = sink.diag(
@@ -497,6 +526,24 @@ impl Rule for UnusedOutputField {
             push_unread_statuses(sink, &shares, unread_statuses);
         }
     }
+}
+
+/// The first unread field the code reads on other tasks' results of the
+/// module, with those tasks and where each is read, in task order.
+fn read_on_others<'a>(
+    shares: &FieldShares<'a>,
+    ti: usize,
+    unused: &[&(String, Location)],
+) -> Option<(&'a str, Vec<(usize, &'a Location)>)> {
+    unused.iter().find_map(|(n, _)| {
+        let (name, readers) = shares.readers.get_key_value(n.as_str())?;
+        let others: Vec<(usize, &Location)> = readers
+            .iter()
+            .filter(|(tj, _)| *tj != ti)
+            .map(|(tj, at)| (*tj, *at))
+            .collect();
+        (!others.is_empty()).then_some((*name, others))
+    })
 }
 
 /// Reports the module's unread statuses: one finding per task, or one for
@@ -1091,20 +1138,21 @@ struct FieldShares<'p> {
     /// Field → (tasks whose schema declares it, of those the tasks read
     /// for it).
     shares: HashMap<&'p str, (usize, usize)>,
-    /// Field → the tasks of the module whose results are read for it.
-    readers: HashMap<&'p str, Vec<usize>>,
+    /// Field → the tasks of the module whose results are read for it, in
+    /// task order, with the first place each is read.
+    readers: HashMap<&'p str, Vec<(usize, &'p Location)>>,
 }
 
 impl<'p> FieldShares<'p> {
     fn new(p: &'p Project, mi: usize) -> FieldShares<'p> {
         let uses = p.result_uses();
         let mut shares: HashMap<&str, (usize, usize)> = HashMap::new();
-        let mut readers: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut readers: HashMap<&str, Vec<(usize, &Location)>> = HashMap::new();
         let mut schema_tasks = 0;
         for ti in 0..p.modules[mi].tasks.len() {
             let read = uses.get(&(mi, ti));
-            for field in read.iter().flat_map(|u| u.fields.keys()) {
-                readers.entry(field.as_str()).or_default().push(ti);
+            for (field, at) in read.iter().flat_map(|u| &u.fields) {
+                readers.entry(field.as_str()).or_default().push((ti, at));
             }
             let Some(fields) = p.schema_fields(mi, ti).filter(|f| !f.is_empty()) else {
                 continue;
@@ -1154,7 +1202,7 @@ impl<'p> FieldShares<'p> {
     fn read_elsewhere(&self, name: &str, ti: usize) -> bool {
         self.readers
             .get(name)
-            .is_some_and(|r| r.iter().any(|&tj| tj != ti))
+            .is_some_and(|r| r.iter().any(|&(tj, _)| tj != ti))
     }
 }
 
