@@ -345,11 +345,9 @@ impl Rule for UnusedOutputField {
                 // Only yes/no answers and grades are left unread.
                 let status_only = !never_read
                     && forwards.is_empty()
-                    && unused.iter().all(|(n, _)| {
-                        STATUS_FIELDS.contains(&n.as_str())
-                            || is_verdict(n)
-                            || n.starts_with("readyFor")
-                    });
+                    && unused
+                        .iter()
+                        .all(|(n, _)| is_status(n) || is_verdict(n) || n.starts_with("readyFor"));
                 let mut d = if never_read {
                     sink.diag_at(
                         Severity::Info,
@@ -409,10 +407,16 @@ impl Rule for UnusedOutputField {
                             names.join(", "),
                         ),
                     )
-                    .with_help(format!(
-                        "read the declared {plural} on the result itself: `.{}`, not `.{wrapper}.{}`",
-                        first.0, first.0
-                    ))
+                    .with_help({
+                        // Name the field the code read through the wrapper
+                        // when it is one of these.
+                        let field = read_through(p, at)
+                            .filter(|f| unused.iter().any(|(n, _)| n == *f))
+                            .unwrap_or(&first.0);
+                        format!(
+                            "read the declared {plural} on the result itself: `.{field}`, not `.{wrapper}.{field}`"
+                        )
+                    })
                     .with_related(at.clone(), format!("`{wrapper}` is read here"))
                 } else if let (true, Some((name, others))) =
                     (forwards.is_empty(), read_on_others(&shares, ti, &unused))
@@ -526,6 +530,20 @@ impl Rule for UnusedOutputField {
             push_unread_statuses(sink, &shares, unread_statuses);
         }
     }
+}
+
+/// The field read next through the wrapper read at `at` (`loggedIn` of
+/// `auth.value.loggedIn`).
+fn read_through<'p>(p: &'p Project, at: &Location) -> Option<&'p String> {
+    p.modules
+        .iter()
+        .filter(|m| m.path == at.path)
+        .flat_map(|m| m.invocations.iter())
+        .filter_map(|i| i.result_reads.as_deref())
+        .flat_map(|r| r.unwraps.iter())
+        .find(|u| u.location == *at)?
+        .next
+        .as_ref()
 }
 
 /// The first unread field the code reads on other tasks' results of the
@@ -1215,24 +1233,24 @@ fn stored_detail_note(
 ) -> crate::diagnostic::Diagnostic {
     let names: Vec<String> = noted.iter().map(|(n, _)| format!("`{n}`")).collect();
     let read_names: Vec<String> = read.keys().take(3).map(|n| format!("`{n}`")).collect();
-    let (plural, them) = if noted.len() == 1 {
-        ("field", "it")
+    let (plural, them, they) = if noted.len() == 1 {
+        ("field", "it", "it is")
     } else {
-        ("fields", "them")
+        ("fields", "them", "they are")
     };
     let mut d = sink
         .diag_at(
             Severity::Info,
             noted[0].1.clone(),
             format!(
-                "task `{id}` declares output {plural} {} that no code reads, beside {} which the process reads: \
+                "task `{id}` declares output {plural} {} that no code reads, beside {}, which the process reads: \
                  the run stores {them} with the task's result as a record of the work",
                 names.join(", "),
                 read_names.join(", "),
             ),
         )
         .with_help(format!(
-            "nothing to do if {them} are for the people reading the run; otherwise remove the {plural} from `outputSchema`"
+            "nothing to do if {they} for the people reading the run; otherwise remove the {plural} from `outputSchema`"
         ));
     for (name, loc) in noted.iter().skip(1) {
         d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
@@ -1341,7 +1359,7 @@ mod tests {
     fn fields_read_through_a_wrapper_say_so() {
         let src = module(
             "{ type: 'object', required: ['loggedIn', 'identity'], properties: { loggedIn: {}, identity: {} } }",
-            "r.value.loggedIn",
+            "r.value.identity",
         );
         let found: Vec<_> = lint_text("p.js", FileKind::Process, src, &with_notes())
             .into_iter()
@@ -1358,7 +1376,7 @@ mod tests {
         assert_eq!(
             d.help.as_deref(),
             Some(
-                "read the declared fields on the result itself: `.loggedIn`, not `.value.loggedIn`"
+                "read the declared fields on the result itself: `.identity`, not `.value.identity`"
             )
         );
         assert!(d.fix.is_none());

@@ -1098,10 +1098,16 @@ fn schema_flags(m: &JsModel, schema: Node) -> Box<[String]> {
     objects::properties(m, props)
         .into_iter()
         .filter(|(_, p)| {
+            // `type: 'boolean'`, or a list naming it (`['boolean', 'null']`).
             m.object_of_expr(p.value)
                 .and_then(|o| objects::property(m, o, "type"))
-                .and_then(|t| string_value(unparen(t), m.src()))
-                .is_some_and(|t| t == "boolean")
+                .map(unparen)
+                .is_some_and(|t| {
+                    let boolean =
+                        |n: Node| string_value(n, m.src()).is_some_and(|v| v == "boolean");
+                    boolean(t)
+                        || (t.kind_str() == "array" && t.named().any(|e| boolean(unparen(e))))
+                })
         })
         .map(|(name, _)| name)
         .collect()
@@ -1587,6 +1593,19 @@ mod tests {
         assert_eq!(asked(usize::MAX), [("triggeringEvent".to_string(), 1)]);
         // Past the budget the module's prompts are not searched.
         assert!(asked(10).is_empty());
+    }
+
+    #[test]
+    fn flags_are_the_fields_typed_boolean() {
+        let src = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+            const t = defineTask('t', () => ({ kind: 'agent', agent: { prompt: 'Do', outputSchema: { type: 'object',\n\
+            \x20 properties: { ok: { type: 'boolean' }, maybe: { type: ['boolean', 'null'] }, note: { type: ['string', 'null'] }, n: { type: 'number' } } } } }));\n";
+        let flags = with_model(src, |m| {
+            summarize(m, "p.js".into(), true).tasks[0]
+                .schema_flags
+                .to_vec()
+        });
+        assert_eq!(flags, ["ok", "maybe"]);
     }
 
     #[test]
