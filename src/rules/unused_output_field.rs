@@ -658,7 +658,23 @@ fn is_actionable(n: &str) -> bool {
 
 /// Name endings of fields that record what the agent made or used.
 const RECORD_SUFFIXES: &[&str] = &[
-    "Path", "Id", "Url", "Uri", "Version", "Sha", "Hash", "_path", "_id", "_url", "_version",
+    "Path",
+    "Id",
+    "Url",
+    "Uri",
+    "Version",
+    "Sha",
+    "Hash",
+    "_path",
+    "_id",
+    "_url",
+    "_version",
+    // When the work happened (`completionDate`, `reviewedAt`).
+    "Date",
+    "At",
+    "Timestamp",
+    "_date",
+    "_at",
 ];
 
 /// Name endings of fields that say which files the agent wrote. Not
@@ -900,6 +916,13 @@ fn split_stored_detail<'a>(
                 .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
         })
     };
+    // A report whose file a breakpoint shows a person: they see the work,
+    // and a failed report or one not ready with it.
+    let report_shown = uses.shown.iter().any(|k| {
+        let k_lower = k.to_ascii_lowercase();
+        (named_report && (k == "artifacts" || is_file_record(k)))
+            || (is_file_record(k) && (k_lower.contains("report") || k_lower.contains("doc")))
+    });
     unused.into_iter().partition(|(name, _)| {
         let n = name.as_str();
         // The agent's pass/fail beside a score the code reads: the code
@@ -912,14 +935,6 @@ fn split_stored_detail<'a>(
             // (`syntaxValid`): the code gates on that one.
             let other_verdict = read.keys().any(|k| {
                 k != n && (is_status(k) || is_failure_report(k) || (is_verdict(k) && !is_score(k)))
-            });
-            // A report whose file a breakpoint shows a person: they see
-            // the work, and a failed report with it.
-            let report_shown = uses.shown.iter().any(|k| {
-                let k_lower = k.to_ascii_lowercase();
-                (named_report && (k == "artifacts" || is_file_record(k)))
-                    || (is_file_record(k)
-                        && (k_lower.contains("report") || k_lower.contains("doc")))
             });
             return other_verdict || report_shown;
         }
@@ -939,9 +954,10 @@ fn split_stored_detail<'a>(
         if (is_verdict(n) || n.starts_with("readyFor")) && !breakdown && !sub_check {
             // Beside another verdict or grade of the result the code reads
             // (`productionReady` beside `readinessScore`): it gates on that.
-            return read
-                .keys()
-                .any(|k| k != n && (is_status(k) || is_failure_report(k) || is_verdict(k)));
+            return report_shown
+                || read
+                    .keys()
+                    .any(|k| k != n && (is_status(k) || is_failure_report(k) || is_verdict(k)));
         }
         let actionable = is_actionable(n);
         // The agent must return it (required, or asked for in the prompt):
@@ -974,6 +990,12 @@ fn split_stored_detail<'a>(
         if actionable && advice_read {
             return true;
         }
+        // What a reader acts on, from a task whose own files a breakpoint
+        // shows a person: they read it there, whatever another task's
+        // same-named advice is used for.
+        if actionable && files_shown && !asked_elsewhere(n) {
+            return true;
+        }
         if read_elsewhere(n)
             && !(actionable && written_report)
             && !(made_read && n != "artifacts")
@@ -981,11 +1003,6 @@ fn split_stored_detail<'a>(
             && ((owed && (actionable || odd_one_out(n))) || (required && !templated(n) && !total))
         {
             return false;
-        }
-        // What a reader acts on, from a task whose own files a breakpoint
-        // shows a person: they read it there.
-        if actionable && files_shown && !asked_elsewhere(n) {
-            return true;
         }
         // What a reader acts on, from a task read only for its files:
         // nothing carries it on to a reader or a retry — unless the task
@@ -1194,13 +1211,13 @@ impl<'p> FieldShares<'p> {
         }
     }
 
-    /// A field most of the module's schemas declare (`config` in a module
-    /// of templated tasks), read on few of them: reading one task's says
-    /// nothing about another's.
+    /// A field most of the module's schemas declare (more than half:
+    /// `config` in a module of templated tasks), read on few of them:
+    /// reading one task's says nothing about another's.
     fn templated(&self, name: &str) -> bool {
         let (declaring, reading) = self.shares.get(name).copied().unwrap_or_default();
         declaring >= CONVENTION_TASKS
-            && declaring * 3 >= self.schema_tasks * 2
+            && declaring * 2 > self.schema_tasks
             && reading * 2 < declaring
     }
 
@@ -1637,6 +1654,41 @@ mod tests {
         assert_eq!(warned(4), 0);
         // Three of five is no clear majority: each is reported.
         assert_eq!(warned(3), 3);
+    }
+
+    #[test]
+    fn a_templated_field_is_one_most_schemas_declare() {
+        // `n` of nine tasks return `config` beside `artifacts`; the others
+        // return `spec`. Every task's files are collected, and one
+        // `config` is returned.
+        let src = |n: usize| {
+            let mut s = String::from("import { defineTask } from '@a5c-ai/babysitter-sdk';\n");
+            for i in 0..9 {
+                let field = if i < n { "config" } else { "spec" };
+                s.push_str(&format!(
+                    "const t{i} = defineTask('t{i}', () => ({{ kind: 'agent', agent: {{ prompt: 'Do', outputSchema: {{ type: 'object', required: ['{field}', 'artifacts'], properties: {{ {field}: {{}}, artifacts: {{}} }} }} }} }}));\n"
+                ));
+            }
+            s.push_str("export async function process(inputs, ctx) {\n  const files = [];\n");
+            for i in 0..9 {
+                s.push_str(&format!(
+                    "  const r{i} = await ctx.task(t{i}, {{}});\n  files.push(...r{i}.artifacts);\n"
+                ));
+            }
+            s.push_str("  return { files, gateway: r0.config };\n}\n");
+            s
+        };
+        let warned = |n: usize| {
+            lint_text("p.js", FileKind::Process, src(n), &Config::default())
+                .into_iter()
+                .filter(|d| d.rule == "unused-output-field" && d.message.contains("`config`"))
+                .count()
+        };
+        // Five of nine: templated tasks, whose one returned `config` says
+        // nothing about the others'.
+        assert_eq!(warned(5), 0);
+        // Four of nine: each unread copy is the one left out.
+        assert_eq!(warned(4), 3);
     }
 
     #[test]

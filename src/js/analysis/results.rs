@@ -485,7 +485,12 @@ impl<'m, 't> Tracker<'m, 't> {
                     .parent()
                     .is_some_and(|p| p.kind_str() == "call_expression");
                 if called && !acc.is_empty() {
-                    // `review.issues.map(…)`: a method of a field, not a field.
+                    // `review.issues.map(…)`: a method of a field, not a
+                    // field — whose elements a breakpoint may show
+                    // (`files: r.artifacts.map(…)`).
+                    if in_breakpoint_args(self.m, member) {
+                        self.forward(&acc, ForwardKind::Breakpoint, member);
+                    }
                     return;
                 }
                 // `r.result || r.value || r`: a defensive read that falls
@@ -839,30 +844,39 @@ fn pushed_onto(m: &JsModel, call: Node) -> Option<BindingId> {
 
 /// Whether a breakpoint's arguments read the list (`files: list.map(…)`)
 /// after byte `after` (where the value was pushed: a breakpoint before the
-/// push showed the list without it). Only the expression the read sits in
-/// is climbed, so a list copied into a variable first is not seen.
+/// push showed the list without it).
 fn shown_at_breakpoint(m: &JsModel, list: BindingId, after: usize) -> bool {
     m.scopes.get(list).reads.iter().any(|&r| {
-        if r.start_byte() < after {
+        // `list.slice(0, 10)` shows the first few: a value pushed late may
+        // not be among them.
+        let sliced = r.parent().is_some_and(|p| {
+            p.kind_str() == "member_expression"
+                && p.field("property").is_some_and(|k| m.text(k) == "slice")
+        });
+        r.start_byte() >= after && !sliced && in_breakpoint_args(m, r)
+    })
+}
+
+/// Whether `node` sits in the arguments of a `ctx.breakpoint(…)` call.
+/// Only the expression it sits in is climbed, so a value copied into a
+/// variable first is not seen.
+fn in_breakpoint_args(m: &JsModel, node: Node) -> bool {
+    let mut node = node;
+    while let Some(parent) = node.parent() {
+        let kind = parent.kind_str();
+        if kind.ends_with("_statement") || kind.ends_with("declaration") {
             return false;
         }
-        let mut node = r;
-        while let Some(parent) = node.parent() {
-            let kind = parent.kind_str();
-            if kind.ends_with("_statement") || kind.ends_with("declaration") {
-                return false;
-            }
-            if kind == "call_expression"
-                && m.call_of_node(parent)
-                    .and_then(|ci| m.effect_of_call(ci))
-                    .is_some_and(|e| e.kind == EffectKind::Breakpoint)
-            {
-                return true;
-            }
-            node = parent;
+        if kind == "call_expression"
+            && m.call_of_node(parent)
+                .and_then(|ci| m.effect_of_call(ci))
+                .is_some_and(|e| e.kind == EffectKind::Breakpoint)
+        {
+            return true;
         }
-        false
-    })
+        node = parent;
+    }
+    false
 }
 
 /// Whether a member expression is written rather than read: the target of
