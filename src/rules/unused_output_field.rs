@@ -129,7 +129,11 @@ fn module_conventions(p: &Project, mi: usize) -> Vec<&str> {
 /// 'JSON with reportPath, summary'`): the agent would still be asked for
 /// it, and the prompt is the user's prose, which no fix rewrites; nor when
 /// another task's prompt talks about it (that step wants the field).
-fn removal_fix(task: &crate::project::TaskSummary, unused: &[&(String, Location)]) -> Option<Fix> {
+fn removal_fix(
+    task: &crate::project::TaskSummary,
+    unused: &[&(String, Location)],
+    asked: &[(&str, usize)],
+) -> Option<Fix> {
     let slots = task.schema_slots.as_deref()?;
     if unused
         .iter()
@@ -146,7 +150,7 @@ fn removal_fix(task: &crate::project::TaskSummary, unused: &[&(String, Location)
     // Another task's prompt talks about it: that step wants the field.
     if unused
         .iter()
-        .any(|(n, _)| task.fields_asked_elsewhere.iter().any(|(f, _)| f == n))
+        .any(|(n, _)| asked.iter().any(|(f, _)| f == n))
     {
         return None;
     }
@@ -218,6 +222,7 @@ impl Rule for UnusedOutputField {
                 let Some(uses) = p.result_uses().get(&(mi, ti)) else {
                     continue;
                 };
+                let asked = asked_after(p, mi, ti);
                 // A read of a name the schema lacks (a wrapper's `value`, a
                 // misspelling) says the code expects output it does not
                 // declare: which fields it means is the user's call, not a
@@ -267,10 +272,11 @@ impl Rule for UnusedOutputField {
                 // Read for its main fields: what only records the work is a
                 // note of its own, the rest stays the finding.
                 let unused = if !never_read && forwards.is_empty() {
-                    let (noted, kept) = split_stored_detail(p, &shares, (mi, ti), uses, unused);
+                    let (noted, kept) =
+                        split_stored_detail(p, &shares, (mi, ti), uses, &asked, unused);
                     if !noted.is_empty() {
                         let mut note = stored_detail_note(sink, id, &noted, &uses.fields);
-                        if let Some(fix) = removal_fix(task, &noted).filter(|_| !misread) {
+                        if let Some(fix) = removal_fix(task, &noted, &asked).filter(|_| !misread) {
                             note = note.with_fix(fix);
                         }
                         sink.push(note);
@@ -448,7 +454,7 @@ impl Rule for UnusedOutputField {
                         format!("`{name}` of `{}` is read here", display_name(&module.tasks[other])),
                     )
                 } else if forwards.is_empty() {
-                    let fix = removal_fix(task, &unused).filter(|_| !misread);
+                    let fix = removal_fix(task, &unused, &asked).filter(|_| !misread);
                     let d = sink.diag(
                         first.1.clone(),
                         format!(
@@ -460,7 +466,7 @@ impl Rule for UnusedOutputField {
                     );
                     // A field another task's prompt talks about: hand it
                     // over rather than drop it.
-                    let asked = task.fields_asked_elsewhere.iter().find_map(|(name, tj)| {
+                    let asked = asked.iter().find_map(|(name, tj)| {
                         let other = module.tasks.get(*tj)?;
                         unused
                             .iter()
@@ -505,7 +511,7 @@ impl Rule for UnusedOutputField {
                     d = d.with_related(loc.clone(), format!("`{name}` is not read either"));
                 }
                 // A field another task's prompt talks about: show where.
-                for (name, tj) in task.fields_asked_elsewhere.iter() {
+                for (name, tj) in asked.iter() {
                     let Some(other) = module.tasks.get(*tj) else {
                         continue;
                     };
@@ -530,6 +536,46 @@ impl Rule for UnusedOutputField {
             push_unread_statuses(sink, &shares, unread_statuses);
         }
     }
+}
+
+/// The fields of task `ti` of module `mi` that another task's prompt talks
+/// about, each with the first such task that may run after it: only that
+/// task could be handed the field.
+fn asked_after(p: &Project, mi: usize, ti: usize) -> Vec<(&str, usize)> {
+    let mut out: Vec<(&str, usize)> = Vec::new();
+    for (field, tj) in p.modules[mi].tasks[ti].fields_asked_elsewhere.iter() {
+        if !out.iter().any(|(f, _)| f == field) && may_run_after(p, mi, *tj, ti) {
+            out.push((field, *tj));
+        }
+    }
+    out
+}
+
+/// Whether a call of task `asker` may run after a call of task
+/// `producer` (both of module `mi`). Only where every module that calls the
+/// asker also calls the producer, each pair in one function and in no loop,
+/// with the asker's call written first, is the answer no: a loop goes round,
+/// and helpers run in the order they are called, not written.
+fn may_run_after(p: &Project, mi: usize, asker: usize, producer: usize) -> bool {
+    let askers = p.invocations_of(mi, asker);
+    let producers = p.invocations_of(mi, producer);
+    if askers.is_empty() || producers.is_empty() {
+        return true;
+    }
+    askers.iter().any(|&(ma, ia)| {
+        let a = &p.modules[ma].invocations[ia];
+        let mut same_module = producers.iter().filter(|(mp, _)| *mp == ma).peekable();
+        if same_module.peek().is_none() {
+            return true;
+        }
+        same_module.any(|&(_, ib)| {
+            let b = &p.modules[ma].invocations[ib];
+            a.function != b.function
+                || a.repeat.is_some()
+                || b.repeat.is_some()
+                || a.location.span.start > b.location.span.start
+        })
+    })
 }
 
 /// The field read next through the wrapper read at `at` (`loggedIn` of
@@ -814,6 +860,7 @@ fn split_stored_detail<'a>(
     shares: &FieldShares,
     (mi, ti): (usize, usize),
     uses: &crate::project::result_uses::ResultUse,
+    asked_after: &[(&str, usize)],
     unused: Fields<'a>,
 ) -> (Fields<'a>, Fields<'a>) {
     let task = &p.modules[mi].tasks[ti];
@@ -825,7 +872,7 @@ fn split_stored_detail<'a>(
     // for `triggeringEvent`): a step wants what no code hands it.
     // The prompt asks for it in words: the agent returns it.
     let asked = |name: &str| task.prompt_names.iter().any(|p| &**p == name);
-    let asked_elsewhere = |name: &str| task.fields_asked_elsewhere.iter().any(|(f, _)| f == name);
+    let asked_elsewhere = |name: &str| asked_after.iter().any(|(f, _)| *f == name);
     let declared = p.schema_fields(mi, ti).unwrap_or(&[]);
     let misread = read.keys().any(|k| !declared.iter().any(|(n, _)| n == k));
     let score_read = read
@@ -1654,6 +1701,40 @@ mod tests {
         assert_eq!(warned(4), 0);
         // Three of five is no clear majority: each is reported.
         assert_eq!(warned(3), 3);
+    }
+
+    #[test]
+    fn a_prompt_that_runs_before_the_producer_asks_for_nothing() {
+        let tasks = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+            const gather = defineTask('gather', () => ({ kind: 'agent', agent: { prompt: { task: 'Gather' },\n\
+            \x20 outputSchema: { type: 'object', required: ['context', 'triggeringEvent'], properties: { context: {}, triggeringEvent: {} } } } }));\n\
+            const draft = defineTask('draft', () => ({ kind: 'agent', agent: { prompt: { task: 'State the triggering event' } } }));\n";
+        let asked = |process: &str| {
+            lint_text(
+                "p.js",
+                FileKind::Process,
+                format!("{tasks}{process}"),
+                &with_notes(),
+            )
+            .into_iter()
+            .any(|d| {
+                d.rule == "unused-output-field"
+                    && d.help
+                        .as_deref()
+                        .is_some_and(|h| h.contains("pass `triggeringEvent`"))
+            })
+        };
+        // The drafter runs first, in the same function.
+        assert!(!asked("export async function process(i, ctx) { await ctx.task(draft, {}); const g = await ctx.task(gather, {}); return g.context; }\n"));
+        // It runs after the gatherer, or round a loop, or the gatherer runs
+        // in a helper called before it: it may want the field.
+        let after = "export async function process(i, ctx) { const g = await ctx.task(gather, {}); await ctx.task(draft, {}); return g.context; }\n";
+        let looped = "export async function process(i, ctx) { const out = []; for (const x of i.xs) { await ctx.task(draft, {}); out.push((await ctx.task(gather, {})).context); } return out; }\n";
+        let helper = "export async function process(i, ctx) { const c = await phase(ctx); await ctx.task(draft, {}); return c; }\n\
+            async function phase(ctx) { return (await ctx.task(gather, {})).context; }\n";
+        for process in [after, looped, helper] {
+            assert!(asked(process), "{process}");
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::source::Span;
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
     let mut tasks: Vec<TaskSummary> = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
-    mark_fields_asked_elsewhere(m, &mut tasks);
+    mark_fields_asked_elsewhere(&mut tasks);
     // Sized once: a dense module has one per statement, and a doubling
     // array leaves its old copies to the allocator.
     let mut invocations = Vec::with_capacity(m.effects_of(EffectKind::Task).count());
@@ -968,51 +968,8 @@ fn schema_required(m: &JsModel, schema: Node) -> Box<[String]> {
 /// (`conversationGuides` in "use the conversation guides"): done here, while
 /// every prompt's text is at hand (the summary keeps only the literals some
 /// phrase rule reads).
-fn mark_fields_asked_elsewhere(m: &JsModel, tasks: &mut [TaskSummary]) {
-    let calls = local_calls(m, tasks.len());
-    mark_fields_asked_elsewhere_within(tasks, MAX_PROMPT_SCAN, |asker, producer| {
-        may_run_after(m, &calls[asker], &calls[producer])
-    });
-}
-
-/// The module's `ctx.task` calls of each of its tasks.
-fn local_calls(m: &JsModel, tasks: usize) -> Vec<Vec<usize>> {
-    let mut out = vec![Vec::new(); tasks];
-    for e in m.effects_of(EffectKind::Task) {
-        let target = m.calls[e.call].args.first().map(|a| m.task_target(*a));
-        if let Some(TaskTarget::Local(i)) = target {
-            if let Some(calls) = out.get_mut(i) {
-                calls.push(e.call);
-            }
-        }
-    }
-    out
-}
-
-/// Whether a call of the asking task may run after a call of the producing
-/// one, so that code could hand the asker the producer's field. Only a
-/// module whose calls of both sit in one function, in no loop, with every
-/// asker's call first, says no: other modules may call either, a loop goes
-/// round, and helpers run in the order they are called, not written.
-fn may_run_after(m: &JsModel, asker: &[usize], producer: &[usize]) -> bool {
-    if asker.is_empty() || producer.is_empty() {
-        return true;
-    }
-    let functions = |calls: &[usize]| {
-        calls
-            .iter()
-            .map(|&c| crate::js::analysis::results::enclosing_function(m, m.calls[c].node))
-            .collect::<Vec<_>>()
-    };
-    let (fa, fp) = (functions(asker), functions(producer));
-    let one_function = fa.iter().chain(&fp).all(|f| *f == fa[0]);
-    let in_loop = asker
-        .iter()
-        .chain(producer)
-        .any(|&c| !m.calls[c].loops.is_empty());
-    let last_asker = asker.iter().map(|&c| m.calls[c].node.start_byte()).max();
-    let first_producer = producer.iter().map(|&c| m.calls[c].node.start_byte()).min();
-    !one_function || in_loop || last_asker > first_producer
+fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
+    mark_fields_asked_elsewhere_within(tasks, MAX_PROMPT_SCAN);
 }
 
 /// Bytes of prompt text scanned, summed over the fields looked for, past
@@ -1021,11 +978,7 @@ fn may_run_after(m: &JsModel, asker: &[usize], producer: &[usize]) -> bool {
 /// would scan for minutes; it only loses the warnings this search keeps.
 const MAX_PROMPT_SCAN: usize = 200_000_000;
 
-fn mark_fields_asked_elsewhere_within(
-    tasks: &mut [TaskSummary],
-    budget: usize,
-    may_run_after: impl Fn(usize, usize) -> bool,
-) {
+fn mark_fields_asked_elsewhere_within(tasks: &mut [TaskSummary], budget: usize) {
     let texts: Vec<String> = tasks
         .iter()
         .map(|t| {
@@ -1060,27 +1013,28 @@ fn mark_fields_asked_elsewhere_within(
         let Some(fields) = &task.schema_fields else {
             continue;
         };
+        // Every task whose prompt talks about the field: whether one runs
+        // after this task is the project's to say (it sees every caller).
         task.fields_asked_elsewhere = fields
             .iter()
-            .filter_map(|(name, _)| {
+            .flat_map(|(name, _)| {
                 // A name of one word (`evidence`, `timeline`) is everyday
                 // prose in another prompt, not a request for this field.
                 let words = crate::source::names::name_words(name);
-                if words.len() < 2 {
-                    return None;
-                }
                 // As words ("the run manifest") or as the key itself
                 // ("in the order given by runManifest").
                 let phrase = words.join(" ");
                 let key = name.to_lowercase();
-                let tj = (0..texts.len()).find(|&tj| {
-                    tj != ti
-                        && !declares[tj].contains(name)
-                        && (crate::js::analysis::strings::names_word(&texts[tj], &phrase)
-                            || crate::js::analysis::strings::names_word(&texts[tj], &key))
-                        && may_run_after(tj, ti)
-                })?;
-                Some((name.clone(), tj))
+                let (texts, declares) = (&texts, &declares);
+                (0..texts.len())
+                    .filter(move |&tj| {
+                        words.len() >= 2
+                            && tj != ti
+                            && !declares[tj].contains(name)
+                            && (crate::js::analysis::strings::names_word(&texts[tj], &phrase)
+                                || crate::js::analysis::strings::names_word(&texts[tj], &key))
+                    })
+                    .map(move |tj| (name.clone(), tj))
             })
             .collect();
     }
@@ -1198,6 +1152,8 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
             Box::new((text, loc(m, n.node)))
         });
     InvocationSummary {
+        function: crate::js::analysis::results::enclosing_function(m, c.node)
+            .and_then(|f| u32::try_from(f).ok()),
         untested,
         checked_by,
         target,
@@ -1582,7 +1538,7 @@ mod tests {
                 for t in &mut s.tasks {
                     t.fields_asked_elsewhere = Box::default();
                 }
-                mark_fields_asked_elsewhere_within(&mut s.tasks, budget, |_, _| true);
+                mark_fields_asked_elsewhere_within(&mut s.tasks, budget);
                 s.tasks[0]
                     .fields_asked_elsewhere
                     .iter()
@@ -1606,28 +1562,5 @@ mod tests {
                 .to_vec()
         });
         assert_eq!(flags, ["ok", "maybe"]);
-    }
-
-    #[test]
-    fn a_prompt_that_runs_before_the_producer_asks_for_nothing() {
-        let asked = |process: &str| {
-            with_model(&format!("{SRC}{process}"), |m| {
-                summarize(m, "p.js".into(), true).tasks[0]
-                    .fields_asked_elsewhere
-                    .len()
-            })
-        };
-        // The drafter runs first, in the same function.
-        let before = "export async function process(i, ctx) { await ctx.task(draft, {}); await ctx.task(gather, {}); }\n";
-        assert_eq!(asked(before), 0);
-        // It runs after the gatherer, or round a loop, or the gatherer runs
-        // in a helper called before it: it may want the field.
-        let after = "export async function process(i, ctx) { await ctx.task(gather, {}); await ctx.task(draft, {}); }\n";
-        let looped = "export async function process(i, ctx) { for (const x of i.xs) { await ctx.task(draft, {}); await ctx.task(gather, {}); } }\n";
-        let helper = "export async function process(i, ctx) { await phase(ctx); await ctx.task(draft, {}); }\n\
-            async function phase(ctx) { await ctx.task(gather, {}); }\n";
-        for process in [after, looped, helper] {
-            assert_eq!(asked(process), 1, "{process}");
-        }
     }
 }

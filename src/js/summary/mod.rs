@@ -389,6 +389,10 @@ pub struct InvocationSummary {
     /// (`ctx.task(testSuiteTask, …)` and where it is;
     /// [`crate::js::analysis::gates::checked_after`]).
     pub checked_by: Option<Box<(String, Location)>>,
+    /// The function the call is written in (its index among the module's
+    /// functions; `None` at the top level): calls in one function run in
+    /// the order written, unless a loop takes them round.
+    pub function: Option<u32>,
     /// The edit that adds a key built from the repetition's variable.
     pub key_edit: Option<Box<crate::diagnostic::Edit>>,
     /// For a call of a local shell task or an imported task whose result
