@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, Sites};
+use super::{Area, Category, ProjectSink, ReportMeta, Rule, RuleMeta, RuleSwitches, Sites};
 use crate::diagnostic::{Fix, Location, Severity};
 use crate::project::config::Config;
 use crate::project::result_uses::forward_key;
@@ -403,14 +403,33 @@ impl Rule for UnusedOutputField {
                     ))
                 } else if let (true, Some((wrapper, at))) = (forwards.is_empty(), wrapper_read) {
                     // `auth.value.loggedIn`: the fields are read through a
-                    // wrapper the result does not have.
-                    sink.diag(
+                    // wrapper the result does not have. Where
+                    // `undeclared-output-field` reports that read (with the
+                    // fix that drops the wrapper), this is the same defect
+                    // seen from the schema: a note.
+                    let reported_at_read = config
+                        .is_enabled_for(std::path::Path::new(&*at.path), "undeclared-output-field")
+                        && !uses.provided.contains(at)
+                        && !uses.fallbacks.contains_key(wrapper.as_str())
+                        && p.modules.iter().any(|m| m.path == at.path && m.report);
+                    let severity = if reported_at_read {
+                        Severity::Info
+                    } else {
+                        Severity::Warning
+                    };
+                    sink.diag_at(
+                        severity,
                         first.1.clone(),
                         format!(
                             "task `{id}` declares output {plural} {} that nothing reads: the code reads `{wrapper}` \
                              on its result instead, which the schema does not declare; `ctx.task` resolves to the \
-                             task's output itself, not to a wrapper around it",
+                             task's output itself, not to a wrapper around it{}",
                             names.join(", "),
+                            if reported_at_read {
+                                " (`undeclared-output-field` reports the read)"
+                            } else {
+                                ""
+                            },
                         ),
                     )
                     .with_help({
@@ -1451,6 +1470,26 @@ mod tests {
             "{:?}",
             d.related
         );
+        // `undeclared-output-field` reports the read, with the fix: from the
+        // schema's side it is a note. With that rule off, the warning.
+        assert_eq!(d.severity, crate::diagnostic::Severity::Info);
+        assert!(d
+            .message
+            .contains("`undeclared-output-field` reports the read"));
+        let without = config(
+            "extend-select = [\"unused-output-field\"]\n[rules]\nundeclared-output-field = \"off\"\n",
+        )
+        .expect("a valid configuration");
+        let src = module(
+            "{ type: 'object', required: ['loggedIn', 'identity'], properties: { loggedIn: {}, identity: {} } }",
+            "r.value.identity",
+        );
+        let found: Vec<_> = lint_text("p.js", FileKind::Process, src, &without)
+            .into_iter()
+            .filter(|d| d.rule == "unused-output-field")
+            .map(|d| d.severity)
+            .collect();
+        assert_eq!(found, [crate::diagnostic::Severity::Warning]);
     }
 
     #[test]
