@@ -1479,7 +1479,8 @@ mod tests {
         let without = config(
             "extend-select = [\"unused-output-field\"]\n[rules]\nundeclared-output-field = \"off\"\n",
         )
-        .expect("a valid configuration");
+        .unwrap_or_default();
+        assert!(!without.is_enabled("undeclared-output-field"));
         let src = module(
             "{ type: 'object', required: ['loggedIn', 'identity'], properties: { loggedIn: {}, identity: {} } }",
             "r.value.identity",
