@@ -1480,7 +1480,7 @@ mod tests {
             "extend-select = [\"unused-output-field\"]\n[rules]\nundeclared-output-field = \"off\"\n",
         )
         .unwrap_or_default();
-        assert!(!without.is_enabled("undeclared-output-field"));
+        assert!(!crate::rules::RuleSwitches::is_enabled(&without, "undeclared-output-field"));
         let src = module(
             "{ type: 'object', required: ['loggedIn', 'identity'], properties: { loggedIn: {}, identity: {} } }",
             "r.value.identity",
