@@ -561,9 +561,22 @@ impl Rule for UnusedOutputField {
 /// about, each with the first such task that may run after it: only that
 /// task could be handed the field.
 fn asked_after(p: &Project, mi: usize, ti: usize) -> Vec<(&str, usize)> {
+    let invocations = p.invocations_of(mi, ti);
+    // Every call passes an arg of that name: the field hands back what the
+    // code already holds (`mcpServers` of a task called with
+    // `{ mcpServers }`), so no later step lacks it.
+    let echoed = |name: &str| {
+        !invocations.is_empty()
+            && invocations.iter().all(|&(mj, ii)| {
+                p.modules[mj].invocations[ii]
+                    .arg_names
+                    .iter()
+                    .any(|k| k == name)
+            })
+    };
     let mut out: Vec<(&str, usize)> = Vec::new();
     for (field, tj) in p.modules[mi].tasks[ti].fields_asked_elsewhere.iter() {
-        if !out.iter().any(|(f, _)| f == field) && may_run_after(p, mi, *tj, ti) {
+        if !out.iter().any(|(f, _)| f == field) && !echoed(field) && may_run_after(p, mi, *tj, ti) {
             out.push((field, *tj));
         }
     }
@@ -1480,7 +1493,10 @@ mod tests {
             "extend-select = [\"unused-output-field\"]\n[rules]\nundeclared-output-field = \"off\"\n",
         )
         .unwrap_or_default();
-        assert!(!crate::rules::RuleSwitches::is_enabled(&without, "undeclared-output-field"));
+        assert!(!crate::rules::RuleSwitches::is_enabled(
+            &without,
+            "undeclared-output-field"
+        ));
         let src = module(
             "{ type: 'object', required: ['loggedIn', 'identity'], properties: { loggedIn: {}, identity: {} } }",
             "r.value.identity",
@@ -1766,6 +1782,8 @@ mod tests {
         };
         // The drafter runs first, in the same function.
         assert!(!asked("export async function process(i, ctx) { await ctx.task(draft, {}); const g = await ctx.task(gather, {}); return g.context; }\n"));
+        // The gatherer only hands back the event it was given.
+        assert!(!asked("export async function process(i, ctx) { const g = await ctx.task(gather, { triggeringEvent: i.event }); await ctx.task(draft, {}); return g.context; }\n"));
         // It runs after the gatherer, or round a loop, or the gatherer runs
         // in a helper called before it: it may want the field.
         let after = "export async function process(i, ctx) { const g = await ctx.task(gather, {}); await ctx.task(draft, {}); return g.context; }\n";

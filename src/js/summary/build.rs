@@ -1087,10 +1087,16 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
             .flatten()
             .map(|n| loc(m, n))
     });
-    let args = c
-        .args
-        .get(1)
-        .and_then(|a| m.object_of_expr(*a))
+    let args_object = c.args.get(1).and_then(|a| m.object_of_expr(*a));
+    let arg_names = args_object
+        .map(|o| {
+            objects::properties(m, o)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        })
+        .unwrap_or_default();
+    let args = args_object
         .map(|o| {
             objects::properties(m, o)
                 .into_iter()
@@ -1152,6 +1158,7 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
             Box::new((text, loc(m, n.node)))
         });
     InvocationSummary {
+        arg_names,
         function: crate::js::analysis::results::enclosing_function(m, c.node)
             .and_then(|f| u32::try_from(f).ok()),
         untested,

@@ -355,8 +355,11 @@ pub struct InvocationSummary {
     /// What is read on the result ([`Self::reads`]); none for most calls
     /// of a dense module, so boxed when there is any.
     pub result_reads: Option<Box<ReadSet>>,
-    /// Strings of each property of the args object literal.
+    /// Strings of each property of the args object literal (the
+    /// properties that hold any).
     pub args: Vec<(String, StringSet)>,
+    /// The name of every property of the args object literal.
+    pub arg_names: Box<[String]>,
     /// `ctx.task(fixTask, …)` as written, for messages.
     pub call_text: Box<str>,
     /// Why the call may run more than once per iteration (a loop, a batch,
