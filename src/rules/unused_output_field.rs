@@ -302,17 +302,40 @@ impl Rule for UnusedOutputField {
                     .iter()
                     .map(|(mj, ii)| p.modules[*mj].invocations[*ii].checked_by.as_deref())
                     .collect();
-                if let (true, false, Some(check)) = (never_read, status.is_empty(), checked_by) {
+                // Only yes/no answers and grades are left unread.
+                let status_only = !never_read
+                    && forwards.is_empty()
+                    && unused
+                        .iter()
+                        .all(|(n, _)| is_status(n) || is_verdict(n) || n.starts_with("readyFor"));
+                // The statuses a check later in the loop covers: those of a
+                // result nothing reads, or a result's only unread fields.
+                let covered: Vec<&&(String, Location)> = if never_read {
+                    status.clone()
+                } else if status_only {
+                    unused.iter().collect()
+                } else {
+                    Vec::new()
+                };
+                if let (false, Some(check)) = (covered.is_empty(), checked_by) {
+                    let status = covered;
                     let names: Vec<String> = status.iter().map(|(n, _)| format!("`{n}`")).collect();
                     let Some((text, at)) = check.first() else {
                         continue;
+                    };
+                    let unread = if never_read {
+                        "its result"
+                    } else if status.len() == 1 {
+                        "it"
+                    } else {
+                        "them"
                     };
                     let mut d = sink
                         .diag_at(
                             Severity::Info,
                             status[0].1.clone(),
                             format!(
-                                "task `{id}` reports {} but no code reads its result; the process checks the work with `{text}` after it, in the same loop",
+                                "task `{id}` reports {} but no code reads {unread}; the process checks the work with `{text}` after it, in the same loop",
                                 names.join(", ")
                             ),
                         )
@@ -348,12 +371,6 @@ impl Rule for UnusedOutputField {
                     unread_statuses.push((names, id, status[0].1.clone(), d));
                     continue;
                 }
-                // Only yes/no answers and grades are left unread.
-                let status_only = !never_read
-                    && forwards.is_empty()
-                    && unused
-                        .iter()
-                        .all(|(n, _)| is_status(n) || is_verdict(n) || n.starts_with("readyFor"));
                 let mut d = if never_read {
                     sink.diag_at(
                         Severity::Info,
@@ -943,8 +960,11 @@ fn split_stored_detail<'a>(
                 words.first().map(String::as_str),
                 Some("total" | "num" | "has" | "is" | "count")
             );
+        // `errors` is a status (any at all fails the work) and the advice
+        // behind it: read, it carries what went wrong.
         !tally
             && (is_actionable(k)
+                || k == "errors"
                 || words
                     .first()
                     .is_some_and(|w| ACTIONABLE_FIELDS.contains(&w.as_str())))
@@ -1536,7 +1556,7 @@ mod tests {
             "{got:?}"
         );
         // A read of a name the schema lacks may mean the unread field.
-        let got = found(schema, "r.shortlist, r.value.passed");
+        let got = found(schema, "r.shortlist, r.longlist");
         assert!(
             got.iter()
                 .any(|(s, m)| *s == Warning && m.contains("`longList`")),
@@ -1793,6 +1813,24 @@ mod tests {
         for process in [after, looped, helper] {
             assert!(asked(process), "{process}");
         }
+    }
+
+    #[test]
+    fn warnings_beside_read_errors_are_a_note() {
+        use crate::diagnostic::Severity::{Info, Warning};
+        let schema = "{ type: 'object', required: ['passed', 'errors'], properties: { passed: {}, errors: {}, warnings: {} } }";
+        // The errors are read: the warnings are more of the same advice.
+        assert_eq!(
+            found(schema, "r.passed, r.errors")
+                .iter()
+                .map(|(s, _)| *s)
+                .collect::<Vec<_>>(),
+            [Info]
+        );
+        // Only the verdict is read: the advice behind it goes nowhere.
+        assert!(found(schema, "r.passed")
+            .iter()
+            .any(|(s, m)| *s == Warning && m.contains("`warnings`")));
     }
 
     #[test]

@@ -72,10 +72,10 @@ pub fn result_gate<'t>(m: &JsModel<'t>, call: CallId, reads: &Reads<'t>) -> Gate
     }
 }
 
-/// The later task that checks the work of call `call`, whose result no
-/// code reads: going on from the call through task calls only (the
-/// results of those between may be read, but none is tested), the first
-/// task whose result's verdict or score is read, in the same retry loop
+/// The later task that checks the work of call `call`: going on from the
+/// call through task calls only (the results of those between may be read,
+/// but none is tested), the first task whose result's verdict, score or
+/// metrics are read, in the same retry loop
 /// (`while`, `do`, `for (;;)`) as the call — the test suite after a run of
 /// implementers, whose failure sends the work round again. `None` when a
 /// breakpoint, a batch or the end of the function comes first, or when the
@@ -98,9 +98,13 @@ pub fn checked_after<'t>(m: &JsModel<'t>, call: CallId) -> Option<Next<'t>> {
         if m.effect_of_call(ci)?.kind != EffectKind::Task {
             return None;
         }
+        // Its verdict, score or metrics (`metrics[targetMetric]` of an
+        // evaluation that picks the best model) decide what happens next.
         let checks = reads_of(m, next.node).paths.iter().any(|(path, _)| {
-            path.first()
-                .is_some_and(|f| is_verdict_field(f) || f.to_ascii_lowercase().contains("score"))
+            path.first().is_some_and(|f| {
+                let f = f.to_ascii_lowercase();
+                is_verdict_field(&f) || f.contains("score") || f.contains("metric")
+            })
         });
         if checks {
             return m.calls[ci].loops.contains(&retry).then_some(next);

@@ -1140,23 +1140,20 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     let result_reads = reads_of(m, c.node);
     let reads = read_set(m, &result_reads);
     let untested = untested(m, call, &target, &result_reads);
-    let checked_by = (result_reads.paths.is_empty() && result_reads.forwards.is_empty())
-        .then(|| crate::js::analysis::gates::checked_after(m, call))
-        .flatten()
-        .map(|n| {
-            let text = m
-                .call_of_node(n.node)
-                .map(|ci| {
-                    let c = &m.calls[ci];
-                    format!(
-                        "{}({}, …)",
-                        m.text(c.callee),
-                        c.args.first().map(|a| m.text(*a)).unwrap_or("")
-                    )
-                })
-                .unwrap_or_default();
-            Box::new((text, loc(m, n.node)))
-        });
+    let checked_by = crate::js::analysis::gates::checked_after(m, call).map(|n| {
+        let text = m
+            .call_of_node(n.node)
+            .map(|ci| {
+                let c = &m.calls[ci];
+                format!(
+                    "{}({}, …)",
+                    m.text(c.callee),
+                    c.args.first().map(|a| m.text(*a)).unwrap_or("")
+                )
+            })
+            .unwrap_or_default();
+        Box::new((text, loc(m, n.node)))
+    });
     InvocationSummary {
         arg_names,
         function: crate::js::analysis::results::enclosing_function(m, c.node)

@@ -387,8 +387,8 @@ pub struct InvocationSummary {
     /// A breakpoint always follows the invocation
     /// ([`crate::js::analysis::effects::breakpoint_follows`]).
     pub breakpoint_follows: bool,
-    /// For a call whose result no code of its module reads: the later task
-    /// whose verdict the process reads, reached through task calls only
+    /// The later task whose verdict, score or metrics the process reads,
+    /// in the call's retry loop, reached through task calls only
     /// (`ctx.task(testSuiteTask, …)` and where it is;
     /// [`crate::js::analysis::gates::checked_after`]).
     pub checked_by: Option<Box<(String, Location)>>,
