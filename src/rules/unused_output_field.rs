@@ -1740,6 +1740,16 @@ mod tests {
         assert!(!super::echoes_written_file("Code", read));
     }
 
+    /// The rule's warnings on module `src` (default set) that name `field`.
+    fn warnings_naming(src: String, field: &str) -> usize {
+        let field = format!("`{field}`");
+        lint_text("p.js", FileKind::Process, src, &Config::default())
+            .into_iter()
+            .filter(|d| d.rule == "unused-output-field" && d.message.contains(&field))
+            .filter(|d| d.severity == crate::diagnostic::Severity::Warning)
+            .count()
+    }
+
     #[test]
     fn a_convention_needs_a_clear_majority() {
         // `note` is required by `n` of five tasks, each read for its status
@@ -1765,13 +1775,7 @@ mod tests {
             s.push_str("  return out;\n}\n");
             s
         };
-        let warned = |n: usize| {
-            lint_text("p.js", FileKind::Process, src(n), &Config::default())
-                .into_iter()
-                .filter(|d| d.rule == "unused-output-field" && d.message.contains("`note`"))
-                .filter(|d| d.severity == crate::diagnostic::Severity::Warning)
-                .count()
-        };
+        let warned = |n: usize| warnings_naming(src(n), "note");
         // Four or five of five: the module's design.
         assert_eq!(warned(5), 0);
         assert_eq!(warned(4), 0);
@@ -1855,12 +1859,7 @@ mod tests {
             s.push_str("  return { files, gateway: r0.config };\n}\n");
             s
         };
-        let warned = |n: usize| {
-            lint_text("p.js", FileKind::Process, src(n), &Config::default())
-                .into_iter()
-                .filter(|d| d.rule == "unused-output-field" && d.message.contains("`config`"))
-                .count()
-        };
+        let warned = |n: usize| warnings_naming(src(n), "config");
         // Five of nine: templated tasks, whose one returned `config` says
         // nothing about the others'.
         assert_eq!(warned(5), 0);
