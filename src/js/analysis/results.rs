@@ -846,16 +846,30 @@ fn pushed_onto(m: &JsModel, call: Node) -> Option<BindingId> {
 /// after byte `after` (where the value was pushed: a breakpoint before the
 /// push showed the list without it).
 fn shown_at_breakpoint(m: &JsModel, list: BindingId, after: usize) -> bool {
-    m.scopes.get(list).reads.iter().any(|&r| {
-        // `list.slice(0, 10)` shows the first few: a value pushed late may
-        // not be among them.
-        let sliced = r.parent().is_some_and(|p| {
-            p.kind_str() == "member_expression"
-                && p.field("property").is_some_and(|k| m.text(k) == "slice")
-        });
-        r.start_byte() >= after && !sliced && in_breakpoint_args(m, r)
-    })
+    // The reads are in source order, and the breakpoint that shows a list
+    // comes after the pushes into it: the last few reads are enough, and
+    // a list pushed into from thousands of places is not scanned whole for
+    // each push.
+    m.scopes
+        .get(list)
+        .reads
+        .iter()
+        .rev()
+        .take(SHOWN_LIST_READS)
+        .take_while(|r| r.start_byte() >= after)
+        .any(|&r| {
+            // `list.slice(0, 10)` shows the first few: a value pushed late
+            // may not be among them.
+            let sliced = r.parent().is_some_and(|p| {
+                p.kind_str() == "member_expression"
+                    && p.field("property").is_some_and(|k| m.text(k) == "slice")
+            });
+            !sliced && in_breakpoint_args(m, r)
+        })
 }
+
+/// How many of a list's last reads [`shown_at_breakpoint`] looks at.
+const SHOWN_LIST_READS: usize = 64;
 
 /// Whether `node` sits in the arguments of a `ctx.breakpoint(…)` call.
 /// Only the expression it sits in is climbed, so a value copied into a
