@@ -137,7 +137,7 @@ fn removal_fix(
     let slots = task.schema_slots.as_deref()?;
     if unused
         .iter()
-        .any(|(n, _)| STATUS_FIELDS.contains(&n.as_str()))
+        .any(|(n, _)| STATUS_FIELDS.contains(&n.as_str()) && !is_data(task, n))
     {
         return None;
     }
@@ -293,7 +293,7 @@ impl Rule for UnusedOutputField {
                 let them = if unused.len() == 1 { "it" } else { "them" };
                 let status: Vec<&&(String, Location)> = unused
                     .iter()
-                    .filter(|(n, _)| STATUS_FIELDS.contains(&n.as_str()))
+                    .filter(|(n, _)| STATUS_FIELDS.contains(&n.as_str()) && !is_data(task, n))
                     .collect();
                 // Every call of the task is followed by a task whose verdict
                 // the process reads (a test suite after the implementers):
@@ -305,9 +305,10 @@ impl Rule for UnusedOutputField {
                 // Only yes/no answers and grades are left unread.
                 let status_only = !never_read
                     && forwards.is_empty()
-                    && unused
-                        .iter()
-                        .all(|(n, _)| is_status(n) || is_verdict(n) || n.starts_with("readyFor"));
+                    && unused.iter().all(|(n, _)| {
+                        (is_status(n) || is_verdict(n) || n.starts_with("readyFor"))
+                            && !is_data(task, n)
+                    });
                 // The statuses a check later in the loop covers: those of a
                 // result nothing reads, or a result's only unread fields.
                 let covered: Vec<&&(String, Location)> = if never_read {
@@ -593,7 +594,18 @@ fn asked_after(p: &Project, mi: usize, ti: usize) -> Vec<(&str, usize)> {
     };
     let mut out: Vec<(&str, usize)> = Vec::new();
     for (field, tj) in p.modules[mi].tasks[ti].fields_asked_elsewhere.iter() {
-        if !out.iter().any(|(f, _)| f == field) && !echoed(field) && may_run_after(p, mi, *tj, ti) {
+        // A number (`businessLogicFlaws`) is a count of what the agent
+        // found: a prompt telling another agent to "test business logic
+        // flaws" asks for the testing, not for this count.
+        let count = p.modules[mi].tasks[ti]
+            .schema_numbers
+            .iter()
+            .any(|f| f == field);
+        if !out.iter().any(|(f, _)| f == field)
+            && !count
+            && !echoed(field)
+            && may_run_after(p, mi, *tj, ti)
+        {
             out.push((field, *tj));
         }
     }
@@ -1029,7 +1041,10 @@ fn split_stored_detail<'a>(
         if score_read && matches!(n, "passed" | "pass") {
             return true;
         }
-        if is_status(n) {
+        // The agent must return it (required, or asked for in the prompt):
+        // an optional extra is the agent's to leave out.
+        let owed = task.schema_required.iter().any(|r| r == n) || asked(n);
+        if is_status(n) && !is_data(task, n) {
             // Another yes/no of the same result the code reads
             // (`syntaxValid`): the code gates on that one.
             let other_verdict = read.keys().any(|k| {
@@ -1053,15 +1068,15 @@ fn split_stored_detail<'a>(
         if (is_verdict(n) || n.starts_with("readyFor")) && !breakdown && !sub_check {
             // Beside another verdict or grade of the result the code reads
             // (`productionReady` beside `readinessScore`): it gates on that.
+            // A grade the agent does not owe (`diversityScore`, optional
+            // and unasked) is a measure it may add, not a gate.
             return report_shown
+                || (is_score(n) && !owed)
                 || read
                     .keys()
                     .any(|k| k != n && (is_status(k) || is_failure_report(k) || is_verdict(k)));
         }
         let actionable = is_actionable(n);
-        // The agent must return it (required, or asked for in the prompt):
-        // an optional extra is the agent's to leave out.
-        let owed = task.schema_required.iter().any(|r| r == n) || asked(n);
         // What a gate's reader acts on — but a report's recommendations
         // are what the report it wrote says, and a person shown the task's
         // own files at a breakpoint reads the advice in them.
@@ -1242,6 +1257,14 @@ fn is_verdict(n: &str) -> bool {
 
 /// A status field, or one that says how the work went under another name:
 /// `deliveryStatus`.
+/// A field the task's schema types as a number: an amount
+/// (`completed: { type: 'number' }` is a count), not a yes/no or a state,
+/// whatever its name. (An object `*Status` is still taken for one: it is
+/// the assessment the task made, which the process should read either way.)
+fn is_data(task: &crate::project::TaskSummary, n: &str) -> bool {
+    task.schema_numbers.iter().any(|f| f == n)
+}
+
 fn is_status(n: &str) -> bool {
     STATUS_FIELDS.contains(&n) || n.ends_with("Status")
 }
@@ -1806,6 +1829,17 @@ mod tests {
         };
         // The drafter runs first, in the same function.
         assert!(!asked("export async function process(i, ctx) { await ctx.task(draft, {}); const g = await ctx.task(gather, {}); return g.context; }\n"));
+        // A count is no request: "state the triggering event" asks for the
+        // event, not for how many there were.
+        let counted = tasks.replace("triggeringEvent: {}", "triggeringEvent: { type: 'number' }");
+        assert!(!lint_text(
+            "p.js",
+            FileKind::Process,
+            format!("{counted}export async function process(i, ctx) {{ const g = await ctx.task(gather, {{}}); await ctx.task(draft, {{}}); return g.context; }}\n"),
+            &with_notes(),
+        )
+        .into_iter()
+        .any(|d| d.help.as_deref().is_some_and(|h| h.contains("pass `triggeringEvent`"))));
         // The gatherer only hands back the event it was given.
         assert!(!asked("export async function process(i, ctx) { const g = await ctx.task(gather, { triggeringEvent: i.event }); await ctx.task(draft, {}); return g.context; }\n"));
         // It runs after the gatherer, or round a loop, or the gatherer runs
@@ -1817,6 +1851,41 @@ mod tests {
         for process in [after, looped, helper] {
             assert!(asked(process), "{process}");
         }
+    }
+
+    #[test]
+    fn numbers_are_no_statuses() {
+        use crate::diagnostic::Severity::Warning;
+        // A status by name, a count by type.
+        let schema = "{ type: 'object', required: ['plan', 'completed'], properties: { plan: {}, completed: { type: 'number' } } }";
+        let got = found(schema, "r.plan");
+        assert!(
+            !got.iter()
+                .any(|(_, m)| m.contains("a failure the agent reports")),
+            "{got:?}"
+        );
+        // Typed boolean, or not typed, `completed` is one.
+        let schema = "{ type: 'object', required: ['plan', 'completed'], properties: { plan: {}, completed: { type: 'boolean' } } }";
+        assert!(found(schema, "r.plan")
+            .iter()
+            .any(|(s, m)| *s == Warning && m.contains("reports `completed`")));
+    }
+
+    #[test]
+    fn a_grade_the_agent_does_not_owe_is_a_note() {
+        use crate::diagnostic::Severity::{Info, Warning};
+        let optional = "{ type: 'object', required: ['analysis'], properties: { analysis: {}, diversityScore: { type: 'number' } } }";
+        assert_eq!(
+            found(optional, "r.analysis")
+                .iter()
+                .map(|(s, _)| *s)
+                .collect::<Vec<_>>(),
+            [Info]
+        );
+        let required = "{ type: 'object', required: ['analysis', 'diversityScore'], properties: { analysis: {}, diversityScore: { type: 'number' } } }";
+        assert!(found(required, "r.analysis")
+            .iter()
+            .any(|(s, m)| *s == Warning && m.contains("`diversityScore`")));
     }
 
     #[test]

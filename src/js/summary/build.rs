@@ -366,7 +366,14 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         .or_else(|| prop("outputSchema"));
     let schema_fields = schema.and_then(|s| schema_properties(m, s));
     let schema_required = schema.map(|s| schema_required(m, s)).unwrap_or_default();
-    let schema_flags = schema.map(|s| schema_flags(m, s)).unwrap_or_default();
+    // Yes/no answers; and amounts, which no status is.
+    let schema_flags = schema
+        .map(|s| schema_typed(m, s, &["boolean"]))
+        .unwrap_or_default();
+    let schema_numbers = schema
+        .map(|s| schema_typed(m, s, &["number", "integer"]))
+        .unwrap_or_default();
+
     // `outputSchema: reviewSchema` imported from a shared module.
     let schema_import = schema
         .and_then(|s| m.binding_of_expr(s))
@@ -435,6 +442,7 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
         schema_fields,
         schema_required,
         schema_flags,
+        schema_numbers,
         fields_asked_elsewhere: Box::default(),
         schema_import,
         schema_slots,
@@ -1040,8 +1048,9 @@ fn mark_fields_asked_elsewhere_within(tasks: &mut [TaskSummary], budget: usize) 
     }
 }
 
-/// The properties the schema types `boolean`: yes/no answers.
-fn schema_flags(m: &JsModel, schema: Node) -> Box<[String]> {
+/// The properties the schema types with one of `types` (`type: 'boolean'`,
+/// or a list naming it: `['boolean', 'null']`).
+fn schema_typed(m: &JsModel, schema: Node, types: &[&str]) -> Box<[String]> {
     let Some(props) = m
         .object_of_expr(schema)
         .and_then(|s| objects::property(m, s, "properties"))
@@ -1052,15 +1061,14 @@ fn schema_flags(m: &JsModel, schema: Node) -> Box<[String]> {
     objects::properties(m, props)
         .into_iter()
         .filter(|(_, p)| {
-            // `type: 'boolean'`, or a list naming it (`['boolean', 'null']`).
             m.object_of_expr(p.value)
                 .and_then(|o| objects::property(m, o, "type"))
                 .map(unparen)
                 .is_some_and(|t| {
-                    let boolean =
-                        |n: Node| string_value(n, m.src()).is_some_and(|v| v == "boolean");
-                    boolean(t)
-                        || (t.kind_str() == "array" && t.named().any(|e| boolean(unparen(e))))
+                    let named = |n: Node| {
+                        string_value(n, m.src()).is_some_and(|v| types.contains(&v.as_str()))
+                    };
+                    named(t) || (t.kind_str() == "array" && t.named().any(|e| named(unparen(e))))
                 })
         })
         .map(|(name, _)| name)

@@ -157,6 +157,10 @@ pub struct TaskSummary {
     /// (empty when it has none, or the schema is imported).
     #[serde(default)]
     pub schema_flags: Box<[String]>,
+    /// The properties it types `number` or `integer`: amounts, not a
+    /// yes/no or a state (`completed: { type: 'number' }` is a count).
+    #[serde(default)]
+    pub schema_numbers: Box<[String]>,
     /// The schema fields of two words or more that another task's prompt
     /// in the module talks about (its words, in any case: "the triggering
     /// event" for `triggeringEvent`).
