@@ -1047,8 +1047,16 @@ fn split_stored_detail<'a>(
         if is_status(n) && !is_data(task, n) {
             // Another yes/no of the same result the code reads
             // (`syntaxValid`): the code gates on that one.
+            // A verdict under a `*Status` name (`overallStatus`) beside a
+            // read grade (`readinessScore`) is that grade's reading, like
+            // `productionReady`; `success` is whether the work itself
+            // succeeded, which a score does not say.
+            let named_state = !STATUS_FIELDS.contains(&n);
             let other_verdict = read.keys().any(|k| {
-                k != n && (is_status(k) || is_failure_report(k) || (is_verdict(k) && !is_score(k)))
+                k != n
+                    && (is_status(k)
+                        || is_failure_report(k)
+                        || (is_verdict(k) && (named_state || !is_score(k))))
             });
             return other_verdict || report_shown;
         }
@@ -1886,6 +1894,40 @@ mod tests {
         assert!(found(required, "r.analysis")
             .iter()
             .any(|(s, m)| *s == Warning && m.contains("`diversityScore`")));
+    }
+
+    #[test]
+    fn a_named_state_beside_a_read_grade_is_a_note() {
+        use crate::diagnostic::Severity::{Info, Warning};
+        let schema = "{ type: 'object', required: ['readinessScore', 'overallStatus', 'success'], properties: { readinessScore: {}, overallStatus: {}, success: {} } }";
+        let got = found(schema, "r.readinessScore");
+        assert!(
+            got.iter()
+                .any(|(s, m)| *s == Info && m.contains("`overallStatus`")),
+            "{got:?}"
+        );
+        // Whether the work succeeded is no grade's reading.
+        assert!(
+            got.iter()
+                .any(|(s, m)| *s == Warning && m.contains("`success`")),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_result_taken_through_then_is_read_in_its_callback() {
+        let src = "import { defineTask } from '@a5c-ai/babysitter-sdk';\n\
+            const t = defineTask('review-file', () => ({ kind: 'agent', agent: { prompt: { task: 'Review' }, outputSchema: { type: 'object', required: ['verdict', 'findings'], properties: { verdict: {}, findings: {} } } } }));\n\
+            export async function process(inputs, ctx) {\n\
+            \x20 const results = [];\n\
+            \x20 await ctx.parallel.all(inputs.files.map((f) => () => ctx.task(t, { f }).then((r) => results.push(r))));\n\
+            \x20 return results.map((r) => ({ verdict: r.verdict, findings: r.findings }));\n}\n";
+        let found: Vec<_> = lint_text("p.js", FileKind::Process, src.to_string(), &with_notes())
+            .into_iter()
+            .filter(|d| d.rule == "unused-output-field")
+            .map(|d| d.message)
+            .collect();
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]

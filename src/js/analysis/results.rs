@@ -484,6 +484,20 @@ impl<'m, 't> Tracker<'m, 't> {
                 let called = member
                     .parent()
                     .is_some_and(|p| p.kind_str() == "call_expression");
+                // `ctx.task(…).then(r => list.push(r))`: the callback's
+                // parameter is the value (a promise's `then` is no field).
+                if called && acc.is_empty() && name == "then" {
+                    let param = member
+                        .parent()
+                        .and_then(|call| call.field("arguments"))
+                        .and_then(|args| args.named_child(0))
+                        .and_then(|cb| self.m.function_of_expr(cb))
+                        .and_then(|f| self.m.functions[f].params.first().copied());
+                    if let Some(p) = param {
+                        self.pattern(p, wrap, acc, depth + 1);
+                        return;
+                    }
+                }
                 if called && !acc.is_empty() {
                     // `review.issues.map(…)`: a method of a field, not a
                     // field — whose elements a breakpoint may show
