@@ -233,6 +233,12 @@ impl Rule for UnusedOutputField {
                     .any(|k| !fields.iter().any(|(n, _)| n == k));
                 // The undeclared read is a wrapper's name (`value`,
                 // `result`): the code expects the output one level down.
+                // The code reads what this task made (not only its status,
+                // a grade or its files).
+                let product_read = uses
+                    .fields
+                    .keys()
+                    .any(|k| is_product(k) && !task.schema_flags.contains(k));
                 let wrapper_read = uses.fields.iter().find(|(k, _)| {
                     super::undeclared_output_field::WRAPPER_FIELDS.contains(&k.as_str())
                         && !fields.iter().any(|(n, _)| n == *k)
@@ -425,8 +431,19 @@ impl Rule for UnusedOutputField {
                     // `undeclared-output-field` reports that read (with the
                     // fix that drops the wrapper), this is the same defect
                     // seen from the schema: a note.
+                    // (That rule is silent where another task whose result
+                    // the same read may see declares the name or has no
+                    // schema it can read.)
+                    let shared_read_declared = p.result_uses().iter().any(|(&(mj, tj), u)| {
+                        (mj, tj) != (mi, ti)
+                            && u.fields.get(wrapper.as_str()) == Some(at)
+                            && p.schema_fields(mj, tj)
+                                .filter(|f| !f.is_empty())
+                                .is_none_or(|f| f.iter().any(|(n, _)| n == wrapper))
+                    });
                     let reported_at_read = config
                         .is_enabled_for(std::path::Path::new(&*at.path), "undeclared-output-field")
+                        && !shared_read_declared
                         && !uses.provided.contains(at)
                         && !uses.fallbacks.contains_key(wrapper.as_str())
                         && p.modules.iter().any(|m| m.path == at.path && m.report);
@@ -461,9 +478,10 @@ impl Rule for UnusedOutputField {
                         )
                     })
                     .with_related(at.clone(), format!("`{wrapper}` is read here"))
-                } else if let (true, Some((name, others))) =
-                    (forwards.is_empty(), read_on_others(&shares, ti, &unused))
-                {
+                } else if let (true, Some((name, others))) = (
+                    forwards.is_empty(),
+                    read_on_others(&shares, ti, &unused, product_read),
+                ) {
                     // The code does something with the same field of other
                     // tasks (collects their `artifacts`, returns their
                     // `config`): this one is left out of it.
@@ -659,8 +677,14 @@ fn read_on_others<'a>(
     shares: &FieldShares<'a>,
     ti: usize,
     unused: &[&(String, Location)],
+    product_read: bool,
 ) -> Option<(&'a str, Vec<(usize, &'a Location)>)> {
     unused.iter().find_map(|(n, _)| {
+        // Beside a product of this task the code reads, the same name on
+        // another task is another thing (see `split_stored_detail`).
+        if product_read && n != "artifacts" {
+            return None;
+        }
         let (name, readers) = shares.readers.get_key_value(n.as_str())?;
         let others: Vec<(usize, &Location)> = readers
             .iter()
@@ -1079,7 +1103,7 @@ fn split_stored_detail<'a>(
             // A grade the agent does not owe (`diversityScore`, optional
             // and unasked) is a measure it may add, not a gate.
             return report_shown
-                || (is_score(n) && !owed)
+                || (is_score(n) && !owed && made_read)
                 || read
                     .keys()
                     .any(|k| k != n && (is_status(k) || is_failure_report(k) || is_verdict(k)));
@@ -1263,16 +1287,17 @@ fn is_verdict(n: &str) -> bool {
         || is_score(n)
 }
 
-/// A status field, or one that says how the work went under another name:
-/// `deliveryStatus`.
 /// A field the task's schema types as a number: an amount
 /// (`completed: { type: 'number' }` is a count), not a yes/no or a state,
 /// whatever its name. (An object `*Status` is still taken for one: it is
 /// the assessment the task made, which the process should read either way.)
 fn is_data(task: &crate::project::TaskSummary, n: &str) -> bool {
-    task.schema_numbers.iter().any(|f| f == n)
+    // How many failed (`failed`, `errors`) says the work failed, in any type.
+    !matches!(n, "failed" | "errors" | "status") && task.schema_numbers.iter().any(|f| f == n)
 }
 
+/// A status field, or one that says how the work went under another name:
+/// `deliveryStatus`.
 fn is_status(n: &str) -> bool {
     STATUS_FIELDS.contains(&n) || n.ends_with("Status")
 }
@@ -1872,6 +1897,11 @@ mod tests {
                 .any(|(_, m)| m.contains("a failure the agent reports")),
             "{got:?}"
         );
+        // How many failed says the work failed, in any type.
+        let schema = "{ type: 'object', required: ['plan', 'failed'], properties: { plan: {}, failed: { type: 'integer' } } }";
+        assert!(found(schema, "r.plan")
+            .iter()
+            .any(|(s, m)| *s == Warning && m.contains("reports `failed`")));
         // Typed boolean, or not typed, `completed` is one.
         let schema = "{ type: 'object', required: ['plan', 'completed'], properties: { plan: {}, completed: { type: 'boolean' } } }";
         assert!(found(schema, "r.plan")
@@ -1890,6 +1920,10 @@ mod tests {
                 .collect::<Vec<_>>(),
             [Info]
         );
+        // A grade that is all the code could read of the task is its point.
+        assert!(found(optional, "r.artifacts")
+            .iter()
+            .any(|(s, m)| *s == Warning && m.contains("`diversityScore`")));
         let required = "{ type: 'object', required: ['analysis', 'diversityScore'], properties: { analysis: {}, diversityScore: { type: 'number' } } }";
         assert!(found(required, "r.analysis")
             .iter()
@@ -1912,6 +1946,34 @@ mod tests {
                 .any(|(s, m)| *s == Warning && m.contains("`success`")),
             "{got:?}"
         );
+    }
+
+    #[test]
+    fn a_count_of_the_files_shown_shows_none() {
+        use crate::diagnostic::Severity::{Info, Warning};
+        let src = |files: &str| {
+            format!(
+                "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
+                 const audit = defineTask('audit', () => ({{ kind: 'agent', agent: {{ prompt: {{ task: 'Audit' }}, outputSchema: {{ type: 'object', required: ['passed', 'artifacts'], properties: {{ passed: {{}}, issues: {{}}, artifacts: {{}} }} }} }} }}));\n\
+                 export async function process(inputs, ctx) {{\n\
+                 \x20 const a = await ctx.task(audit, {{}});\n\
+                 \x20 const ok = await ctx.breakpoint({{ question: a.passed ? 'Ship?' : 'Failed. Ship anyway?', context: {{ files: {files} }} }});\n\
+                 \x20 if (!ok.approved) throw new Error('stopped');\n}}\n"
+            )
+        };
+        let issues = |files: &str| {
+            lint_text("p.js", FileKind::Process, src(files), &with_notes())
+                .into_iter()
+                .filter(|d| d.rule == "unused-output-field" && d.message.contains("`issues`"))
+                .map(|d| d.severity)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(issues("a.artifacts.map((f) => f.path)"), [Info]);
+        assert_eq!(
+            issues("a.artifacts.filter((f) => f.path).length"),
+            [Warning]
+        );
+        assert_eq!(issues("a.artifacts.some((f) => f.path)"), [Warning]);
     }
 
     #[test]

@@ -100,10 +100,13 @@ pub fn checked_after<'t>(m: &JsModel<'t>, call: CallId) -> Option<Next<'t>> {
         }
         // Its verdict, score or metrics (`metrics[targetMetric]` of an
         // evaluation that picks the best model) decide what happens next.
-        let checks = reads_of(m, next.node).paths.iter().any(|(path, _)| {
+        // Metrics only where they decide something (not a table of them).
+        let checks = reads_of(m, next.node).paths.iter().any(|(path, at)| {
             path.first().is_some_and(|f| {
                 let f = f.to_ascii_lowercase();
-                is_verdict_field(&f) || f.contains("score") || f.contains("metric")
+                is_verdict_field(&f)
+                    || f.contains("score")
+                    || (f.contains("metric") && decides(m, *at))
             })
         });
         if checks {

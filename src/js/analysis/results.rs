@@ -501,8 +501,9 @@ impl<'m, 't> Tracker<'m, 't> {
                 if called && !acc.is_empty() {
                     // `review.issues.map(…)`: a method of a field, not a
                     // field — whose elements a breakpoint may show
-                    // (`files: r.artifacts.map(…)`).
-                    if in_breakpoint_args(self.m, member) {
+                    // (`files: r.artifacts.map(…)`; not a count of them,
+                    // `.filter(…).length`, nor a yes/no, `.some(…)`).
+                    if matches!(name, "map" | "flatMap") && in_breakpoint_args(self.m, member) {
                         self.forward(&acc, ForwardKind::Breakpoint, member);
                     }
                     return;
@@ -871,15 +872,24 @@ fn shown_at_breakpoint(m: &JsModel, list: BindingId, after: usize) -> bool {
         .rev()
         .take(SHOWN_LIST_READS)
         .take_while(|r| r.start_byte() >= after)
-        .any(|&r| {
-            // `list.slice(0, 10)` shows the first few: a value pushed late
-            // may not be among them.
-            let sliced = r.parent().is_some_and(|p| {
-                p.kind_str() == "member_expression"
-                    && p.field("property").is_some_and(|k| m.text(k) == "slice")
-            });
-            !sliced && in_breakpoint_args(m, r)
-        })
+        .any(|&r| shows_elements(m, r) && in_breakpoint_args(m, r))
+}
+
+/// Whether the read `r` of a list hands on its elements: the list itself
+/// (`files: list`, `[...list]`) or mapped (`list.map(…)`) — not a count
+/// (`list.length`), a yes/no (`list.some(…)`), a filter or the first few
+/// (`list.slice(0, 10)`: a value pushed late may not be among them).
+fn shows_elements(m: &JsModel, r: Node) -> bool {
+    match r.parent() {
+        Some(p) if p.kind_str() == "member_expression" => p
+            .field("property")
+            .is_some_and(|k| matches!(m.text(k), "map" | "flatMap")),
+        Some(p) => !matches!(
+            p.kind_str(),
+            "binary_expression" | "unary_expression" | "template_substitution"
+        ),
+        None => false,
+    }
 }
 
 /// How many of a list's last reads [`shown_at_breakpoint`] looks at.

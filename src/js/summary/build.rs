@@ -980,6 +980,9 @@ fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
     mark_fields_asked_elsewhere_within(tasks, MAX_PROMPT_SCAN);
 }
 
+/// How many tasks whose prompt talks about a field are kept for it.
+const MAX_ASKERS: usize = 8;
+
 /// Bytes of prompt text scanned, summed over the fields looked for, past
 /// which a module's prompts are not searched: each field is looked for in
 /// every other task's prompt, so a generated module of thousands of tasks
@@ -1042,6 +1045,10 @@ fn mark_fields_asked_elsewhere_within(tasks: &mut [TaskSummary], budget: usize) 
                             && (crate::js::analysis::strings::names_word(&texts[tj], &phrase)
                                 || crate::js::analysis::strings::names_word(&texts[tj], &key))
                     })
+                    // A few askers are enough to name one and decide
+                    // whether any runs after; thousands of prompts naming
+                    // thousands of fields must not keep every pair.
+                    .take(MAX_ASKERS)
                     .map(move |tj| (name.clone(), tj))
             })
             .collect();
