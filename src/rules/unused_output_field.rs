@@ -128,7 +128,8 @@ fn module_conventions(p: &Project, mi: usize) -> Vec<&str> {
 /// Nor is it offered when the task's prompt names a field (`outputFormat:
 /// 'JSON with reportPath, summary'`): the agent would still be asked for
 /// it, and the prompt is the user's prose, which no fix rewrites; nor when
-/// another task's prompt talks about it (that step wants the field).
+/// the prompt of a task that may run after it talks about it (`asked`: that
+/// step wants the field).
 fn removal_fix(
     task: &crate::project::TaskSummary,
     unused: &[&(String, Location)],
@@ -311,10 +312,9 @@ impl Rule for UnusedOutputField {
                 // Only yes/no answers and grades are left unread.
                 let status_only = !never_read
                     && forwards.is_empty()
-                    && unused.iter().all(|(n, _)| {
-                        (is_status(n) || is_verdict(n) || n.starts_with("readyFor"))
-                            && !is_data(task, n)
-                    });
+                    && unused
+                        .iter()
+                        .all(|(n, _)| (is_status(n) || is_go_no_go(n)) && !is_data(task, n));
                 // The statuses a check later in the loop covers: those of a
                 // result nothing reads, or a result's only unread fields.
                 let covered: Vec<&&(String, Location)> = if never_read {
@@ -1097,7 +1097,7 @@ fn split_stored_detail<'a>(
         // A go/no-go under another name (`readyForPrototype`, `teamReady`,
         // `overallScore`) that no code reads is a gate that never gates,
         // like a status field.
-        if (is_verdict(n) || n.starts_with("readyFor")) && !breakdown && !sub_check {
+        if is_go_no_go(n) && !breakdown && !sub_check {
             // Beside another verdict or grade of the result the code reads
             // (`productionReady` beside `readinessScore`): it gates on that.
             // A grade the agent does not owe (`diversityScore`, optional
@@ -1260,8 +1260,7 @@ fn is_product(n: &str) -> bool {
     n != "artifacts"
         && !is_prose(n)
         && !is_status(n)
-        && !is_verdict(n)
-        && !n.starts_with("readyFor")
+        && !is_go_no_go(n)
         && !is_file_record(n)
         && !RECORD_SUFFIXES.iter().any(|s| n.ends_with(s))
         && !matches!(n, "path" | "id" | "url" | "version")
@@ -1285,6 +1284,12 @@ fn is_verdict(n: &str) -> bool {
     .iter()
     .any(|s| n.ends_with(s))
         || is_score(n)
+}
+
+/// A go/no-go under a name other than a status's: a verdict or grade
+/// (`teamReady`, `overallScore`) or `readyFor*`.
+fn is_go_no_go(n: &str) -> bool {
+    is_verdict(n) || n.starts_with("readyFor")
 }
 
 /// A field the task's schema types as a number: an amount

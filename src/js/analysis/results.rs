@@ -847,14 +847,11 @@ fn is_push(m: &JsModel, node: Node) -> bool {
 /// The list `call` pushes onto: `list` of `list.push(…)`.
 fn pushed_onto(m: &JsModel, call: Node) -> Option<BindingId> {
     let callee = call.field("function").map(unparen)?;
-    if callee.kind_str() != "member_expression"
-        || !callee
-            .field("property")
-            .is_some_and(|k| matches!(m.text(k), "push" | "unshift"))
-    {
+    let list = callee.field("object")?;
+    if callee.kind_str() != "member_expression" || !is_push(m, list) {
         return None;
     }
-    m.binding_of_expr(unparen(callee.field("object")?))
+    m.binding_of_expr(unparen(list))
 }
 
 /// Whether a breakpoint's arguments read the list (`files: list.map(…)`)

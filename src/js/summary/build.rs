@@ -1102,18 +1102,19 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
             .flatten()
             .map(|n| loc(m, n))
     });
-    let args_object = c.args.get(1).and_then(|a| m.object_of_expr(*a));
-    let arg_names = args_object
-        .map(|o| {
-            objects::properties(m, o)
-                .into_iter()
-                .map(|(k, _)| k)
-                .collect()
-        })
-        .unwrap_or_default();
-    let args = args_object
-        .map(|o| {
-            objects::properties(m, o)
+    let properties = c
+        .args
+        .get(1)
+        .and_then(|a| m.object_of_expr(*a))
+        .map(|o| objects::properties(m, o));
+    let arg_names = properties
+        .iter()
+        .flatten()
+        .map(|(k, _)| k.clone())
+        .collect();
+    let args = properties
+        .map(|props| {
+            props
                 .into_iter()
                 .map(|(k, p)| {
                     (
