@@ -632,9 +632,10 @@ fn asked_after(p: &Project, mi: usize, ti: usize) -> Vec<(&str, usize)> {
 
 /// Whether a call of task `asker` may run after a call of task
 /// `producer` (both of module `mi`). Only where every module that calls the
-/// asker also calls the producer, each pair in one function and in no loop,
-/// with the asker's call written first, is the answer no: a loop goes round,
-/// and helpers run in the order they are called, not written.
+/// asker also calls the producer, each pair in one function that runs once
+/// and in no loop, with the asker's call written first, is the answer no:
+/// a loop goes round, a helper called twice runs its calls twice, and
+/// helpers run in the order they are called, not written.
 fn may_run_after(p: &Project, mi: usize, asker: usize, producer: usize) -> bool {
     let askers = p.invocations_of(mi, asker);
     let producers = p.invocations_of(mi, producer);
@@ -649,7 +650,8 @@ fn may_run_after(p: &Project, mi: usize, asker: usize, producer: usize) -> bool 
         }
         same_module.any(|&(_, ib)| {
             let b = &p.modules[ma].invocations[ib];
-            a.function != b.function
+            a.function.is_none()
+                || a.function != b.function
                 || a.repeat.is_some()
                 || b.repeat.is_some()
                 || a.location.span.start > b.location.span.start
@@ -1886,7 +1888,10 @@ mod tests {
         let looped = "export async function process(i, ctx) { const out = []; for (const x of i.xs) { await ctx.task(draft, {}); out.push((await ctx.task(gather, {})).context); } return out; }\n";
         let helper = "export async function process(i, ctx) { const c = await phase(ctx); await ctx.task(draft, {}); return c; }\n\
             async function phase(ctx) { return (await ctx.task(gather, {})).context; }\n";
-        for process in [after, looped, helper] {
+        // A helper called twice drafts after the first gathering.
+        let twice = "async function round(ctx) { await ctx.task(draft, {}); return (await ctx.task(gather, {})).context; }\n\
+            export async function process(i, ctx) { await round(ctx); return round(ctx); }\n";
+        for process in [after, looped, helper, twice] {
             assert!(asked(process), "{process}");
         }
     }

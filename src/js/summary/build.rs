@@ -980,6 +980,23 @@ fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
     mark_fields_asked_elsewhere_within(tasks, MAX_PROMPT_SCAN);
 }
 
+/// Whether function `f` runs at most once per run of the module's code: a
+/// named function referred to once at most (the exported `process`, a
+/// phase called once). A helper called from two places, or an anonymous
+/// callback, may run its calls in either order.
+fn runs_once(m: &JsModel, f: usize) -> bool {
+    let node = m.functions[f].node;
+    let name = match node.kind_str() {
+        "function_declaration" | "generator_function_declaration" => node.field("name"),
+        _ => node
+            .parent()
+            .filter(|p| p.kind_str() == "variable_declarator")
+            .and_then(|p| p.field("name")),
+    };
+    name.and_then(|n| m.scopes.binding_of(n))
+        .is_some_and(|b| m.scopes.get(b).reads.len() <= 1)
+}
+
 /// How many tasks whose prompt talks about a field are kept for it.
 const MAX_ASKERS: usize = 8;
 
@@ -1173,6 +1190,7 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     InvocationSummary {
         arg_names,
         function: crate::js::analysis::results::enclosing_function(m, c.node)
+            .filter(|&f| runs_once(m, f))
             .and_then(|f| u32::try_from(f).ok()),
         untested,
         checked_by,

@@ -397,8 +397,10 @@ pub struct InvocationSummary {
     /// [`crate::js::analysis::gates::checked_after`]).
     pub checked_by: Option<Box<(String, Location)>>,
     /// The function the call is written in (its index among the module's
-    /// functions; `None` at the top level): calls in one function run in
-    /// the order written, unless a loop takes them round.
+    /// functions), when that function runs once per run (a named function
+    /// referred to once at most): calls in one such function run in the
+    /// order written, unless a loop takes them round. `None` at the top
+    /// level and in a helper called from several places.
     pub function: Option<u32>,
     /// The edit that adds a key built from the repetition's variable.
     pub key_edit: Option<Box<crate::diagnostic::Edit>>,
