@@ -373,7 +373,6 @@ fn task_summary(m: &JsModel, t: &crate::js::model::TaskDef) -> TaskSummary {
     let schema_numbers = schema
         .map(|s| schema_typed(m, s, &["number", "integer"]))
         .unwrap_or_default();
-
     // `outputSchema: reviewSchema` imported from a shared module.
     let schema_import = schema
         .and_then(|s| m.binding_of_expr(s))
@@ -980,23 +979,6 @@ fn mark_fields_asked_elsewhere(tasks: &mut [TaskSummary]) {
     mark_fields_asked_elsewhere_within(tasks, MAX_PROMPT_SCAN);
 }
 
-/// Whether function `f` runs at most once per run of the module's code: a
-/// named function referred to once at most (the exported `process`, a
-/// phase called once). A helper called from two places, or an anonymous
-/// callback, may run its calls in either order.
-fn runs_once(m: &JsModel, f: usize) -> bool {
-    let node = m.functions[f].node;
-    let name = match node.kind_str() {
-        "function_declaration" | "generator_function_declaration" => node.field("name"),
-        _ => node
-            .parent()
-            .filter(|p| p.kind_str() == "variable_declarator")
-            .and_then(|p| p.field("name")),
-    };
-    name.and_then(|n| m.scopes.binding_of(n))
-        .is_some_and(|b| m.scopes.get(b).reads.len() <= 1)
-}
-
 /// How many tasks whose prompt talks about a field are kept for it.
 const MAX_ASKERS: usize = 8;
 
@@ -1054,10 +1036,10 @@ fn mark_fields_asked_elsewhere_within(tasks: &mut [TaskSummary], budget: usize) 
                 let phrase = words.join(" ");
                 let key = name.to_lowercase();
                 let (texts, declares) = (&texts, &declares);
-                (0..texts.len())
+                let searched = if words.len() >= 2 { texts.len() } else { 0 };
+                (0..searched)
                     .filter(move |&tj| {
-                        words.len() >= 2
-                            && tj != ti
+                        tj != ti
                             && !declares[tj].contains(name)
                             && (crate::js::analysis::strings::names_word(&texts[tj], &phrase)
                                 || crate::js::analysis::strings::names_word(&texts[tj], &key))
@@ -1097,6 +1079,33 @@ fn schema_typed(m: &JsModel, schema: Node, types: &[&str]) -> Box<[String]> {
         })
         .map(|(name, _)| name)
         .collect()
+}
+
+/// Whether function `f` runs at most once per run of the module's code: a
+/// named function referred to once at most (the exported `process`, a
+/// phase called once). A helper called from two places, or an anonymous
+/// callback, may run its calls in either order.
+fn runs_once(m: &JsModel, f: usize) -> bool {
+    let node = m.functions[f].node;
+    let name = match node.kind_str() {
+        "function_declaration" | "generator_function_declaration" => node.field("name"),
+        _ => node
+            .parent()
+            .filter(|p| p.kind_str() == "variable_declarator")
+            .and_then(|p| p.field("name")),
+    };
+    name.and_then(|n| m.scopes.binding_of(n))
+        .is_some_and(|b| m.scopes.get(b).reads.len() <= 1)
+}
+
+/// `ctx.task(fixTask, …)`: a call as messages name it.
+fn describe_call(m: &JsModel, call: usize) -> String {
+    let c = &m.calls[call];
+    format!(
+        "{}({}, …)",
+        m.text(c.callee),
+        c.args.first().map(|a| m.text(*a)).unwrap_or("")
+    )
 }
 
 fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
@@ -1164,26 +1173,14 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
         .and_then(|info| info.variable.as_deref())
         .and_then(|v| key_edit(m, call, v))
         .map(Box::new);
-    let call_text = format!(
-        "{}({}, …)",
-        m.text(c.callee),
-        c.args.first().map(|a| m.text(*a)).unwrap_or("")
-    )
-    .into_boxed_str();
+    let call_text = describe_call(m, call).into_boxed_str();
     let result_reads = reads_of(m, c.node);
     let reads = read_set(m, &result_reads);
     let untested = untested(m, call, &target, &result_reads);
     let checked_by = crate::js::analysis::gates::checked_after(m, call).map(|n| {
         let text = m
             .call_of_node(n.node)
-            .map(|ci| {
-                let c = &m.calls[ci];
-                format!(
-                    "{}({}, …)",
-                    m.text(c.callee),
-                    c.args.first().map(|a| m.text(*a)).unwrap_or("")
-                )
-            })
+            .map(|ci| describe_call(m, ci))
             .unwrap_or_default();
         Box::new((text, loc(m, n.node)))
     });
