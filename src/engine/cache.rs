@@ -1001,6 +1001,7 @@ mod tests {
             opaque_exports: true,
             imported_calls: Vec::new(),
             flag_defaults: Vec::new(),
+            undefined: Box::default(),
         };
         cache.put(
             &key,

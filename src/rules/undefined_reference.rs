@@ -3,13 +3,12 @@
 //! when the line runs; inside a template literal that is usually a shell
 //! variable (`${i}`) that JavaScript interpolated (babysitter #83).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::js::model::globals::is_known_global;
 use crate::js::model::scope::BindingKind;
 use crate::js::syntax::span;
 use crate::js::JsModel;
@@ -57,46 +56,15 @@ impl Rule for UndefinedReference {
 
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
-        // A module that does not parse is reported by `parse-error`; names
-        // inside the broken part are noise.
-        if !m.syntax_errors.is_empty() || m.unresolved.is_empty() {
-            return;
-        }
         let extra = configured_globals(cx.config);
-        let guarded = typeof_names(m);
-        let written = written_names(m);
-        let esm = !is_commonjs(m);
-        let block_functions = if esm {
-            HashSet::new()
-        } else {
-            function_names(m)
-        };
+        let found = crate::js::analysis::undefined::undefined_uses(m)
+            .into_iter()
+            .filter(|(name, _)| !extra.contains(*name));
         // One finding per name, at its first use.
-        let mut uses: BTreeMap<&str, Vec<Node>> = BTreeMap::new();
-        for &node in &m.unresolved {
-            let name = m.text(node);
-            if is_known_global(name)
-                || matches!(name, "arguments" | "undefined")
-                || extra.contains(name)
-                || guarded.contains(name)
-                || in_typeof(m, node)
-                || exported(node)
-            {
+        for (name, nodes) in found {
+            let Some(&first) = nodes.first() else {
                 continue;
-            }
-            // Sloppy-mode CommonJS creates a global on assignment, and
-            // makes a function declared in a block visible to the whole
-            // function once the block has run (Annex B).
-            if !esm && (written.contains(name) || block_functions.contains(name)) {
-                continue;
-            }
-            uses.entry(name).or_default().push(node);
-        }
-        let mut found: Vec<(&str, Vec<Node>)> = uses.into_iter().collect();
-        found.sort_by_key(|(_, nodes)| nodes.iter().map(|n| n.start_byte()).min());
-        for (name, mut nodes) in found {
-            nodes.sort_by_key(|n| n.start_byte());
-            let first = nodes[0];
+            };
             let more = nodes.len() - 1;
             let also = match more {
                 0 => String::new(),
@@ -201,73 +169,6 @@ fn configured_globals(config: &Config) -> HashSet<String> {
     crate::rules::string_list(config, ID, GLOBALS)
         .into_iter()
         .collect()
-}
-
-/// Whether `node` is the operand of `typeof` (which never throws).
-/// `export { name }` of a name the module does not declare: Node refuses
-/// to load the module (`parse-error` says so), so nothing runs to throw.
-fn exported(node: Node) -> bool {
-    node.parent()
-        .is_some_and(|p| p.kind_str() == "export_specifier")
-}
-
-fn in_typeof(m: &JsModel, node: Node) -> bool {
-    let mut cur = node;
-    while let Some(p) = cur.parent() {
-        match p.kind_str() {
-            "parenthesized_expression" => cur = p,
-            "unary_expression" => {
-                return p.field("operator").is_some_and(|o| m.text(o) == "typeof");
-            }
-            _ => return false,
-        }
-    }
-    false
-}
-
-/// Names tested with `typeof` anywhere in the module: the author knows they
-/// may be missing and guards them.
-fn typeof_names<'t>(m: &JsModel<'t>) -> HashSet<&'t str> {
-    m.unresolved
-        .iter()
-        .filter(|n| in_typeof(m, **n))
-        .map(|n| m.text(*n))
-        .collect()
-}
-
-/// Unresolved names that are assigned somewhere (`x = 1` without a
-/// declaration).
-fn written_names<'t>(m: &JsModel<'t>) -> HashSet<&'t str> {
-    m.unresolved
-        .iter()
-        .filter(|n| {
-            n.parent().is_some_and(|p| {
-                matches!(
-                    p.kind_str(),
-                    "assignment_expression" | "augmented_assignment_expression"
-                ) && p.field("left").is_some_and(|l| l.id() == n.id())
-            })
-        })
-        .map(|n| m.text(*n))
-        .collect()
-}
-
-/// Names of the module's function declarations (one not bound at a use is
-/// in a block).
-fn function_names<'m>(m: &'m JsModel) -> HashSet<&'m str> {
-    m.scopes
-        .bindings
-        .iter()
-        .filter(|b| b.kind == BindingKind::Function)
-        .map(|b| b.name.as_str())
-        .collect()
-}
-
-/// A module that uses `module.exports`/`exports.x`/`require` is CommonJS.
-fn is_commonjs(m: &JsModel) -> bool {
-    m.unresolved
-        .iter()
-        .any(|n| matches!(m.text(*n), "module" | "exports" | "require"))
 }
 
 /// The template literal whose `${…}` holds `node` directly (the

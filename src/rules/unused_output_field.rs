@@ -378,7 +378,28 @@ impl Rule for UnusedOutputField {
                     unread_statuses.push((names, id, status[0].1.clone(), d));
                     continue;
                 }
-                let mut d = if never_read {
+                let lost = lost_read(p, config, (mi, ti), &unused);
+                let mut d = if let Some((field, name, at)) = lost {
+                    // `campaignScore` is used and never defined, and
+                    // `overallScore` is read nowhere: the line that read one
+                    // into the other is gone. `undefined-reference` reports
+                    // the name, with no way to know the read; this finding
+                    // carries it (and offers no removal).
+                    sink.diag(
+                        first.1.clone(),
+                        format!(
+                            "task `{id}` declares output {plural} {} that nothing reads, and the code uses \
+                             `{name}`, which nothing defines: the read of `{field}` looks lost, and using \
+                             `{name}` throws a ReferenceError",
+                            names.join(", "),
+                        ),
+                    )
+                    .with_help(format!(
+                        "restore the read where the result is in scope (`const {name} = <result>.{field};`); \
+                         removing `{field}` would not define `{name}`"
+                    ))
+                    .with_related(at.clone(), format!("`{name}` is used here and never defined"))
+                } else if never_read {
                     sink.diag_at(
                         Severity::Info,
                         first.1.clone(),
@@ -628,6 +649,38 @@ fn asked_after(p: &Project, mi: usize, ti: usize) -> Vec<(&str, usize)> {
         }
     }
     out
+}
+
+/// An unread field whose read the code lost: a name the modules calling
+/// the task use and never define, that is the field's name or ends with
+/// the same word (`campaignScore` for `overallScore`), with where it is
+/// used. A name the configuration declares as a global
+/// (`[rules.undefined-reference] globals`) is defined by the harness.
+fn lost_read<'p>(
+    p: &'p Project,
+    config: &Config,
+    (mi, ti): (usize, usize),
+    unused: &[&'p (String, Location)],
+) -> Option<(&'p str, &'p str, &'p Location)> {
+    let globals = crate::rules::string_list(config, "undefined-reference", "globals");
+    let mut callers: Vec<usize> = p.invocations_of(mi, ti).iter().map(|(m, _)| *m).collect();
+    callers.sort_unstable();
+    callers.dedup();
+    let undefined = callers
+        .into_iter()
+        .flat_map(|m| p.modules[m].undefined.iter())
+        .filter(|(name, _)| !globals.iter().any(|g| g == &**name));
+    let last_word = |n: &str| super::name_words(n).pop();
+    for (name, at) in undefined {
+        let words = super::name_words(name);
+        let found = unused.iter().find(|(field, _)| {
+            **field == **name || (words.len() >= 2 && last_word(field).as_ref() == words.last())
+        });
+        if let Some((field, _)) = found {
+            return Some((field, name, at));
+        }
+    }
+    None
 }
 
 /// Whether a call of task `asker` may run after a call of task
@@ -1590,6 +1643,69 @@ mod tests {
             .map(|d| d.severity)
             .collect();
         assert_eq!(found, [crate::diagnostic::Severity::Warning]);
+    }
+
+    #[test]
+    fn a_lost_read_is_named() {
+        use crate::diagnostic::Severity::Warning;
+        let schema = "{ type: 'object', required: ['overallScore', 'artifacts'], properties: { overallScore: {}, artifacts: {} } }";
+        let lint = |reads: &str, config: &Config| -> Vec<crate::diagnostic::Diagnostic> {
+            lint_text("p.js", FileKind::Process, module(schema, reads), config)
+                .into_iter()
+                .filter(|d| d.rule == "unused-output-field")
+                .collect()
+        };
+        // `campaignScore` is used and never defined: the read of
+        // `overallScore` into it went. The finding says so, points at the
+        // name, and offers no removal (`undefined-reference` reports the
+        // name, and cannot know which read it lost).
+        let found = lint("r.artifacts, campaignScore", &with_notes());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let d = &found[0];
+        assert_eq!(d.severity, Warning);
+        assert!(
+            d.message.contains(
+                "the code uses `campaignScore`, which nothing defines: the read of `overallScore` looks lost, and using `campaignScore` throws a ReferenceError"
+            ),
+            "{}",
+            d.message
+        );
+        assert_eq!(
+            d.help.as_deref(),
+            Some("restore the read where the result is in scope (`const campaignScore = <result>.overallScore;`); removing `overallScore` would not define `campaignScore`")
+        );
+        assert!(d.fix.is_none());
+        assert!(d
+            .related
+            .iter()
+            .any(|r| r.message == "`campaignScore` is used here and never defined"));
+        // A name the configuration declares a global is the harness's.
+        let global = config(
+            "extend-select = [\"unused-output-field\"]\n[rules.undefined-reference]\nglobals = [\"campaignScore\"]\n",
+        )
+        .unwrap_or_default();
+        let found = lint("r.artifacts, campaignScore", &global);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            !found[0].message.contains("looks lost"),
+            "{}",
+            found[0].message
+        );
+        // An undefined name of another word is no read of this field.
+        let found = lint("r.artifacts, campaignBudget", &with_notes());
+        assert!(
+            found.iter().all(|d| !d.message.contains("looks lost")),
+            "{found:?}"
+        );
+        // The same name as the field (`const obligations = r.obligations`
+        // lost) is.
+        let found = lint("r.artifacts, overallScore", &with_notes());
+        assert!(
+            found
+                .iter()
+                .any(|d| d.message.contains("the read of `overallScore` looks lost")),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -19,3 +19,4 @@ pub mod shell;
 pub mod strings;
 pub mod taint;
 pub mod tasks;
+pub mod undefined;

@@ -52,6 +52,10 @@ pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
         opaque_exports: crate::js::analysis::exports::opaque_exports(m),
         imported_calls: imported_calls(m),
         flag_defaults: flag_defaults(m),
+        undefined: crate::js::analysis::undefined::undefined_uses(m)
+            .into_iter()
+            .filter_map(|(name, uses)| Some((name.into(), m.file.location(span(*uses.first()?)))))
+            .collect(),
     }
 }
 

@@ -511,6 +511,11 @@ pub struct ModuleSummary {
     /// `(push = true) =>`, `const push = inputs.push ?? false`), with the
     /// default: whether a guarded prompt line is there when nobody asks.
     pub flag_defaults: Vec<(Box<str>, bool)>,
+    /// The names the module reads and never defines (see
+    /// [`crate::js::analysis::undefined`]), each at its first use: a read
+    /// lost from code (`campaignScore` after its
+    /// `const campaignScore = quality.overallScore` went) leaves one.
+    pub undefined: Box<[(Box<str>, Location)]>,
 }
 
 impl StringSet {
