@@ -379,18 +379,23 @@ impl Rule for UnusedOutputField {
                     continue;
                 }
                 let lost = lost_read(p, config, (mi, ti), &unused);
-                let mut d = if let Some((field, name, at)) = lost {
+                let mut d = if let Some((field, name, at, declared)) = lost {
                     // `campaignScore` is used and never defined, and
                     // `overallScore` is read nowhere: the line that read one
                     // into the other is gone. `undefined-reference` reports
                     // the name, with no way to know the read; this finding
                     // carries it (and offers no removal).
+                    let undefined = if declared {
+                        "which is not defined where it is used"
+                    } else {
+                        "which nothing defines"
+                    };
                     sink.diag(
                         first.1.clone(),
                         format!(
                             "task `{id}` declares output {plural} {} that nothing reads, and the code uses \
-                             `{name}`, which nothing defines: the read of `{field}` looks lost, and using \
-                             `{name}` throws a ReferenceError",
+                             `{name}`, {undefined}: the read of `{field}` looks lost, and using `{name}` \
+                             throws a ReferenceError",
                             names.join(", "),
                         ),
                     )
@@ -398,7 +403,7 @@ impl Rule for UnusedOutputField {
                         "restore the read where the result is in scope (`const {name} = <result>.{field};`); \
                          removing `{field}` would not define `{name}`"
                     ))
-                    .with_related(at.clone(), format!("`{name}` is used here and never defined"))
+                    .with_related(at.clone(), format!("`{name}` is used here, {undefined}"))
                 } else if never_read {
                     sink.diag_at(
                         Severity::Info,
@@ -661,23 +666,60 @@ fn lost_read<'p>(
     config: &Config,
     (mi, ti): (usize, usize),
     unused: &[&'p (String, Location)],
-) -> Option<(&'p str, &'p str, &'p Location)> {
+) -> Option<(&'p str, &'p str, &'p Location, bool)> {
     let globals = crate::rules::string_list(config, "undefined-reference", "globals");
     let mut callers: Vec<usize> = p.invocations_of(mi, ti).iter().map(|(m, _)| *m).collect();
     callers.sort_unstable();
     callers.dedup();
-    let undefined = callers
-        .into_iter()
-        .flat_map(|m| p.modules[m].undefined.iter())
-        .filter(|(name, _)| !globals.iter().any(|g| g == &**name));
     let last_word = |n: &str| super::name_words(n).pop();
-    for (name, at) in undefined {
+    let matches = |field: &str, name: &str| {
         let words = super::name_words(name);
-        let found = unused.iter().find(|(field, _)| {
-            **field == **name || (words.len() >= 2 && last_word(field).as_ref() == words.last())
-        });
-        if let Some((field, _)) = found {
-            return Some((field, name, at));
+        field == name || (words.len() >= 2 && last_word(field).as_ref() == words.last())
+    };
+    for mc in callers {
+        for u in p.modules[mc].undefined.iter() {
+            let (name, at) = (&*u.name, &u.location);
+            if globals.iter().any(|g| g == name) {
+                continue;
+            }
+            // A name declared elsewhere in the module and used out of its
+            // scope is that variable (`stubbedComponents`), unless it is
+            // the field's own name (`obligations`).
+            let Some((field, _)) = unused.iter().find(|(field, _)| {
+                if u.declared {
+                    field == name
+                } else {
+                    matches(field, name)
+                }
+            }) else {
+                continue;
+            };
+            // One unread field of the tasks this module calls fits the name
+            // (`securityScore` fits the `score` of five tasks: it was
+            // derived from them, not read from one).
+            let mut tasks: Vec<(usize, usize)> = p.modules[mc]
+                .invocations
+                .iter()
+                .filter_map(|inv| p.task_of(mc, &inv.target))
+                .collect();
+            tasks.sort_unstable();
+            tasks.dedup();
+            let fitting: usize = tasks
+                .iter()
+                .map(|&(mj, tj)| {
+                    let read = p.result_uses().get(&(mj, tj)).map(|u| &u.fields);
+                    p.schema_fields(mj, tj)
+                        .unwrap_or(&[])
+                        .iter()
+                        .filter(|(f, _)| {
+                            matches(f, name) && !read.is_some_and(|r| r.contains_key(f))
+                        })
+                        .count()
+                })
+                .sum();
+            if fitting == 1 {
+                return Some((field, name, at, u.declared));
+            }
         }
     }
     None
@@ -1678,7 +1720,7 @@ mod tests {
         assert!(d
             .related
             .iter()
-            .any(|r| r.message == "`campaignScore` is used here and never defined"));
+            .any(|r| r.message == "`campaignScore` is used here, which nothing defines"));
         // A name the configuration declares a global is the harness's.
         let global = config(
             "extend-select = [\"unused-output-field\"]\n[rules.undefined-reference]\nglobals = [\"campaignScore\"]\n",
@@ -1697,6 +1739,30 @@ mod tests {
             found.iter().all(|d| !d.message.contains("looks lost")),
             "{found:?}"
         );
+        // A name another function declares is that variable, not this
+        // field's read, unless it is the field's own name.
+        let declared = |name: &str| {
+            module(schema, &format!("r.artifacts, {name}"))
+                .replace("export async function", &format!("function other() {{ const {name} = 1; return {name}; }}\nexport async function"))
+        };
+        let lint_src = |src: String| -> Vec<String> {
+            lint_text("p.js", FileKind::Process, src, &with_notes())
+                .into_iter()
+                .filter(|d| d.rule == "unused-output-field")
+                .map(|d| d.message)
+                .collect()
+        };
+        assert!(lint_src(declared("campaignScore"))
+            .iter()
+            .all(|m| !m.contains("looks lost")));
+        assert!(lint_src(declared("overallScore"))
+            .iter()
+            .any(|m| m.contains("`overallScore`, which is not defined where it is used: the read of `overallScore` looks lost")));
+        // Two unread fields the name fits: it was derived from them, not
+        // read from one.
+        let two = "{ type: 'object', required: ['overallScore', 'qualityScore', 'artifacts'], properties: { overallScore: {}, qualityScore: {}, artifacts: {} } }";
+        let found = lint_src(module(two, "r.artifacts, campaignScore"));
+        assert!(found.iter().all(|m| !m.contains("looks lost")), "{found:?}");
         // The same name as the field (`const obligations = r.obligations`
         // lost) is.
         let found = lint("r.artifacts, overallScore", &with_notes());

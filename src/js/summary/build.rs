@@ -13,7 +13,7 @@ use crate::js::model::{Imported, JsModel, LoopKind, TaskTarget};
 use crate::js::summary::{
     ExportKind, ExportSummary, ImportSummary, ImportedCall, ImportedTask, InvocationSummary,
     ModuleSummary, PendingFlow, ReadSet, RepeatInfo, SchemaFields, SchemaSlots, SchemaState, Slot,
-    SlotList, StringLit, StringSet, TaskRef, TaskSummary, UntestedResult,
+    SlotList, StringLit, StringSet, TaskRef, TaskSummary, UndefinedName, UntestedResult,
 };
 use crate::js::syntax::{span, string_value, unparen};
 use crate::js::EffectKind;
@@ -54,7 +54,13 @@ pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
         flag_defaults: flag_defaults(m),
         undefined: crate::js::analysis::undefined::undefined_uses(m)
             .into_iter()
-            .filter_map(|(name, uses)| Some((name.into(), m.file.location(span(*uses.first()?)))))
+            .filter_map(|(name, uses)| {
+                Some(UndefinedName {
+                    name: name.into(),
+                    location: m.file.location(span(*uses.first()?)),
+                    declared: m.scopes.bindings.iter().any(|b| b.name == name),
+                })
+            })
             .collect(),
     }
 }
@@ -1045,8 +1051,7 @@ fn mark_fields_asked_elsewhere_within(tasks: &mut [TaskSummary], budget: usize) 
                     .filter(move |&tj| {
                         tj != ti
                             && !declares[tj].contains(name)
-                            && (crate::js::analysis::strings::names_word(&texts[tj], &phrase)
-                                || crate::js::analysis::strings::names_word(&texts[tj], &key))
+                            && (wants(&texts[tj], &phrase) || wants(&texts[tj], &key))
                     })
                     // A few askers are enough to name one and decide
                     // whether any runs after; thousands of prompts naming
@@ -1056,6 +1061,44 @@ fn mark_fields_asked_elsewhere_within(tasks: &mut [TaskSummary], budget: usize) 
             })
             .collect();
     }
+}
+
+/// Whether a prompt's text talks about `phrase` as something its agent
+/// needs: named as a word of its own, at least once not as the object of a
+/// verb that makes it ("Create rollback plan", "Recalculate diversity
+/// metrics": that agent produces its own, and wants nothing handed over).
+fn wants(text: &str, phrase: &str) -> bool {
+    const MAKES: &[&str] = &[
+        "build",
+        "calculate",
+        "compute",
+        "construct",
+        "create",
+        "define",
+        "derive",
+        "design",
+        "develop",
+        "draft",
+        "establish",
+        "formulate",
+        "generate",
+        "produce",
+        "recalculate",
+        "recompute",
+    ];
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    !phrase.is_empty()
+        && text.match_indices(phrase).any(|(i, _)| {
+            let before = &text[..i];
+            let word = !before.chars().next_back().is_some_and(ident)
+                && !text[i + phrase.len()..].chars().next().is_some_and(ident);
+            let verb = before
+                .trim_end_matches(' ')
+                .rsplit(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("");
+            word && !MAKES.contains(&verb)
+        })
 }
 
 /// The properties the schema types with one of `types` (`type: 'boolean'`,
@@ -1568,6 +1611,22 @@ mod tests {
         const gather = defineTask('gather', () => ({ kind: 'agent', agent: { prompt: { task: 'Gather' },\n\
         \x20 outputSchema: { type: 'object', required: ['context', 'triggeringEvent'], properties: { context: {}, triggeringEvent: {} } } } }));\n\
         const draft = defineTask('draft', () => ({ kind: 'agent', agent: { prompt: { task: 'State the triggering event' } } }));\n";
+
+    #[test]
+    fn a_prompt_that_makes_its_own_wants_nothing() {
+        use super::wants;
+        assert!(wants("document threat model", "threat model"));
+        assert!(wants("include special handling notes", "special handling"));
+        assert!(!wants("7. create threat model", "threat model"));
+        assert!(!wants("recalculate diversity metrics", "diversity metrics"));
+        // Made once, used once: the use is a need.
+        assert!(wants(
+            "create rollback plan; then review the rollback plan",
+            "rollback plan"
+        ));
+        // Only as part of another word.
+        assert!(!wants("the rollback planner", "rollback plan"));
+    }
 
     #[test]
     fn fields_another_prompt_talks_about_within_a_budget() {

@@ -515,7 +515,17 @@ pub struct ModuleSummary {
     /// [`crate::js::analysis::undefined`]), each at its first use: a read
     /// lost from code (`campaignScore` after its
     /// `const campaignScore = quality.overallScore` went) leaves one.
-    pub undefined: Box<[(Box<str>, Location)]>,
+    pub undefined: Box<[UndefinedName]>,
+}
+
+/// A name a module reads and never defines, at its first use.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UndefinedName {
+    pub name: Box<str>,
+    pub location: Location,
+    /// The module declares the name in a scope that does not enclose the
+    /// use (a `const` of another function).
+    pub declared: bool,
 }
 
 impl StringSet {
