@@ -1078,8 +1078,14 @@ fn split_stored_detail<'a>(
     // A report task that says which files it wrote (a path, or the
     // `artifacts` list): what else it returns (its findings,
     // recommendations, sections) is what the files hold.
-    let written_report =
-        named_report && (writes_file || declared.iter().any(|(n, _)| n == "artifacts"));
+    // So is one whose report the code reads (`report`, `documentation`):
+    // its advice is what that report says.
+    let report_read = read.keys().any(|k| {
+        let k = k.to_ascii_lowercase();
+        k.ends_with("report") || k.ends_with("documentation")
+    });
+    let written_report = named_report
+        && (writes_file || report_read || declared.iter().any(|(n, _)| n == "artifacts"));
     // Some of the task's advice is read (`feedback` handed to the reviser):
     // its other lists (`majorIssues`) reach the reader through it.
     let advice_read = read.keys().any(|k| {
@@ -1132,6 +1138,11 @@ fn split_stored_detail<'a>(
                 || STATUS_FIELDS.contains(&k.as_str())
                 || task.schema_flags.contains(k)
                 || is_verdict(k)
+                // How many of something the files hold (`termCount`):
+                // logged about them, not a product of its own.
+                || k.ends_with("Count")
+                || k.ends_with("_count")
+                || is_work_tally(k)
         });
     // A breakpoint shows a person the task's own files, advice or prose:
     // what it advises reaches a reviewer.
@@ -1986,6 +1997,33 @@ mod tests {
     }
 
     /// The rule's warnings on module `src` (default set) that name `field`.
+    #[test]
+    fn metrics_that_decide_through_a_const_check_the_training() {
+        // The trainer's `success` is unread, but the evaluation after it in
+        // the same loop decides on its metrics, through a `const`: a failed
+        // run shows there as no improvement, and the loop goes round.
+        let src = |read: &str| {
+            format!(
+                "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n\
+                 const train = defineTask('train', () => ({{ kind: 'agent', agent: {{ prompt: {{ task: 'Train' }}, outputSchema: {{ type: 'object', required: ['success', 'model'], properties: {{ success: {{ type: 'boolean' }}, model: {{}} }} }} }} }}));\n\
+                 const evaluate = defineTask('evaluate', () => ({{ kind: 'agent', agent: {{ prompt: {{ task: 'Evaluate' }}, outputSchema: {{ type: 'object', required: ['metrics'], properties: {{ metrics: {{ type: 'object' }} }} }} }} }}));\n\
+                 export async function process(inputs, ctx) {{\n\
+                 \x20 let best = 0;\n\
+                 \x20 for (let i = 0; i < 5; i++) {{\n\
+                 \x20   const trained = await ctx.task(train, {{ i }});\n\
+                 \x20   const evaluation = await ctx.task(evaluate, {{ model: trained.model }});\n\
+                 {read}\n\
+                 \x20 }}\n\
+                 \x20 return best;\n}}\n"
+            )
+        };
+        let decided = "    const performance = evaluation.metrics[inputs.target];\n    if (performance > best) best = performance;";
+        assert_eq!(warnings_naming(src(decided), "success"), 0);
+        // Held in a const that nothing decides on: no check.
+        let logged = "    const performance = evaluation.metrics[inputs.target];\n    ctx.log('info', `${performance}`);";
+        assert_eq!(warnings_naming(src(logged), "success"), 1);
+    }
+
     fn warnings_naming(src: String, field: &str) -> usize {
         let field = format!("`{field}`");
         lint_text("p.js", FileKind::Process, src, &Config::default())

@@ -121,6 +121,13 @@ pub fn checked_after<'t>(m: &JsModel<'t>, call: CallId) -> Option<Next<'t>> {
 /// passes it on (`r.stdout.includes('FAIL')`, `r.x || ''`), it reaches a
 /// condition, a comparison, `!`, `&&` or an assertion's argument.
 fn decides(m: &JsModel, at: Node) -> bool {
+    decides_within(m, at, 2)
+}
+
+/// [`decides`], following a `const` that holds the value
+/// (`const performance = evaluation.metrics[target]; if (performance > best)`)
+/// at most `hops` times.
+fn decides_within(m: &JsModel, at: Node, hops: usize) -> bool {
     let mut node = at;
     for _ in 0..16 {
         let Some(parent) = node.parent() else {
@@ -142,6 +149,18 @@ fn decides(m: &JsModel, at: Node) -> bool {
             }
             "for_statement" => return parent.field("condition") == Some(node),
             "ternary_expression" => return parent.field("condition") == Some(node),
+            "variable_declarator" if hops > 0 && parent.field("value") == Some(node) => {
+                let Some(b) = parent.field("name").and_then(|n| m.scopes.binding_of(n)) else {
+                    return false;
+                };
+                let binding = m.scopes.get(b);
+                return binding.kind == crate::js::model::scope::BindingKind::Const
+                    && binding
+                        .reads
+                        .iter()
+                        .take(64)
+                        .any(|r| decides_within(m, *r, hops - 1));
+            }
             "unary_expression" => {
                 return parent.field("operator").is_some_and(|o| m.text(o) == "!")
             }
