@@ -201,6 +201,7 @@ impl Rule for UnusedOutputField {
 
     fn check_project(&self, p: &Project, config: &Config, sink: &mut ProjectSink) {
         let ignored = ignore_fields(config.rule_options.get(META.id)).unwrap_or_default();
+        let wrapper_reads = std::cell::OnceCell::new();
         for (mi, module) in p.modules.iter().enumerate() {
             if !module.report {
                 continue;
@@ -378,7 +379,9 @@ impl Rule for UnusedOutputField {
                     unread_statuses.push((names, id, status[0].1.clone(), d));
                     continue;
                 }
-                let lost = lost_read(p, config, (mi, ti), &unused);
+                // A result handed on whole reaches its readers that way: a
+                // name that fits one of its fields is no lost read of it.
+                let lost = lost_read(p, config, (mi, ti), &unused).filter(|_| forwards.is_empty());
                 let mut d = if let Some((field, name, at, declared)) = lost {
                     // `campaignScore` is used and never defined, and
                     // `overallScore` is read nowhere: the line that read one
@@ -496,7 +499,11 @@ impl Rule for UnusedOutputField {
                     .with_help({
                         // Name the field the code read through the wrapper
                         // when it is one of these.
-                        let field = read_through(p, at)
+                        let field = wrapper_reads
+                            .get_or_init(|| reads_through(p))
+                            .get(at)
+                            .copied()
+                            .flatten()
                             .filter(|f| unused.iter().any(|(n, _)| n == *f))
                             .unwrap_or(&first.0);
                         format!(
@@ -674,7 +681,15 @@ fn lost_read<'p>(
     let last_word = |n: &str| super::name_words(n).pop();
     let matches = |field: &str, name: &str| {
         let words = super::name_words(name);
-        field == name || (words.len() >= 2 && last_word(field).as_ref() == words.last())
+        // `isConvex`, `totalAssertions`, `minFOS`: a value worked out from
+        // several, not one field read.
+        let derived = words.first().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "is" | "has" | "all" | "any" | "total" | "min" | "max" | "avg" | "sum" | "num"
+            )
+        });
+        field == name || (words.len() >= 2 && !derived && last_word(field).as_ref() == words.last())
     };
     for mc in callers {
         for u in p.modules[mc].undefined.iter() {
@@ -694,9 +709,9 @@ fn lost_read<'p>(
             }) else {
                 continue;
             };
-            // One unread field of the tasks this module calls fits the name
-            // (`securityScore` fits the `score` of five tasks: it was
-            // derived from them, not read from one).
+            // One field of the tasks this module calls fits the name, and
+            // it is unread (`securityScore` fits the `score` of five tasks:
+            // it was worked out from them, not read from one).
             let mut tasks: Vec<(usize, usize)> = p.modules[mc]
                 .invocations
                 .iter()
@@ -704,20 +719,22 @@ fn lost_read<'p>(
                 .collect();
             tasks.sort_unstable();
             tasks.dedup();
-            let fitting: usize = tasks
-                .iter()
-                .map(|&(mj, tj)| {
-                    let read = p.result_uses().get(&(mj, tj)).map(|u| &u.fields);
-                    p.schema_fields(mj, tj)
-                        .unwrap_or(&[])
-                        .iter()
-                        .filter(|(f, _)| {
-                            matches(f, name) && !read.is_some_and(|r| r.contains_key(f))
-                        })
-                        .count()
-                })
-                .sum();
-            if fitting == 1 {
+            // A field the code reads fitting it too (`allConvex`) may be
+            // what it was worked out from.
+            let (mut unread, mut read) = (0, 0);
+            for &(mj, tj) in &tasks {
+                let reads = p.result_uses().get(&(mj, tj)).map(|u| &u.fields);
+                for (f, _) in p.schema_fields(mj, tj).unwrap_or(&[]) {
+                    if matches(f, name) {
+                        if reads.is_some_and(|r| r.contains_key(f)) {
+                            read += 1;
+                        } else {
+                            unread += 1;
+                        }
+                    }
+                }
+            }
+            if unread == 1 && read == 0 {
                 return Some((field, name, at, u.declared));
             }
         }
@@ -754,18 +771,22 @@ fn may_run_after(p: &Project, mi: usize, asker: usize, producer: usize) -> bool 
     })
 }
 
-/// The field read next through the wrapper read at `at` (`loggedIn` of
-/// `auth.value.loggedIn`).
-fn read_through<'p>(p: &'p Project, at: &Location) -> Option<&'p String> {
-    p.modules
+/// Every wrapper read of the project (`auth.value`), by where it is, with
+/// the field read next through it (`loggedIn` of `auth.value.loggedIn`):
+/// built once, so naming the field costs a lookup per finding.
+fn reads_through(p: &Project) -> std::collections::HashMap<&Location, Option<&String>> {
+    let mut out = std::collections::HashMap::new();
+    let unwraps = p
+        .modules
         .iter()
-        .filter(|m| m.path == at.path)
         .flat_map(|m| m.invocations.iter())
         .filter_map(|i| i.result_reads.as_deref())
-        .flat_map(|r| r.unwraps.iter())
-        .find(|u| u.location == *at)?
-        .next
-        .as_ref()
+        .flat_map(|r| r.unwraps.iter());
+    for u in unwraps {
+        // The first read at a place, as the module lists them.
+        out.entry(&u.location).or_insert(u.next.as_ref());
+    }
+    out
 }
 
 /// The first unread field the code reads on other tasks' results of the
@@ -1184,10 +1205,13 @@ fn split_stored_detail<'a>(
             // `productionReady`; `success` is whether the work itself
             // succeeded, which a score does not say.
             let named_state = !STATUS_FIELDS.contains(&n);
+            // So is a yes/no the schema types `boolean` (`violationsDetected`,
+            // `stopRecommended`).
             let other_verdict = read.keys().any(|k| {
                 k != n
                     && (is_status(k)
                         || is_failure_report(k)
+                        || task.schema_flags.contains(k)
                         || (is_verdict(k) && (named_state || !is_score(k))))
             });
             return other_verdict || report_shown;
@@ -1774,6 +1798,30 @@ mod tests {
         let two = "{ type: 'object', required: ['overallScore', 'qualityScore', 'artifacts'], properties: { overallScore: {}, qualityScore: {}, artifacts: {} } }";
         let found = lint_src(module(two, "r.artifacts, campaignScore"));
         assert!(found.iter().all(|m| !m.contains("looks lost")), "{found:?}");
+        // Another task's read field fits the name too: it may be what the
+        // value was worked out from.
+        let read_too = module(schema, "r.artifacts, campaignScore").replace(
+            "return [r.artifacts, campaignScore];",
+            "const q = await ctx.task(u, {});\n  return [r.artifacts, campaignScore, q.qualityScore];",
+        ).replace(
+            "export async function",
+            "const u = defineTask('u', () => ({ kind: 'agent', agent: { prompt: { task: 'Rate' }, outputSchema: { type: 'object', required: ['qualityScore'], properties: { qualityScore: {} } } } }));\nexport async function",
+        );
+        assert!(read_too.contains("q.qualityScore"));
+        let found = lint_src(read_too);
+        assert!(found.iter().all(|m| !m.contains("looks lost")), "{found:?}");
+        // A value worked out from several (`isConvex`, `totalScore`) is no
+        // read of one field.
+        let found = lint_src(module(schema, "r.artifacts, totalScore"));
+        assert!(found.iter().all(|m| !m.contains("looks lost")), "{found:?}");
+        // A result handed on whole reaches its readers that way.
+        let forwarded = module(schema, "campaignScore").replace(
+            "return [campaignScore];",
+            "await ctx.task(t, { previous: r });\n  return [campaignScore];",
+        );
+        assert!(forwarded.contains("previous: r"));
+        let found = lint_src(forwarded);
+        assert!(found.iter().all(|m| !m.contains("looks lost")), "{found:?}");
         // The same name as the field (`const obligations = r.obligations`
         // lost) is.
         let found = lint("r.artifacts, overallScore", &with_notes());
@@ -1997,6 +2045,27 @@ mod tests {
     }
 
     /// The rule's warnings on module `src` (default set) that name `field`.
+    #[test]
+    fn a_read_yes_no_of_the_result_covers_its_status() {
+        // The code reads the check's `violationsDetected` (typed `boolean`):
+        // it gates on that yes/no, and the unread `status` is a note.
+        let schema = |flag: &str| {
+            format!("{{ type: 'object', required: ['status', 'violationsDetected'], properties: {{ status: {{ type: 'string' }}, violationsDetected: {{ type: '{flag}' }} }} }}")
+        };
+        let found = found(&schema("boolean"), "r.violationsDetected");
+        assert!(
+            found
+                .iter()
+                .all(|(sev, _)| *sev == crate::diagnostic::Severity::Info),
+            "{found:?}"
+        );
+        // Typed as a list, it is no yes/no: the status is still unread.
+        assert_eq!(
+            warnings_naming(module(&schema("array"), "r.violationsDetected"), "status"),
+            1
+        );
+    }
+
     #[test]
     fn metrics_that_decide_through_a_const_check_the_training() {
         // The trainer's `success` is unread, but the evaluation after it in

@@ -1097,7 +1097,34 @@ fn wants(text: &str, phrase: &str) -> bool {
                 .rsplit(|c: char| !c.is_alphanumeric())
                 .next()
                 .unwrap_or("");
-            word && !MAKES.contains(&verb)
+            // "Design calibration curve experiment" makes an experiment:
+            // the phrase is what it is about, a thing the agent may need.
+            let rest = text[i + phrase.len()..].trim_start_matches(' ');
+            let next = rest
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("");
+            let object = next.is_empty()
+                || matches!(
+                    next,
+                    "and"
+                        | "or"
+                        | "for"
+                        | "with"
+                        | "to"
+                        | "that"
+                        | "from"
+                        | "using"
+                        | "in"
+                        | "of"
+                        | "based"
+                        | "as"
+                        | "by"
+                        | "per"
+                        | "if"
+                        | "when"
+                );
+            word && !(MAKES.contains(&verb) && object)
         })
 }
 
@@ -1619,6 +1646,16 @@ mod tests {
         assert!(wants("include special handling notes", "special handling"));
         assert!(!wants("7. create threat model", "threat model"));
         assert!(!wants("recalculate diversity metrics", "diversity metrics"));
+        assert!(!wants(
+            "create rollback plan and contingencies",
+            "rollback plan"
+        ));
+        assert!(!wants("- define kpi framework, targets", "kpi framework"));
+        // The verb makes something the phrase only qualifies.
+        assert!(wants(
+            "2. design calibration curve experiment",
+            "calibration curve"
+        ));
         // Made once, used once: the use is a need.
         assert!(wants(
             "create rollback plan; then review the rollback plan",
