@@ -79,7 +79,18 @@ impl Rule for UndeclaredOutputField {
             .collect();
         let mut found: Vec<crate::diagnostic::Diagnostic> = Vec::new();
         let mut keys: Vec<FoundRead> = Vec::new();
-        for ((loc, field), tasks) in &readers {
+        // Fields the prompt asks for and the schema leaves out, by file and
+        // tasks: one partial schema is one finding, whatever it misses
+        // (the head's index in `found`, the fields it names, who).
+        let mut asked_heads: HashMap<(Arc<str>, Vec<(usize, usize)>), usize> = HashMap::new();
+        let mut asked_fields: HashMap<usize, (Vec<String>, String, String)> = HashMap::new();
+        // In source order: the first read of a partial schema is the one
+        // its finding sits at, on any thread count.
+        let mut reads: Vec<_> = readers.iter().collect();
+        reads.sort_by(|((a, fa), _), ((b, fb), _)| {
+            (&a.path, a.span.start, fa).cmp(&(&b.path, b.span.start, fb))
+        });
+        for ((loc, field), tasks) in reads {
             let field = *field;
             if NOT_FIELDS.contains(&field) || !reported.get(&loc.path).copied().unwrap_or(false) {
                 continue;
@@ -159,6 +170,32 @@ impl Rule for UndeclaredOutputField {
             let whose = format!("{named}, {whose}");
             let declared: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
             let list: Vec<String> = declared.iter().map(|n| format!("`{n}`")).collect();
+            let asked = !LIST_MEMBERS.contains(&field)
+                && !WRAPPER_FIELDS.contains(&field)
+                && !EFFECT_RECORD_FIELDS.contains(&field)
+                && tasks
+                    .iter()
+                    .any(|&(m, t)| asks_for(&p.modules[m].tasks[t], field));
+            if asked {
+                let key = (loc.path.clone(), tasks.clone());
+                if let Some(&head) = asked_heads.get(&key) {
+                    found[head].related.push(crate::diagnostic::Related {
+                        location: loc.clone(),
+                        message: format!("`{field}` is read here, and the prompt asks for it too"),
+                    });
+                    if let Some((fields, _, _)) = asked_fields.get_mut(&head) {
+                        if !fields.iter().any(|f| f == field) {
+                            fields.push(field.to_string());
+                        }
+                    }
+                    continue;
+                }
+                asked_heads.insert(key, found.len());
+                asked_fields.insert(
+                    found.len(),
+                    (vec![field.to_string()], named.clone(), list.join(", ")),
+                );
+            }
             let (message, help) = if LIST_MEMBERS.contains(&field) {
                 // A schema with fields describes an object; the read treats
                 // the output as a list or a string, so declaring the name is
@@ -201,10 +238,7 @@ impl Rule for UndeclaredOutputField {
                     "drop the read: the effect's identifiers are in the run's journal (`EFFECT_REQUESTED`), not in the task's result; for a breakpoint to name the task, use its title or an id of your own"
                         .to_string(),
                 )
-            } else if tasks
-                .iter()
-                .any(|&(m, t)| asks_for(&p.modules[m].tasks[t], field))
-            {
+            } else if asked {
                 // The agent is asked for it in words; only the schema
                 // leaves it out.
                 (
@@ -260,10 +294,39 @@ impl Rule for UndeclaredOutputField {
                 earlier,
             });
         }
+        for (head, (fields, named, declared)) in asked_fields {
+            if fields.len() < 2 {
+                continue;
+            }
+            let names: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+            let whose = if named.starts_with("tasks ") {
+                "whose `outputSchema`s do not declare them"
+            } else {
+                "whose `outputSchema` does not declare them"
+            };
+            let d = &mut found[head];
+            d.message = format!(
+                "{} are read on the result of {named}, {whose}, though the prompt asks for them: the schema and the prompt disagree about the output",
+                and_list(&names)
+            );
+            d.help = Some(format!(
+                "declare {} in the schema's `properties` so the schema describes what the prompt asks for (declared: {declared})",
+                and_list(&names)
+            ));
+        }
         let found = fold_fallback_links(found, keys);
         for d in merge_repeated_reads(found) {
             sink.push(d);
         }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 
