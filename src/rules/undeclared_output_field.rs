@@ -82,7 +82,7 @@ impl Rule for UndeclaredOutputField {
         // Fields the prompt asks for and the schema leaves out, by file and
         // tasks: one partial schema is one finding, whatever it misses
         // (the head's index in `found`, the fields it names, who).
-        let mut asked_heads: HashMap<(Arc<str>, Vec<(usize, usize)>), usize> = HashMap::new();
+        let mut asked_heads: HashMap<(Arc<str>, Vec<Site>), usize> = HashMap::new();
         let mut asked_fields: HashMap<usize, (Vec<String>, String, String)> = HashMap::new();
         // In source order: the first read of a partial schema is the one
         // its finding sits at, on any thread count.
@@ -320,6 +320,9 @@ impl Rule for UndeclaredOutputField {
         }
     }
 }
+
+/// A task: (module, index into its tasks).
+type Site = (usize, usize);
 
 /// `a`, `a and b`, `a, b and c`.
 fn and_list(items: &[String]) -> String {
