@@ -899,10 +899,19 @@ const ACTIONABLE_FIELDS: &[&str] = &[
 
 /// What a reader acts on: `issues`, `recommendations`, `cryptoIssues`.
 fn is_actionable(n: &str) -> bool {
-    ACTIONABLE_FIELDS
+    // What the agent already dealt with (`fixedIssues`, `resolvedGaps`) is
+    // a log of its work, not something left for a reader.
+    let done = ["fixed", "resolved", "addressed", "closed"]
         .iter()
-        .any(|a| n == *a || n.ends_with(&capitalized(a)))
-        || is_failure_report(n)
+        .any(|p| {
+            n.strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+        });
+    !done
+        && (ACTIONABLE_FIELDS
+            .iter()
+            .any(|a| n == *a || n.ends_with(&capitalized(a)))
+            || is_failure_report(n))
 }
 
 /// Name endings of fields that record what the agent made or used.
@@ -2064,6 +2073,17 @@ mod tests {
             warnings_naming(module(&schema("array"), "r.violationsDetected"), "status"),
             1
         );
+    }
+
+    #[test]
+    fn what_the_agent_already_fixed_is_its_log() {
+        use super::is_actionable;
+        assert!(is_actionable("remainingIssues"));
+        assert!(is_actionable("issues"));
+        assert!(!is_actionable("fixedIssues"));
+        assert!(!is_actionable("resolvedGaps"));
+        // Only as a word of its own: `closedown` is no `closed`.
+        assert!(is_actionable("closedownIssues"));
     }
 
     #[test]
