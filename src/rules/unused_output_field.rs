@@ -202,6 +202,7 @@ impl Rule for UnusedOutputField {
     fn check_project(&self, p: &Project, config: &Config, sink: &mut ProjectSink) {
         let ignored = ignore_fields(config.rule_options.get(META.id)).unwrap_or_default();
         let wrapper_reads = std::cell::OnceCell::new();
+        let wrapper_readers = std::cell::OnceCell::new();
         for (mi, module) in p.modules.iter().enumerate() {
             if !module.report {
                 continue;
@@ -463,13 +464,17 @@ impl Rule for UnusedOutputField {
                     // (That rule is silent where another task whose result
                     // the same read may see declares the name or has no
                     // schema it can read.)
-                    let shared_read_declared = p.result_uses().iter().any(|(&(mj, tj), u)| {
-                        (mj, tj) != (mi, ti)
-                            && u.fields.get(wrapper.as_str()) == Some(at)
-                            && p.schema_fields(mj, tj)
-                                .filter(|f| !f.is_empty())
-                                .is_none_or(|f| f.iter().any(|(n, _)| n == wrapper))
-                    });
+                    let shared_read_declared = wrapper_readers
+                        .get_or_init(|| wrapper_readers_of(p))
+                        .get(&(wrapper.as_str(), at))
+                        .into_iter()
+                        .flatten()
+                        .any(|&(mj, tj)| {
+                            (mj, tj) != (mi, ti)
+                                && p.schema_fields(mj, tj)
+                                    .filter(|f| !f.is_empty())
+                                    .is_none_or(|f| f.iter().any(|(n, _)| n == wrapper))
+                        });
                     let reported_at_read = config
                         .is_enabled_for(std::path::Path::new(&*at.path), "undeclared-output-field")
                         && !shared_read_declared
@@ -769,6 +774,24 @@ fn may_run_after(p: &Project, mi: usize, asker: usize, producer: usize) -> bool 
                 || a.location.span.start > b.location.span.start
         })
     })
+}
+
+/// The tasks whose result each wrapper field (`value`, `result`) is read
+/// on, by the field and where: built once, so deciding whether
+/// `undeclared-output-field` reports a read costs a lookup per finding.
+fn wrapper_readers_of(
+    p: &Project,
+) -> std::collections::HashMap<(&str, &Location), Vec<(usize, usize)>> {
+    let mut out: std::collections::HashMap<(&str, &Location), Vec<(usize, usize)>> =
+        std::collections::HashMap::new();
+    for (&task, u) in p.result_uses() {
+        for w in super::undeclared_output_field::WRAPPER_FIELDS {
+            if let Some((name, at)) = u.fields.get_key_value(*w) {
+                out.entry((name.as_str(), at)).or_default().push(task);
+            }
+        }
+    }
+    out
 }
 
 /// Every wrapper read of the project (`auth.value`), by where it is, with
