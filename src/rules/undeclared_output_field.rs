@@ -181,7 +181,9 @@ impl Rule for UndeclaredOutputField {
                 if let Some(&head) = asked_heads.get(&key) {
                     found[head].related.push(crate::diagnostic::Related {
                         location: loc.clone(),
-                        message: format!("`{field}` is read here, and the prompt asks for it too"),
+                        message: format!(
+                            "`{field}` is read here, and the prompt asks for it as well"
+                        ),
                     });
                     if let Some((fields, _, _)) = asked_fields.get_mut(&head) {
                         if !fields.iter().any(|f| f == field) {
@@ -294,7 +296,7 @@ impl Rule for UndeclaredOutputField {
                 earlier,
             });
         }
-        for (head, (fields, named, declared)) in asked_fields {
+        for (&head, (fields, named, declared)) in &asked_fields {
             if fields.len() < 2 {
                 continue;
             }
@@ -314,7 +316,12 @@ impl Rule for UndeclaredOutputField {
                 and_list(&names)
             ));
         }
-        let found = fold_fallback_links(found, keys);
+        // A finding that names several fields is no later link of one
+        // fallback chain: folding it would drop the others' reads.
+        let grouped: Vec<bool> = (0..found.len())
+            .map(|i| asked_fields.get(&i).is_some_and(|(f, _, _)| f.len() > 1))
+            .collect();
+        let found = fold_fallback_links(found, keys, &grouped);
         for d in merge_repeated_reads(found) {
             sink.push(d);
         }
@@ -350,10 +357,11 @@ struct FoundRead {
 fn fold_fallback_links(
     found: Vec<crate::diagnostic::Diagnostic>,
     keys: Vec<FoundRead>,
+    grouped: &[bool],
 ) -> Vec<crate::diagnostic::Diagnostic> {
     let head_of = |later: usize| {
         let key = &keys[later];
-        if found[later].fix.is_some() {
+        if found[later].fix.is_some() || grouped.get(later).copied().unwrap_or(false) {
             return None;
         }
         key.earlier.iter().find_map(|earlier| {

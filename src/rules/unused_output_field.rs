@@ -203,6 +203,9 @@ impl Rule for UnusedOutputField {
         let ignored = ignore_fields(config.rule_options.get(META.id)).unwrap_or_default();
         let wrapper_reads = std::cell::OnceCell::new();
         let wrapper_readers = std::cell::OnceCell::new();
+        // (calling module, undefined name) → how many unread and read
+        // fields of its tasks fit the name (see `lost_read`).
+        let mut lost_fits = HashMap::new();
         for (mi, module) in p.modules.iter().enumerate() {
             if !module.report {
                 continue;
@@ -382,7 +385,11 @@ impl Rule for UnusedOutputField {
                 }
                 // A result handed on whole reaches its readers that way: a
                 // name that fits one of its fields is no lost read of it.
-                let lost = lost_read(p, config, (mi, ti), &unused).filter(|_| forwards.is_empty());
+                let lost = if forwards.is_empty() {
+                    lost_read(p, config, (mi, ti), &unused, &mut lost_fits)
+                } else {
+                    None
+                };
                 let mut d = if let Some((field, name, at, declared)) = lost {
                     // `campaignScore` is used and never defined, and
                     // `overallScore` is read nowhere: the line that read one
@@ -678,74 +685,121 @@ fn lost_read<'p>(
     config: &Config,
     (mi, ti): (usize, usize),
     unused: &[&'p (String, Location)],
+    fits: &mut HashMap<(usize, usize), (usize, usize)>,
 ) -> Option<(&'p str, &'p str, &'p Location, bool)> {
-    let globals = crate::rules::string_list(config, "undefined-reference", "globals");
     let mut callers: Vec<usize> = p.invocations_of(mi, ti).iter().map(|(m, _)| *m).collect();
     callers.sort_unstable();
     callers.dedup();
     let last_word = |n: &str| super::name_words(n).pop();
-    let matches = |field: &str, name: &str| {
-        let words = super::name_words(name);
-        // `isConvex`, `totalAssertions`, `minFOS`: a value worked out from
-        // several, not one field read.
-        let derived = words.first().is_some_and(|w| {
-            matches!(
-                w.as_str(),
-                "is" | "has" | "all" | "any" | "total" | "min" | "max" | "avg" | "sum" | "num"
-            )
-        });
-        field == name || (words.len() >= 2 && !derived && last_word(field).as_ref() == words.last())
-    };
+    let unused_words: Vec<Option<String>> = unused.iter().map(|(f, _)| last_word(f)).collect();
     for mc in callers {
-        for u in p.modules[mc].undefined.iter() {
+        let undefined = &p.modules[mc].undefined;
+        // A module missing this many names is broken another way than by
+        // one deleted line (and each name is weighed against every field).
+        if undefined.len() > MAX_LOST_NAMES {
+            continue;
+        }
+        for (ui, u) in undefined.iter().enumerate() {
             let (name, at) = (&*u.name, &u.location);
-            if globals.iter().any(|g| g == name) {
+            // A function that is called, a shell-style `KNOWN_ISSUES`, or a
+            // global the configuration declares (the harness's) is no value
+            // read from a result.
+            if u.called
+                || !name.starts_with(|c: char| c.is_ascii_lowercase())
+                || crate::rules::string_list(
+                    config.for_path(std::path::Path::new(&*at.path)),
+                    "undefined-reference",
+                    "globals",
+                )
+                .iter()
+                .any(|g| g == name)
+            {
                 continue;
             }
+            let words = super::name_words(name);
+            // `isConvex`, `totalAssertions`, `minFOS`: a value worked out
+            // from several, not one field read.
+            let derived = words.first().is_some_and(|w| {
+                matches!(
+                    w.as_str(),
+                    "is" | "has"
+                        | "all"
+                        | "any"
+                        | "total"
+                        | "min"
+                        | "max"
+                        | "avg"
+                        | "sum"
+                        | "num"
+                        | "count"
+                        | "average"
+                        | "mean"
+                        | "minimum"
+                        | "maximum"
+                        | "overall"
+                        | "combined"
+                        | "aggregate"
+                )
+            });
+            let fits_name = |field: &str, field_last: Option<&String>| {
+                field == name || (words.len() >= 2 && !derived && field_last == words.last())
+            };
             // A name declared elsewhere in the module and used out of its
             // scope is that variable (`stubbedComponents`), unless it is
             // the field's own name (`obligations`).
-            let Some((field, _)) = unused.iter().find(|(field, _)| {
+            let Some(fi) = (0..unused.len()).find(|&i| {
+                let field = unused[i].0.as_str();
                 if u.declared {
                     field == name
                 } else {
-                    matches(field, name)
+                    fits_name(field, unused_words[i].as_ref())
                 }
             }) else {
                 continue;
             };
             // One field of the tasks this module calls fits the name, and
             // it is unread (`securityScore` fits the `score` of five tasks:
-            // it was worked out from them, not read from one).
-            let mut tasks: Vec<(usize, usize)> = p.modules[mc]
-                .invocations
-                .iter()
-                .filter_map(|inv| p.task_of(mc, &inv.target))
-                .collect();
-            tasks.sort_unstable();
-            tasks.dedup();
-            // A field the code reads fitting it too (`allConvex`) may be
-            // what it was worked out from.
-            let (mut unread, mut read) = (0, 0);
-            for &(mj, tj) in &tasks {
-                let reads = p.result_uses().get(&(mj, tj)).map(|u| &u.fields);
-                for (f, _) in p.schema_fields(mj, tj).unwrap_or(&[]) {
-                    if matches(f, name) {
-                        if reads.is_some_and(|r| r.contains_key(f)) {
-                            read += 1;
+            // it was worked out from them, not read from one); a read field
+            // fitting it too (`allConvex`) may be what it was worked out
+            // from. Counted once per name.
+            let (unread, read) = *fits.entry((mc, ui)).or_insert_with(|| {
+                let mut tasks: Vec<(usize, usize)> = p.modules[mc]
+                    .invocations
+                    .iter()
+                    .filter_map(|inv| p.task_of(mc, &inv.target))
+                    .collect();
+                tasks.sort_unstable();
+                tasks.dedup();
+                let (mut unread, mut read) = (0, 0);
+                for &(mj, tj) in &tasks {
+                    let reads = p.result_uses().get(&(mj, tj)).map(|u| &u.fields);
+                    for (f, _) in p.schema_fields(mj, tj).unwrap_or(&[]) {
+                        let fitting = if u.declared {
+                            f == name
                         } else {
-                            unread += 1;
+                            fits_name(f, last_word(f).as_ref())
+                        };
+                        if fitting {
+                            if reads.is_some_and(|r| r.contains_key(f)) {
+                                read += 1;
+                            } else {
+                                unread += 1;
+                            }
                         }
                     }
                 }
-            }
+                (unread, read)
+            });
             if unread == 1 && read == 0 {
-                return Some((field, name, at, u.declared));
+                return Some((&unused[fi].0, name, at, u.declared));
             }
         }
     }
     None
 }
+
+/// Undefined names in one module past which no lost read is looked for.
+const MAX_LOST_NAMES: usize = 32;
 
 /// Whether a call of task `asker` may run after a call of task
 /// `producer` (both of module `mi`). Only where every module that calls the
@@ -1133,10 +1187,9 @@ fn split_stored_detail<'a>(
     // recommendations, sections) is what the files hold.
     // So is one whose report the code reads (`report`, `documentation`):
     // its advice is what that report says.
-    let report_read = read.keys().any(|k| {
-        let k = k.to_ascii_lowercase();
-        k.ends_with("report") || k.ends_with("documentation")
-    });
+    let report_read = read
+        .keys()
+        .any(|k| matches!(k.as_str(), "report" | "documentation"));
     let written_report = named_report
         && (writes_file || report_read || declared.iter().any(|(n, _)| n == "artifacts"));
     // Some of the task's advice is read (`feedback` handed to the reviser):
@@ -1237,13 +1290,14 @@ fn split_stored_detail<'a>(
             // `productionReady`; `success` is whether the work itself
             // succeeded, which a score does not say.
             let named_state = !STATUS_FIELDS.contains(&n);
-            // So is a yes/no the schema types `boolean` (`violationsDetected`,
-            // `stopRecommended`).
+            // So is a yes/no the schema types `boolean` that says how a
+            // check came out (`violationsDetected`, `converged`), not one
+            // that describes the work (`hasWarnings`, `dryRun`).
             let other_verdict = read.keys().any(|k| {
                 k != n
                     && (is_status(k)
                         || is_failure_report(k)
-                        || task.schema_flags.contains(k)
+                        || (task.schema_flags.contains(k) && is_check_flag(k))
                         || (is_verdict(k) && (named_state || !is_score(k))))
             });
             return other_verdict || report_shown;
@@ -1463,6 +1517,39 @@ fn is_go_no_go(n: &str) -> bool {
 fn is_data(task: &crate::project::TaskSummary, n: &str) -> bool {
     // How many failed (`failed`, `errors`) says the work failed, in any type.
     !matches!(n, "failed" | "errors" | "status") && task.schema_numbers.iter().any(|f| f == n)
+}
+
+/// A yes/no whose words say how a check came out: `violationsDetected`,
+/// `converged`, `stopRecommended`, `meetsTarget`.
+fn is_check_flag(n: &str) -> bool {
+    super::name_words(n).iter().any(|w| {
+        [
+            "detected",
+            "violat",
+            "converged",
+            "pass",
+            "valid",
+            "verified",
+            "approved",
+            "complete",
+            "ready",
+            "ok",
+            "safe",
+            "compliant",
+            "met",
+            "meets",
+            "stop",
+            "blocked",
+            "fail",
+            "error",
+            "success",
+            "succeeded",
+            "healthy",
+            "acceptable",
+        ]
+        .iter()
+        .any(|s| w.starts_with(s))
+    })
 }
 
 /// A status field, or one that says how the work went under another name:
@@ -1842,6 +1929,19 @@ mod tests {
         assert!(read_too.contains("q.qualityScore"));
         let found = lint_src(read_too);
         assert!(found.iter().all(|m| !m.contains("looks lost")), "{found:?}");
+        // A function called, or a shell-style name, is no value read from
+        // a result.
+        for reads in [
+            "r.artifacts, campaignScore(1)",
+            "r.artifacts, new campaignScore()",
+            "r.artifacts, CAMPAIGN_SCORE",
+        ] {
+            let found = lint_src(module(schema, reads));
+            assert!(
+                found.iter().all(|m| !m.contains("looks lost")),
+                "{reads}: {found:?}"
+            );
+        }
         // A value worked out from several (`isConvex`, `totalScore`) is no
         // read of one field.
         let found = lint_src(module(schema, "r.artifacts, totalScore"));
@@ -2076,7 +2176,6 @@ mod tests {
         assert!(!super::echoes_written_file("Code", read));
     }
 
-    /// The rule's warnings on module `src` (default set) that name `field`.
     #[test]
     fn a_read_yes_no_of_the_result_covers_its_status() {
         // The code reads the check's `violationsDetected` (typed `boolean`):
@@ -2085,11 +2184,18 @@ mod tests {
             format!("{{ type: 'object', required: ['status', 'violationsDetected'], properties: {{ status: {{ type: 'string' }}, violationsDetected: {{ type: '{flag}' }} }} }}")
         };
         let found = found(&schema("boolean"), "r.violationsDetected");
+        assert!(!found.is_empty());
         assert!(
             found
                 .iter()
                 .all(|(sev, _)| *sev == crate::diagnostic::Severity::Info),
             "{found:?}"
+        );
+        // A yes/no that describes the work (`hasWarnings`) is no check.
+        let described = schema("boolean").replace("violationsDetected", "hasWarnings");
+        assert_eq!(
+            warnings_naming(module(&described, "r.hasWarnings"), "status"),
+            1
         );
         // Typed as a list, it is no yes/no: the status is still unread.
         assert_eq!(
@@ -2136,6 +2242,7 @@ mod tests {
         assert_eq!(warnings_naming(src(logged), "success"), 1);
     }
 
+    /// The rule's warnings on module `src` (default set) that name `field`.
     fn warnings_naming(src: String, field: &str) -> usize {
         let field = format!("`{field}`");
         lint_text("p.js", FileKind::Process, src, &Config::default())

@@ -235,18 +235,29 @@ impl<'m, 't> Tracker<'m, 't> {
             return;
         }
         let in_list = matches!(wrap.last(), Some(Seg::Elem | Seg::Index(_)));
-        for &r in &binding.reads {
-            // `list.push(…)` on a list holding the value reads no element
-            // (see `array_method`): skipped before the copies the walk
-            // makes, which made following many results pushed into one
-            // list quadratic. The step is still counted, so the budget
-            // cuts the walk where it did.
-            if in_list && is_push(m, r) {
-                self.steps += 1;
-                continue;
+        if !in_list {
+            for &r in &binding.reads {
+                self.expr(r, wrap.clone(), acc.clone(), depth + 1);
             }
+            return;
+        }
+        // `list.push(…)` on a list holding the value reads no element (see
+        // `array_method`): only the other reads are visited (the model
+        // lists them), since visiting every push of a list each of
+        // thousands of pushed results reaches was quadratic. Each skipped
+        // push still counts a step, where it stood, so the budget cuts the
+        // walk where it did.
+        let mut done = 0;
+        for &i in &binding.other_reads {
+            let i = i as usize;
+            let Some(&r) = binding.reads.get(i) else {
+                break;
+            };
+            self.steps += i.saturating_sub(done);
+            done = i + 1;
             self.expr(r, wrap.clone(), acc.clone(), depth + 1);
         }
+        self.steps += binding.reads.len().saturating_sub(done);
     }
 
     /// Records that the value escapes, with what had been read on it: a
@@ -836,12 +847,7 @@ impl<'m, 't> Tracker<'m, 't> {
 
 /// `node.push` or `node.unshift`.
 fn is_push(m: &JsModel, node: Node) -> bool {
-    node.parent().is_some_and(|p| {
-        p.kind_str() == "member_expression"
-            && p.field("object") == Some(node)
-            && p.field("property")
-                .is_some_and(|k| matches!(m.text(k), "push" | "unshift"))
-    })
+    crate::js::model::pushes_onto(node, m.src())
 }
 
 /// The list `call` pushes onto: `list` of `list.push(…)`.

@@ -24,6 +24,8 @@ pub mod scope;
 pub mod testing;
 mod walk;
 
+pub use walk::pushes_onto;
+
 use index::KindLists;
 use walk::{collect_errors, Builder};
 

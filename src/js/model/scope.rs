@@ -50,6 +50,11 @@ pub struct Binding<'t> {
     pub function: Option<FnId>,
     /// Read references (writes excluded).
     pub reads: Vec<Node<'t>>,
+    /// Indices into `reads` of the reads that do not push onto the value
+    /// (`list.push(x)`, `list.unshift(x)`): a walk that follows an element
+    /// into a list visits only these, so thousands of results pushed into
+    /// one list are not each walked over every push.
+    pub other_reads: Vec<u32>,
     /// Write references (assignment targets, `++`/`--`).
     pub writes: Vec<Node<'t>>,
 }
@@ -113,6 +118,7 @@ impl<'t> Scopes<'t> {
             param: None,
             function: None,
             reads: Vec::new(),
+            other_reads: Vec::new(),
             writes: Vec::new(),
         });
         let id = self.bindings.len() - 1;

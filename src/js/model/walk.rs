@@ -712,7 +712,25 @@ impl<'t> Builder<'_, 't> {
                 binding.writes.push(r.node);
             }
         }
+        for binding in &mut self.scopes.bindings {
+            binding.other_reads = (0u32..)
+                .zip(&binding.reads)
+                .filter(|(_, r)| !pushes_onto(**r, self.src))
+                .map(|(i, _)| i)
+                .collect();
+        }
     }
+}
+
+/// Whether `node` is the object of `.push`/`.unshift` (`list` of
+/// `list.push(x)`).
+pub fn pushes_onto(node: Node, src: &str) -> bool {
+    node.parent().is_some_and(|p| {
+        p.kind_str() == "member_expression"
+            && p.field("object") == Some(node)
+            && p.field("property")
+                .is_some_and(|k| matches!(text(k, src), "push" | "unshift"))
+    })
 }
 
 /// A function's name: its own, or the variable/property it is assigned to.

@@ -20,6 +20,18 @@ use crate::js::EffectKind;
 use crate::source::Span;
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
+    // Names the module declares (as `undefined-reference` counts them: not
+    // a parameter), for an undefined name used out of its scope.
+    let declared: std::collections::HashSet<&str> = m
+        .scopes
+        .bindings
+        .iter()
+        .filter(|b| {
+            use crate::js::model::scope::BindingKind::{Class, Const, Function, Let, Var};
+            matches!(b.kind, Let | Const | Var | Function | Class)
+        })
+        .map(|b| b.name.as_str())
+        .collect();
     let mut tasks: Vec<TaskSummary> = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
     mark_fields_asked_elsewhere(&mut tasks);
     // Sized once: a dense module has one per statement, and a doubling
@@ -58,7 +70,14 @@ pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
                 Some(UndefinedName {
                     name: name.into(),
                     location: m.file.location(span(*uses.first()?)),
-                    declared: m.scopes.bindings.iter().any(|b| b.name == name),
+                    declared: declared.contains(name),
+                    called: uses.iter().any(|u| {
+                        u.parent().is_some_and(|p| {
+                            matches!(p.kind_str(), "call_expression" | "new_expression")
+                                && (p.field("function") == Some(*u)
+                                    || p.field("constructor") == Some(*u))
+                        })
+                    }),
                 })
             })
             .collect(),
@@ -1087,19 +1106,51 @@ fn wants(text: &str, phrase: &str) -> bool {
         "recompute",
     ];
     let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    // The words next to a match are looked at within a few bytes: a long
+    // run of letters must not be scanned again for every match in it.
+    const NEAR: usize = 48;
+    let near_end = |t: &str| {
+        let mut i = t.len().saturating_sub(NEAR);
+        while !t.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    };
+    let near_start = |t: &str| {
+        let mut i = NEAR.min(t.len());
+        while !t.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
     !phrase.is_empty()
         && text.match_indices(phrase).any(|(i, _)| {
             let before = &text[..i];
-            let word = !before.chars().next_back().is_some_and(ident)
-                && !text[i + phrase.len()..].chars().next().is_some_and(ident);
-            let verb = before
-                .trim_end_matches(' ')
-                .rsplit(|c: char| !c.is_alphanumeric())
-                .next()
-                .unwrap_or("");
+            let after = &text[i + phrase.len()..];
+            if before.chars().next_back().is_some_and(ident)
+                || after.chars().next().is_some_and(ident)
+            {
+                return false;
+            }
+            // The word right before, across spaces only ("Create: x" has
+            // none); "Create a rollback plan": past the article.
+            fn word_before(t: &str) -> (&str, usize) {
+                let t = t.trim_end_matches(' ');
+                let w = t
+                    .rsplit(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or("");
+                (w, t.len() - w.len())
+            }
+            let before = &before[near_end(before)..];
+            let (mut verb, at) = word_before(before);
+            if matches!(verb, "a" | "an" | "the") {
+                verb = word_before(&before[..at]).0;
+            }
             // "Design calibration curve experiment" makes an experiment:
             // the phrase is what it is about, a thing the agent may need.
-            let rest = text[i + phrase.len()..].trim_start_matches(' ');
+            let rest = after.trim_start_matches(' ');
+            let rest = &rest[..near_start(rest)];
             let next = rest
                 .split(|c: char| !c.is_alphanumeric())
                 .next()
@@ -1124,7 +1175,7 @@ fn wants(text: &str, phrase: &str) -> bool {
                         | "if"
                         | "when"
                 );
-            word && !(MAKES.contains(&verb) && object)
+            !(MAKES.contains(&verb) && object)
         })
 }
 

@@ -526,6 +526,9 @@ pub struct UndefinedName {
     /// The module declares the name in a scope that does not enclose the
     /// use (a `const` of another function).
     pub declared: bool,
+    /// Some use calls it (`calculateScore(…)`, `new Scorer()`): a missing
+    /// function, not a value read from a result.
+    pub called: bool,
 }
 
 impl StringSet {
