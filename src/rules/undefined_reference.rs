@@ -9,7 +9,6 @@ use crate::js::syntax::tree::Node;
 
 use super::{Area, Category, JsContext, ReportMeta, Rule, RuleMeta, Sink, Sites};
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::js::model::scope::BindingKind;
 use crate::js::syntax::span;
 use crate::js::JsModel;
 use crate::project::config::Config;
@@ -57,11 +56,12 @@ impl Rule for UndefinedReference {
     fn check_js(&self, cx: &JsContext, sink: &mut Sink) {
         let m = cx.model;
         let extra = configured_globals(cx.config);
-        let found = crate::js::analysis::undefined::undefined_uses(m)
+        let found = crate::js::analysis::undefined::undefined_names(m)
             .into_iter()
-            .filter(|(name, _)| !extra.contains(*name));
+            .filter(|u| !extra.contains(u.name));
         // One finding per name, at its first use.
-        for (name, nodes) in found {
+        for undefined in found {
+            let (name, nodes) = (undefined.name, &undefined.uses);
             let Some(&first) = nodes.first() else {
                 continue;
             };
@@ -87,7 +87,7 @@ impl Rule for UndefinedReference {
                         "escape it so the shell sees it: `\\${{{name}}}`{}",
                         if in_command(m, t) { "" } else { " (or pass the value in as an argument)" }
                     ));
-                let fix = escape_fix(m.src(), &nodes, t);
+                let fix = escape_fix(m.src(), nodes, t);
                 sink.push(match fix {
                     Some(f) => d.with_fix(f),
                     None => d,
@@ -104,7 +104,7 @@ impl Rule for UndefinedReference {
                 ""
             };
             // `x = …` without a declaration: only ES modules get here (see
-            // `written` above), where strict mode makes it throw too.
+            // `js::analysis::undefined`), where strict mode makes it throw too.
             let assigned = first.parent().is_some_and(|p| {
                 matches!(
                     p.kind_str(),
@@ -118,25 +118,8 @@ impl Rule for UndefinedReference {
             // before the use and does not enclose it has ended); a
             // parameter elsewhere is another variable, and a typo's "did
             // you mean" says more.
-            let declared = m
-                .scopes
-                .bindings
-                .iter()
-                .filter(|b| {
-                    b.name == name
-                        && b.node.start_byte() < first.start_byte()
-                        && matches!(
-                            b.kind,
-                            BindingKind::Let
-                                | BindingKind::Const
-                                | BindingKind::Var
-                                | BindingKind::Function
-                                | BindingKind::Class
-                        )
-                })
-                .max_by_key(|b| b.node.start_byte());
-            let d = match declared {
-                Some(b) => sink
+            let d = match undefined.declared {
+                Some(declared) => sink
                     .diag(
                         span(first),
                         format!(
@@ -145,7 +128,7 @@ impl Rule for UndefinedReference {
                              throws a ReferenceError when the line runs{also}"
                         ),
                     )
-                    .with_related(sink.location(span(b.node)), "declared here")
+                    .with_related(sink.location(span(declared)), "declared here")
                     .with_help(format!(
                         "declare `{name}` where this use can see it (e.g. `let {name};` before the \
                          block that declares it now), or pass it in as an argument"

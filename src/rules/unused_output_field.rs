@@ -203,9 +203,9 @@ impl Rule for UnusedOutputField {
         let ignored = ignore_fields(config.rule_options.get(META.id)).unwrap_or_default();
         let wrapper_reads = std::cell::OnceCell::new();
         let wrapper_readers = std::cell::OnceCell::new();
-        // (calling module, undefined name) → how many unread and read
-        // fields of its tasks fit the name (see `lost_read`).
-        let mut lost_fits = HashMap::new();
+        // (calling module, undefined name) → the name weighed as a lost
+        // read, or `None` when it cannot be one (see `lost_read`).
+        let mut lost_names = HashMap::new();
         for (mi, module) in p.modules.iter().enumerate() {
             if !module.report {
                 continue;
@@ -386,7 +386,7 @@ impl Rule for UnusedOutputField {
                 // A result handed on whole reaches its readers that way: a
                 // name that fits one of its fields is no lost read of it.
                 let lost = if forwards.is_empty() {
-                    lost_read(p, config, (mi, ti), &unused, &mut lost_fits)
+                    lost_read(p, config, (mi, ti), &unused, &mut lost_names)
                 } else {
                     None
                 };
@@ -675,23 +675,80 @@ fn asked_after(p: &Project, mi: usize, ti: usize) -> Vec<(&str, usize)> {
     out
 }
 
-/// An unread field whose read the code lost: a name the modules calling
-/// the task use and never define, that is the field's name or ends with
-/// the same word (`campaignScore` for `overallScore`), with where it is
-/// used. A name the configuration declares as a global
-/// (`[rules.undefined-reference] globals`) is defined by the harness.
+/// Undefined names in one module past which no lost read is looked for.
+const MAX_LOST_NAMES: usize = 32;
+
+/// An undefined name of a module weighed as a lost read, once per run (see
+/// [`lost_read`]).
+struct LostName {
+    /// Declared elsewhere in the module: it fits only a field of its own
+    /// name.
+    declared: bool,
+    /// The name's words (`campaign`, `score`).
+    words: Vec<String>,
+    /// How many unread, and read, fields of the tasks the module calls fit
+    /// the name.
+    unread: usize,
+    read: usize,
+}
+
+impl LostName {
+    /// Whether `field` (last word `last`) fits the name: it is the name,
+    /// or, for a name of two words or more that is no aggregate
+    /// (`isConvex`, `totalAssertions`, `minFOS`: worked out from several),
+    /// ends with the same word (`campaignScore` for `overallScore`).
+    fn fits(&self, name: &str, field: &str, last: Option<&String>) -> bool {
+        const DERIVED: &[&str] = &[
+            "is",
+            "has",
+            "all",
+            "any",
+            "total",
+            "min",
+            "max",
+            "avg",
+            "sum",
+            "num",
+            "count",
+            "average",
+            "mean",
+            "minimum",
+            "maximum",
+            "overall",
+            "combined",
+            "aggregate",
+        ];
+        if self.declared || field == name {
+            return field == name;
+        }
+        let derived = self
+            .words
+            .first()
+            .is_some_and(|w| DERIVED.contains(&w.as_str()));
+        self.words.len() >= 2 && !derived && last == self.words.last()
+    }
+}
+
+/// An unread field whose read the code lost: a name a module calling the
+/// task uses and never defines fits it (see [`LostName::fits`]), and no
+/// other field of the tasks that module calls — with the field, the name,
+/// where it is used and whether the module declares it elsewhere. Not a
+/// name that is called (a missing function), written like a shell
+/// variable (`KNOWN_ISSUES`), or declared a global by the configuration
+/// that applies to it (the harness defines it); nor any name of a module
+/// missing more than [`MAX_LOST_NAMES`].
 fn lost_read<'p>(
     p: &'p Project,
     config: &Config,
     (mi, ti): (usize, usize),
     unused: &[&'p (String, Location)],
-    fits: &mut HashMap<(usize, usize), (usize, usize)>,
+    names: &mut HashMap<(usize, usize), Option<LostName>>,
 ) -> Option<(&'p str, &'p str, &'p Location, bool)> {
     let mut callers: Vec<usize> = p.invocations_of(mi, ti).iter().map(|(m, _)| *m).collect();
     callers.sort_unstable();
     callers.dedup();
     let last_word = |n: &str| super::name_words(n).pop();
-    let unused_words: Vec<Option<String>> = unused.iter().map(|(f, _)| last_word(f)).collect();
+    let unused_last: Vec<Option<String>> = unused.iter().map(|(f, _)| last_word(f)).collect();
     for mc in callers {
         let undefined = &p.modules[mc].undefined;
         // A module missing this many names is broken another way than by
@@ -700,69 +757,24 @@ fn lost_read<'p>(
             continue;
         }
         for (ui, u) in undefined.iter().enumerate() {
-            let (name, at) = (&*u.name, &u.location);
-            // A function that is called, a shell-style `KNOWN_ISSUES`, or a
-            // global the configuration declares (the harness's) is no value
-            // read from a result.
-            if u.called
-                || !name.starts_with(|c: char| c.is_ascii_lowercase())
-                || crate::rules::string_list(
-                    config.for_path(std::path::Path::new(&*at.path)),
+            let name = &*u.name;
+            let weighed = names.entry((mc, ui)).or_insert_with(|| {
+                let global = crate::rules::string_list(
+                    config.for_path(std::path::Path::new(&*u.location.path)),
                     "undefined-reference",
                     "globals",
                 )
                 .iter()
-                .any(|g| g == name)
-            {
-                continue;
-            }
-            let words = super::name_words(name);
-            // `isConvex`, `totalAssertions`, `minFOS`: a value worked out
-            // from several, not one field read.
-            let derived = words.first().is_some_and(|w| {
-                matches!(
-                    w.as_str(),
-                    "is" | "has"
-                        | "all"
-                        | "any"
-                        | "total"
-                        | "min"
-                        | "max"
-                        | "avg"
-                        | "sum"
-                        | "num"
-                        | "count"
-                        | "average"
-                        | "mean"
-                        | "minimum"
-                        | "maximum"
-                        | "overall"
-                        | "combined"
-                        | "aggregate"
-                )
-            });
-            let fits_name = |field: &str, field_last: Option<&String>| {
-                field == name || (words.len() >= 2 && !derived && field_last == words.last())
-            };
-            // A name declared elsewhere in the module and used out of its
-            // scope is that variable (`stubbedComponents`), unless it is
-            // the field's own name (`obligations`).
-            let Some(fi) = (0..unused.len()).find(|&i| {
-                let field = unused[i].0.as_str();
-                if u.declared {
-                    field == name
-                } else {
-                    fits_name(field, unused_words[i].as_ref())
+                .any(|g| g == name);
+                if u.called || global || !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+                    return None;
                 }
-            }) else {
-                continue;
-            };
-            // One field of the tasks this module calls fits the name, and
-            // it is unread (`securityScore` fits the `score` of five tasks:
-            // it was worked out from them, not read from one); a read field
-            // fitting it too (`allConvex`) may be what it was worked out
-            // from. Counted once per name.
-            let (unread, read) = *fits.entry((mc, ui)).or_insert_with(|| {
+                let mut lost = LostName {
+                    declared: u.declared,
+                    words: super::name_words(name),
+                    unread: 0,
+                    read: 0,
+                };
                 let mut tasks: Vec<(usize, usize)> = p.modules[mc]
                     .invocations
                     .iter()
@@ -770,36 +782,36 @@ fn lost_read<'p>(
                     .collect();
                 tasks.sort_unstable();
                 tasks.dedup();
-                let (mut unread, mut read) = (0, 0);
-                for &(mj, tj) in &tasks {
+                for (mj, tj) in tasks {
                     let reads = p.result_uses().get(&(mj, tj)).map(|u| &u.fields);
                     for (f, _) in p.schema_fields(mj, tj).unwrap_or(&[]) {
-                        let fitting = if u.declared {
-                            f == name
-                        } else {
-                            fits_name(f, last_word(f).as_ref())
-                        };
-                        if fitting {
+                        if lost.fits(name, f, last_word(f).as_ref()) {
                             if reads.is_some_and(|r| r.contains_key(f)) {
-                                read += 1;
+                                lost.read += 1;
                             } else {
-                                unread += 1;
+                                lost.unread += 1;
                             }
                         }
                     }
                 }
-                (unread, read)
+                Some(lost)
             });
-            if unread == 1 && read == 0 {
-                return Some((&unused[fi].0, name, at, u.declared));
+            // One unread field fits (`securityScore` fits the `score` of
+            // five tasks: it was worked out from them, not read from one),
+            // and no read one (`allConvex` may be what it was worked out
+            // from).
+            let Some(lost) = weighed.as_ref().filter(|l| l.unread == 1 && l.read == 0) else {
+                continue;
+            };
+            let fitting =
+                (0..unused.len()).find(|&i| lost.fits(name, &unused[i].0, unused_last[i].as_ref()));
+            if let Some(i) = fitting {
+                return Some((&unused[i].0, name, &u.location, u.declared));
             }
         }
     }
     None
 }
-
-/// Undefined names in one module past which no lost read is looked for.
-const MAX_LOST_NAMES: usize = 32;
 
 /// Whether a call of task `asker` may run after a call of task
 /// `producer` (both of module `mi`). Only where every module that calls the
@@ -833,11 +845,8 @@ fn may_run_after(p: &Project, mi: usize, asker: usize, producer: usize) -> bool 
 /// The tasks whose result each wrapper field (`value`, `result`) is read
 /// on, by the field and where: built once, so deciding whether
 /// `undeclared-output-field` reports a read costs a lookup per finding.
-fn wrapper_readers_of(
-    p: &Project,
-) -> std::collections::HashMap<(&str, &Location), Vec<(usize, usize)>> {
-    let mut out: std::collections::HashMap<(&str, &Location), Vec<(usize, usize)>> =
-        std::collections::HashMap::new();
+fn wrapper_readers_of(p: &Project) -> HashMap<(&str, &Location), Vec<(usize, usize)>> {
+    let mut out: HashMap<(&str, &Location), Vec<(usize, usize)>> = HashMap::new();
     for (&task, u) in p.result_uses() {
         for w in super::undeclared_output_field::WRAPPER_FIELDS {
             if let Some((name, at)) = u.fields.get_key_value(*w) {
@@ -851,8 +860,8 @@ fn wrapper_readers_of(
 /// Every wrapper read of the project (`auth.value`), by where it is, with
 /// the field read next through it (`loggedIn` of `auth.value.loggedIn`):
 /// built once, so naming the field costs a lookup per finding.
-fn reads_through(p: &Project) -> std::collections::HashMap<&Location, Option<&String>> {
-    let mut out = std::collections::HashMap::new();
+fn reads_through(p: &Project) -> HashMap<&Location, Option<&String>> {
+    let mut out = HashMap::new();
     let unwraps = p
         .modules
         .iter()
@@ -1092,6 +1101,11 @@ fn is_file_record(n: &str) -> bool {
         || FILE_SUFFIXES.iter().any(|s| n.ends_with(s))
 }
 
+/// A count by name: `termCount`, `issue_count`.
+fn is_count(n: &str) -> bool {
+    n.ends_with("Count") || n.ends_with("_count")
+}
+
 /// A count or list of what the agent made: `bannersCreated`,
 /// `filesModified`, `totalVersions`. The noun before the participle is a
 /// plural (`indexCreated` is the agent's claim it did the work: a status).
@@ -1198,8 +1212,7 @@ fn split_stored_detail<'a>(
         let words = super::name_words(k);
         // A count or a yes/no of it (`totalIssues`, `hasIssues`) is not
         // the advice.
-        let tally = k.ends_with("Count")
-            || k.ends_with("_count")
+        let tally = is_count(k)
             || task.schema_flags.contains(k)
             || matches!(
                 words.first().map(String::as_str),
@@ -1246,8 +1259,7 @@ fn split_stored_detail<'a>(
                 || is_verdict(k)
                 // How many of something the files hold (`termCount`):
                 // logged about them, not a product of its own.
-                || k.ends_with("Count")
-                || k.ends_with("_count")
+                || is_count(k)
                 || is_work_tally(k)
         });
     // A breakpoint shows a person the task's own files, advice or prose:
@@ -1349,7 +1361,7 @@ fn split_stored_detail<'a>(
         let required = task.schema_required.iter().any(|r| r == n);
         // Not a report's advice, which its file holds, nor a total: the
         // same name on two tasks totals different things.
-        let total = is_work_tally(n) || n.ends_with("Count") || n.ends_with("_count");
+        let total = is_work_tally(n) || is_count(n);
         // More lists of advice beside the advice the reader gets.
         if actionable && advice_read {
             return true;
@@ -1379,7 +1391,7 @@ fn split_stored_detail<'a>(
         }
         let optional =
             required_read && !task.schema_required.iter().any(|r| r == n) && !asked_elsewhere(n);
-        let count = n.ends_with("Count") || n.ends_with("_count");
+        let count = is_count(n);
         let record = RECORD_SUFFIXES.iter().any(|s| n.ends_with(s))
             || matches!(n, "path" | "id" | "url" | "version")
             // What the agent pasted to show it ran something
@@ -1482,8 +1494,7 @@ fn is_product(n: &str) -> bool {
         && !is_file_record(n)
         && !RECORD_SUFFIXES.iter().any(|s| n.ends_with(s))
         && !matches!(n, "path" | "id" | "url" | "version")
-        && !n.ends_with("Count")
-        && !n.ends_with("_count")
+        && !is_count(n)
 }
 
 /// A go/no-go or a grade under another name than the status fields:

@@ -98,9 +98,19 @@ pub fn strings_of<'t>(m: &JsModel<'t>, expr: Node<'t>, args: &ArgsParam) -> Stri
 /// Whether `text` names `word` as a word of its own: `summary` in "JSON
 /// with summary, artifacts", not in "summaryText" or "$summary".
 pub fn names_word(text: &str, word: &str) -> bool {
+    word_matches(text, word).next().is_some()
+}
+
+/// Where `text` names `word` as a word of its own (see [`names_word`]):
+/// the byte offset of each such match.
+pub fn word_matches<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
     let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    !word.is_empty()
-        && text.match_indices(word).any(|(i, _)| {
+    // An empty word matches everywhere, and names nothing.
+    let limit = if word.is_empty() { 0 } else { usize::MAX };
+    text.match_indices(word)
+        .take(limit)
+        .map(|(i, _)| i)
+        .filter(move |&i| {
             !text[..i].chars().next_back().is_some_and(ident)
                 && !text[i + word.len()..].chars().next().is_some_and(ident)
         })

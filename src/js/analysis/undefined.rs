@@ -4,18 +4,32 @@
 //! project rule can tell a lost read (`campaignScore`, once
 //! `const campaignScore = quality.overallScore`) from a field nobody wanted.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::js::model::globals::is_known_global;
 use crate::js::model::scope::BindingKind;
 use crate::js::syntax::tree::Node;
 use crate::js::JsModel;
 
-/// Each undefined name with its uses in source order, the names ordered by
-/// their first use. Names a configuration declares as globals are the
-/// caller's to drop. A module that does not parse has none (the broken
-/// part's names are noise).
-pub fn undefined_uses<'t>(m: &JsModel<'t>) -> Vec<(&'t str, Vec<Node<'t>>)> {
+/// A name the module reads and never defines where it reads it.
+pub struct Undefined<'t> {
+    pub name: &'t str,
+    /// Its uses, in source order (never empty).
+    pub uses: Vec<Node<'t>>,
+    /// The module's last declaration of the name (`let`, `const`, `var`,
+    /// a function or a class; not a parameter) before its first use, in a
+    /// scope that does not enclose the use: a block or function that has
+    /// ended.
+    pub declared: Option<Node<'t>>,
+    /// Some use calls it (`score(…)`, `new Scorer()`): a missing function.
+    pub called: bool,
+}
+
+/// Each undefined name with its uses, the names ordered by their first
+/// use. Names a configuration declares as globals are the caller's to
+/// drop. A module that does not parse has none (the broken part's names
+/// are noise).
+pub fn undefined_names<'t>(m: &JsModel<'t>) -> Vec<Undefined<'t>> {
     if !m.syntax_errors.is_empty() || m.unresolved.is_empty() {
         return Vec::new();
     }
@@ -46,11 +60,49 @@ pub fn undefined_uses<'t>(m: &JsModel<'t>) -> Vec<(&'t str, Vec<Node<'t>>)> {
         }
         uses.entry(name).or_default().push(node);
     }
-    let mut found: Vec<(&str, Vec<Node>)> = uses.into_iter().collect();
-    for (_, nodes) in &mut found {
-        nodes.sort_by_key(|n| n.start_byte());
+    // Every declaration of the names found, in one pass over the bindings.
+    let mut declarations: HashMap<&str, Vec<Node>> = HashMap::new();
+    for b in &m.scopes.bindings {
+        if matches!(
+            b.kind,
+            BindingKind::Let
+                | BindingKind::Const
+                | BindingKind::Var
+                | BindingKind::Function
+                | BindingKind::Class
+        ) {
+            if let Some((name, _)) = uses.get_key_value(b.name.as_str()) {
+                declarations.entry(name).or_default().push(b.node);
+            }
+        }
     }
-    found.sort_by_key(|(_, nodes)| nodes.first().map(|n| n.start_byte()));
+    let mut found: Vec<Undefined> = uses
+        .into_iter()
+        .filter_map(|(name, mut nodes)| {
+            nodes.sort_by_key(|n| n.start_byte());
+            let first = *nodes.first()?;
+            let declared = declarations
+                .get(name)
+                .into_iter()
+                .flatten()
+                .filter(|d| d.start_byte() < first.start_byte())
+                .max_by_key(|d| d.start_byte())
+                .copied();
+            let called = nodes.iter().any(|u| {
+                u.parent().is_some_and(|p| {
+                    matches!(p.kind_str(), "call_expression" | "new_expression")
+                        && (p.field("function") == Some(*u) || p.field("constructor") == Some(*u))
+                })
+            });
+            Some(Undefined {
+                name,
+                uses: nodes,
+                declared,
+                called,
+            })
+        })
+        .collect();
+    found.sort_by_key(|u| u.uses.first().map(|n| n.start_byte()));
     found
 }
 

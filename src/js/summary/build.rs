@@ -20,18 +20,6 @@ use crate::js::EffectKind;
 use crate::source::Span;
 
 pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
-    // Names the module declares (as `undefined-reference` counts them: not
-    // a parameter), for an undefined name used out of its scope.
-    let declared: std::collections::HashSet<&str> = m
-        .scopes
-        .bindings
-        .iter()
-        .filter(|b| {
-            use crate::js::model::scope::BindingKind::{Class, Const, Function, Let, Var};
-            matches!(b.kind, Let | Const | Var | Function | Class)
-        })
-        .map(|b| b.name.as_str())
-        .collect();
     let mut tasks: Vec<TaskSummary> = m.task_defs.iter().map(|t| task_summary(m, t)).collect();
     mark_fields_asked_elsewhere(&mut tasks);
     // Sized once: a dense module has one per statement, and a doubling
@@ -64,20 +52,14 @@ pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
         opaque_exports: crate::js::analysis::exports::opaque_exports(m),
         imported_calls: imported_calls(m),
         flag_defaults: flag_defaults(m),
-        undefined: crate::js::analysis::undefined::undefined_uses(m)
+        undefined: crate::js::analysis::undefined::undefined_names(m)
             .into_iter()
-            .filter_map(|(name, uses)| {
+            .filter_map(|u| {
                 Some(UndefinedName {
-                    name: name.into(),
-                    location: m.file.location(span(*uses.first()?)),
-                    declared: declared.contains(name),
-                    called: uses.iter().any(|u| {
-                        u.parent().is_some_and(|p| {
-                            matches!(p.kind_str(), "call_expression" | "new_expression")
-                                && (p.field("function") == Some(*u)
-                                    || p.field("constructor") == Some(*u))
-                        })
-                    }),
+                    name: u.name.into(),
+                    location: m.file.location(span(*u.uses.first()?)),
+                    declared: u.declared.is_some(),
+                    called: u.called,
                 })
             })
             .collect(),
@@ -1105,7 +1087,6 @@ fn wants(text: &str, phrase: &str) -> bool {
         "recalculate",
         "recompute",
     ];
-    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     // The words next to a match are looked at within a few bytes: a long
     // run of letters must not be scanned again for every match in it.
     const NEAR: usize = 48;
@@ -1123,60 +1104,54 @@ fn wants(text: &str, phrase: &str) -> bool {
         }
         i
     };
-    !phrase.is_empty()
-        && text.match_indices(phrase).any(|(i, _)| {
-            let before = &text[..i];
-            let after = &text[i + phrase.len()..];
-            if before.chars().next_back().is_some_and(ident)
-                || after.chars().next().is_some_and(ident)
-            {
-                return false;
-            }
-            // The word right before, across spaces only ("Create: x" has
-            // none); "Create a rollback plan": past the article.
-            fn word_before(t: &str) -> (&str, usize) {
-                let t = t.trim_end_matches(' ');
-                let w = t
-                    .rsplit(|c: char| !c.is_alphanumeric())
-                    .next()
-                    .unwrap_or("");
-                (w, t.len() - w.len())
-            }
-            let before = &before[near_end(before)..];
-            let (mut verb, at) = word_before(before);
-            if matches!(verb, "a" | "an" | "the") {
-                verb = word_before(&before[..at]).0;
-            }
-            // "Design calibration curve experiment" makes an experiment:
-            // the phrase is what it is about, a thing the agent may need.
-            let rest = after.trim_start_matches(' ');
-            let rest = &rest[..near_start(rest)];
-            let next = rest
-                .split(|c: char| !c.is_alphanumeric())
+    crate::js::analysis::strings::word_matches(text, phrase).any(|i| {
+        let before = &text[..i];
+        let after = &text[i + phrase.len()..];
+        // The word right before, across spaces only ("Create: x" has
+        // none); "Create a rollback plan": past the article.
+        fn word_before(t: &str) -> (&str, usize) {
+            let t = t.trim_end_matches(' ');
+            let w = t
+                .rsplit(|c: char| !c.is_alphanumeric())
                 .next()
                 .unwrap_or("");
-            let object = next.is_empty()
-                || matches!(
-                    next,
-                    "and"
-                        | "or"
-                        | "for"
-                        | "with"
-                        | "to"
-                        | "that"
-                        | "from"
-                        | "using"
-                        | "in"
-                        | "of"
-                        | "based"
-                        | "as"
-                        | "by"
-                        | "per"
-                        | "if"
-                        | "when"
-                );
-            !(MAKES.contains(&verb) && object)
-        })
+            (w, t.len() - w.len())
+        }
+        let before = &before[near_end(before)..];
+        let (mut verb, at) = word_before(before);
+        if matches!(verb, "a" | "an" | "the") {
+            verb = word_before(&before[..at]).0;
+        }
+        // "Design calibration curve experiment" makes an experiment:
+        // the phrase is what it is about, a thing the agent may need.
+        let rest = after.trim_start_matches(' ');
+        let rest = &rest[..near_start(rest)];
+        let next = rest
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        let object = next.is_empty()
+            || matches!(
+                next,
+                "and"
+                    | "or"
+                    | "for"
+                    | "with"
+                    | "to"
+                    | "that"
+                    | "from"
+                    | "using"
+                    | "in"
+                    | "of"
+                    | "based"
+                    | "as"
+                    | "by"
+                    | "per"
+                    | "if"
+                    | "when"
+            );
+        !(MAKES.contains(&verb) && object)
+    })
 }
 
 /// The properties the schema types with one of `types` (`type: 'boolean'`,
