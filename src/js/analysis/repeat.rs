@@ -50,7 +50,14 @@ pub fn repetition<'t>(m: &JsModel<'t>, call: CallId) -> Option<Repeat<'t>> {
 fn repeat_of_call<'t>(m: &JsModel<'t>, call: CallId, depth: usize) -> Option<Repeat<'t>> {
     let c = &m.calls[call];
     if let Some(&l) = c.loops.last() {
-        return Some(Repeat::Loop(l));
+        if !leaves_its_loop(m, call, l) {
+            return Some(Repeat::Loop(l));
+        }
+        // Made on one pass at most, and the loop ends: it repeats only if
+        // an outer loop or the function around makes the loop run again.
+        if let Some(&outer) = c.loops.iter().rev().nth(1) {
+            return Some(Repeat::Loop(outer));
+        }
     }
     // `ctx.parallel.all([ctx.task(a, …), ctx.task(a, …)])`: bare promises.
     if let Some(batch) = literal_batch_of(m, c.node) {
@@ -128,6 +135,15 @@ fn repeat_of_function<'t>(
         }
     }
     None
+}
+
+/// Whether the call is followed in its own block by an exit from its
+/// innermost loop `l` (`outcome = await rollBack(stage); break;`), in the
+/// function that holds the loop: whenever the call is made the loop ends, so
+/// one run of the loop makes it once at most.
+fn leaves_its_loop(m: &JsModel, call: CallId, l: LoopId) -> bool {
+    let (c, lp) = (&m.calls[call], &m.loops[l]);
+    c.func == lp.func && lp.body.is_some_and(|body| ends_the_loop(c.node, body))
 }
 
 /// The batch/array call a function is a callback of, if any.
@@ -435,9 +451,7 @@ fn reads_per_repetition(m: &JsModel, expr: Node, region: Option<Node>, call: Nod
 /// removing, adding or skipping it shifts every repetition), and:
 /// - the call repeats for one loop only (no loop, callback or repeated
 ///   function around it besides), the loop body has no `continue`, and the
-///   call is followed in its block by an exit from the loop (so it runs on
-///   one pass at most, [`ends_the_loop`]), or it is a statement of the body
-///   itself, so it runs on every pass until
+///   call is a statement of the body itself, so it runs on every pass until
 ///   the loop ends; or it is guarded by `if (v)` where `v` is falsy before
 ///   the loop and set to a value that is always truthy by statements of the
 ///   body after the call (the approval retry: no call on the first pass, one
@@ -689,9 +703,11 @@ fn thunk_batch<'t>(m: &JsModel<'t>, thunk: Node<'t>, call: Node<'t>) -> Option<N
 
 /// Whether the call's statement is followed in its own block by a `break`,
 /// `return` or `throw` that leaves the loop whose body is `body` (no
-/// `switch` in between, where `break` leaves the `switch`): the call runs on
-/// one pass at most (`if (gate.approved) { await ctx.task(conduct, …);
-/// break; }`), so its count is always 0.
+/// `switch` in between, where `break` leaves the `switch`, and no `try`
+/// that would catch the `throw`): the call runs on one pass at most (`if
+/// (gate.approved) { await ctx.task(conduct, …); break; }`). A direct call
+/// so placed is not repeated by the loop ([`leaves_its_loop`]); a thunk's
+/// call is when its list is.
 fn ends_the_loop(node: Node, body: Node) -> bool {
     let Some(statement) = statement_of(node) else {
         return false;
@@ -709,6 +725,25 @@ fn ends_the_loop(node: Node, body: Node) -> bool {
         }
         up = n.parent();
     }
+    // A `throw` caught inside the loop lets the loop go on.
+    let caught = {
+        let mut up = Some(block);
+        let mut caught = false;
+        while let Some(n) = up {
+            if n.id() == body.id() {
+                break;
+            }
+            if n.kind_str() == "try_statement"
+                && n.field("handler").is_some()
+                && n.field("body")
+                    .is_some_and(|b| crate::js::syntax::contains(b, block))
+            {
+                caught = true;
+            }
+            up = n.parent();
+        }
+        caught
+    };
     let mut after = false;
     for s in block.named() {
         if s.id() == statement.id() {
@@ -717,7 +752,8 @@ fn ends_the_loop(node: Node, body: Node) -> bool {
         }
         if after {
             match s.kind_str() {
-                "return_statement" | "throw_statement" => return true,
+                "return_statement" => return true,
+                "throw_statement" => return !caught,
                 "break_statement" => return s.named_child(0).is_none(),
                 _ => {}
             }
