@@ -676,6 +676,16 @@ impl Rule for GitInAgentTask {
             if pushes_only_new_branch(&texts) {
                 continue;
             }
+            // A push the breakpoint right before every call approves, of no
+            // change the agent makes itself, with the output reporting it:
+            // what is published is what a person just approved.
+            let calls = p.invocations_of(mi, ti);
+            let approved = reported
+                && !calls.is_empty()
+                && calls
+                    .iter()
+                    .all(|&(mj, ii)| p.modules[mj].invocations[ii].breakpoint_precedes)
+                && !asks_for_changes(&texts);
             let operation = Operation::of(&phrase);
             let mut d = sink
                 .diag(
@@ -698,10 +708,30 @@ impl Rule for GitInAgentTask {
             for (other, phrase, _, _) in hits.iter().skip(1) {
                 d = d.with_related(other.clone(), format!("also told to \"{phrase}\" here"));
             }
+            if approved && !operation.local() {
+                d.severity = Severity::Info;
+                d.message = format!(
+                    "agent task `{id}` is told to \"{phrase}\" inside the agent's effect, but every \
+                     call comes right after a breakpoint, the prompt asks for no change of the \
+                     agent's own and the output reports the result: what is published is what \
+                     that breakpoint approved, a note"
+                );
+            }
             pending.push(((mi, ti), d, operation.local()));
         }
         let writing: BTreeSet<(usize, usize)> = pending.iter().map(|(t, _, _)| *t).collect();
         for ((mi, ti), mut d, local) in pending {
+            if let Some(peer) = batch_peer_writing(p, (mi, ti), &writing) {
+                let peer = p.modules[peer.0].tasks[peer.1]
+                    .id
+                    .as_deref()
+                    .unwrap_or("task");
+                d.message.push_str(&format!(
+                    "; agent task `{peer}`, which also writes to git, runs in the same \
+                     `ctx.parallel` batch: two agents write to one repository at once (the \
+                     index lock, each other's staged files)"
+                ));
+            }
             if local && !commit_meets_review(p, (mi, ti), &writing) {
                 d.severity = Severity::Info;
                 d.message.push_str(
@@ -729,17 +759,30 @@ fn commit_meets_review(
     if calls.is_empty() {
         return true;
     }
-    calls.iter().any(|&(mj, ii)| {
-        let inv = &p.modules[mj].invocations[ii];
-        inv.breakpoint_follows
-            || inv.batch.as_ref().is_some_and(|batch| {
-                p.modules[mj].invocations.iter().any(|peer| {
-                    peer.batch.as_ref() == Some(batch)
-                        && p.task_of(mj, &peer.target)
-                            .is_some_and(|t| t != task && writing.contains(&t))
-                })
+    calls
+        .iter()
+        .any(|&(mj, ii)| p.modules[mj].invocations[ii].breakpoint_follows)
+        || batch_peer_writing(p, task, writing).is_some()
+}
+
+/// Another task in `writing` that some call of `task` runs beside in one
+/// `ctx.parallel` batch, the first in source order.
+fn batch_peer_writing(
+    p: &Project,
+    task: (usize, usize),
+    writing: &BTreeSet<(usize, usize)>,
+) -> Option<(usize, usize)> {
+    p.invocations_of(task.0, task.1)
+        .iter()
+        .find_map(|&(mj, ii)| {
+            let batch = p.modules[mj].invocations[ii].batch.as_ref()?;
+            p.modules[mj].invocations.iter().find_map(|peer| {
+                (peer.batch.as_ref() == Some(batch))
+                    .then(|| p.task_of(mj, &peer.target))
+                    .flatten()
+                    .filter(|t| *t != task && writing.contains(t))
             })
-    })
+        })
 }
 
 /// A branch a prompt creates (`git checkout -b X`, `git switch -c X`).
@@ -764,6 +807,21 @@ static WRITES_WORK: LazyLock<Option<Regex>> = LazyLock::new(|| {
     )
     .ok()
 });
+
+static ASKS_FOR_CHANGES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(implement|fix|fixes|refactor|bump|edit|modify|write|rewrite|update|amend|rebase|merge)\b",
+    )
+    .ok()
+});
+
+/// Whether a string of the prompt asks the agent to change the work itself
+/// (bump the version, fix, write), beyond committing and publishing it.
+fn asks_for_changes(texts: &[String]) -> bool {
+    ASKS_FOR_CHANGES
+        .as_ref()
+        .is_none_or(|re| texts.iter().any(|t| re.is_match(t)))
+}
 
 /// Whether the prompt only creates a branch and pushes it: it creates a
 /// branch, every push that names one names a branch the same prompt creates (`git checkout -b X` … `git push -u

@@ -255,6 +255,33 @@ fn breakpoint_after(m: &JsModel, node: Node, func: Option<FnId>, depth: usize) -
     })
 }
 
+/// Whether a `ctx.breakpoint` approves `call` right before it: earlier in
+/// the same function, in the same loops, not under a condition the call is
+/// not under, and with no `ctx.task` call between the two. Whatever the
+/// task then does, a person was asked just before it.
+pub fn breakpoint_precedes(m: &JsModel, call: CallId) -> bool {
+    use crate::js::model::EffectKind;
+    let c = &m.calls[call];
+    let between = |from: usize| {
+        m.effects_of(EffectKind::Task).any(|e| {
+            let t = &m.calls[e.call];
+            e.call != call
+                && t.func == c.func
+                && t.node.start_byte() >= from
+                && t.node.end_byte() <= c.node.start_byte()
+        })
+    };
+    m.effects_of(EffectKind::Breakpoint)
+        .map(|e| &m.calls[e.call])
+        .any(|b| {
+            b.func == c.func
+                && b.loops == c.loops
+                && b.node.end_byte() <= c.node.start_byte()
+                && !conditional_apart(m, b.node, c.node)
+                && !between(b.node.end_byte())
+        })
+}
+
 /// Whether `node` sits under a branch (an `if`, a `?:`, a `switch` case, a
 /// `catch`, an `&&`/`||` operand) that `other` is not under.
 fn conditional_apart(m: &JsModel, node: Node, other: Node) -> bool {
@@ -289,6 +316,40 @@ fn conditional_apart(m: &JsModel, node: Node, other: Node) -> bool {
 mod tests {
     use super::*;
     use crate::js::model::testing::with_model;
+
+    /// `breakpoint_precedes` for the `ctx.task(publish, …)` call of a process body.
+    fn approved(body: &str) -> bool {
+        let src = format!("export async function process(inputs, ctx) {{\n{body}\n}}\n");
+        with_model(&src, |m| {
+            let call = m
+                .calls
+                .iter()
+                .position(|c| m.text(c.node).starts_with("ctx.task(publish"))
+                .unwrap_or_else(|| panic!("no publish call in {body}"));
+            breakpoint_precedes(m, call)
+        })
+    }
+
+    #[test]
+    fn a_breakpoint_right_before_a_call() {
+        let bp = "await ctx.breakpoint({ question: 'Push?' });";
+        let call = "await ctx.task(publish, {});";
+        assert!(approved(&format!("{bp}\n{call}")));
+        assert!(approved(&format!("{bp}\nctx.log('go');\n{call}")));
+        // A task between, a breakpoint after, under its own condition, or
+        // outside the loop the call repeats in: not this call's approval.
+        assert!(!approved(&format!(
+            "{bp}\nawait ctx.task(build, {{}});\n{call}"
+        )));
+        assert!(!approved(&format!("{call}\n{bp}")));
+        assert!(!approved(&format!("if (inputs.ask) {{ {bp} }}\n{call}")));
+        assert!(!approved(&format!(
+            "{bp}\nfor (const t of inputs.targets) {{ {call} }}"
+        )));
+        assert!(approved(&format!(
+            "for (const t of inputs.targets) {{ {bp} {call} }}"
+        )));
+    }
 
     #[test]
     fn direct_and_transitive() {

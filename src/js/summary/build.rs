@@ -1302,6 +1302,7 @@ fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
             && crate::js::analysis::repeat::args_shape_grows(m, call),
         batch: crate::js::analysis::effects::batch_of(m, call).map(|b| loc(m, b)),
         breakpoint_follows: crate::js::analysis::effects::breakpoint_follows(m, call),
+        breakpoint_precedes: crate::js::analysis::effects::breakpoint_precedes(m, call),
         occurrence_aligned: repeat.is_some()
             && !keyed
             && crate::js::analysis::repeat::occurrence_aligned(m, call),
