@@ -71,8 +71,13 @@ pub struct ResultUse {
     pub shown: BTreeSet<String>,
     /// Fields whose value is returned as the process output.
     pub returned: BTreeSet<String>,
+    /// Fields every read of which (in every module) is an argument of a
+    /// logging call: read for a log line only.
+    pub logged: BTreeSet<String>,
     /// Fields read other than as a later link: never in `fallbacks`.
     direct: HashSet<String>,
+    /// Fields read other than in a log line: never in `logged`.
+    unlogged: HashSet<String>,
     /// (read set, layers, read prefix) already walked, with the fewest hops
     /// used so far: results fan out through callers and re-exports, and a
     /// combination is walked again only when reached in fewer hops (so it
@@ -84,6 +89,7 @@ impl ResultUse {
     /// Drops what only the walk needed (the uses of every task are kept).
     fn release_walk_state(&mut self) {
         self.visited = HashMap::new();
+        self.unlogged = HashSet::new();
     }
 
     fn forward(&mut self, kind: ForwardKind) {
@@ -127,6 +133,13 @@ fn collect_wrapped(
         if let Some(Some(first)) = first_read(wrap, acc, path) {
             if !out.fields.contains_key(first) {
                 out.fields.insert(first.clone(), location.clone());
+            }
+            if reads.logged.binary_search(path).is_ok() {
+                if !out.unlogged.contains(first) {
+                    out.logged.insert(first.clone());
+                }
+            } else if out.unlogged.insert(first.clone()) {
+                out.logged.remove(first);
             }
             // A field is a fallback only where every read of it is;
             // relative to the result only where the read set's value is

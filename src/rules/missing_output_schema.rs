@@ -83,6 +83,10 @@ impl Rule for MissingOutputSchema {
                     !prompt_schema.is_some_and(|s| s.iter().any(|(n, _)| n == *f))
                         && !asks_for(task, f)
                 })
+                // Read for a log line only: a missing field prints
+                // `undefined` (or the default beside it) and changes nothing
+                // the process does.
+                .filter(|(f, _)| !uses.logged.contains(*f))
                 .collect();
             // A later link of a fallback chain (`v.remainingGaps || v.gaps
             // || known`) is read only when the earlier fields are missing:
@@ -246,7 +250,7 @@ mod tests {
     #[test]
     fn no_fix_when_the_reads_are_not_all_known() {
         // Returned whole from the process: its caller may read anything.
-        let src = format!("{TASK}export async function process(inputs, ctx) {{\n  const plan = await ctx.task(planTask, {{}});\n  ctx.log(plan.steps);\n  return plan;\n}}\n");
+        let src = format!("{TASK}export async function process(inputs, ctx) {{\n  const plan = await ctx.task(planTask, {{}});\n  const steps = plan.steps;\n  return plan;\n}}\n");
         let ds = lint(&src);
         assert_eq!(ds.len(), 1, "{ds:#?}");
         assert_eq!(replacement(&ds), None);
@@ -255,5 +259,27 @@ mod tests {
         let ds = lint(&src);
         assert_eq!(ds.len(), 1, "{ds:#?}");
         assert_eq!(replacement(&ds), None);
+    }
+
+    #[test]
+    fn a_field_read_for_a_log_line_only() {
+        let body = |reads: &str| {
+            format!("{TASK}export async function process(inputs, ctx) {{\n  const plan = await ctx.task(planTask, {{}});\n{reads}\n}}\n")
+        };
+        assert!(lint(&body("  ctx.log('info', `${plan.steps || 0} steps`);")).is_empty());
+        assert!(lint(&body("  console.warn(plan.steps);")).is_empty());
+        // Logged here, decided on there: reported.
+        let ds = lint(&body(
+            "  ctx.log('info', `${plan.steps} steps`);\n  if (plan.steps) return 1;",
+        ));
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        // Built into a message that a log prints later: a read like any other.
+        assert_eq!(
+            lint(&body(
+                "  const m = `${plan.steps} steps`;\n  ctx.log('info', m);"
+            ))
+            .len(),
+            1
+        );
     }
 }

@@ -282,6 +282,50 @@ pub fn breakpoint_precedes(m: &JsModel, call: CallId) -> bool {
         })
 }
 
+/// Whether `callee` names a logging function: `ctx.log`, `console.*`, or a
+/// logger's `.log`/`.info`/`.warn`/`.debug`.
+pub fn is_log_callee(m: &JsModel, callee: Node) -> bool {
+    let t = m.text(callee);
+    t.starts_with("console.")
+        || t == "ctx.log"
+        || [".log", ".info", ".warn", ".debug"]
+            .iter()
+            .any(|s| t.ends_with(s))
+}
+
+/// Whether `node` is part of an argument of a logging call, within its
+/// statement and function (`ctx.log('info', `${r.count || 0} found`)`):
+/// what it reads ends up in a log line and nowhere else.
+pub fn in_log_arguments(m: &JsModel, node: Node) -> bool {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        match p.kind_str() {
+            "arguments"
+                if p.parent()
+                    .and_then(|c| c.field("function"))
+                    .is_some_and(|f| is_log_callee(m, f)) =>
+            {
+                return true;
+            }
+            k if k.ends_with("_statement")
+                || k.ends_with("_declaration")
+                || matches!(
+                    k,
+                    "function_expression"
+                        | "arrow_function"
+                        | "method_definition"
+                        | "statement_block"
+                ) =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+        n = p;
+    }
+    false
+}
+
 /// Whether `node` sits under a branch (an `if`, a `?:`, a `switch` case, a
 /// `catch`, an `&&`/`||` operand) that `other` is not under.
 fn conditional_apart(m: &JsModel, node: Node, other: Node) -> bool {

@@ -314,7 +314,19 @@ pub fn read_set(m: &JsModel, r: &Reads) -> ReadSet {
         .iter()
         .filter_map(|(path, node)| unwrap(m, path, *node))
         .collect();
+    // A path is logged only where every read of it is.
+    let mut only_logged: std::collections::BTreeMap<&[String], bool> = Default::default();
+    for (path, node) in &r.paths {
+        let here = crate::js::analysis::effects::in_log_arguments(m, *node);
+        *only_logged.entry(path.as_slice()).or_insert(here) &= here;
+    }
+    let logged = only_logged
+        .into_iter()
+        .filter(|(_, only)| *only)
+        .map(|(path, _)| path.to_vec())
+        .collect();
     let mut out = ReadSet {
+        logged,
         unwraps,
         paths: r
             .paths

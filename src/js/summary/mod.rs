@@ -72,6 +72,10 @@ pub struct ReadSet {
     /// resolves to the output itself, so a rule may offer to drop it.
     #[serde(default)]
     pub unwraps: Vec<Unwrap>,
+    /// Paths every read of which is an argument of a logging call
+    /// (`ctx.log(`${r.count} found`)`), sorted: read for a log line only.
+    #[serde(default)]
+    pub logged: Vec<Vec<String>>,
 }
 
 /// A read of `value`/`result` on the value itself, followed by a field
@@ -435,6 +439,7 @@ impl InvocationSummary {
             provided: Vec::new(),
             fallbacks: Vec::new(),
             unwraps: Vec::new(),
+            logged: Vec::new(),
         };
         self.result_reads.as_deref().unwrap_or(&NONE)
     }
