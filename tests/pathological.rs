@@ -624,3 +624,61 @@ fn results_reassigned_with_spreads_across_modules_stay_linear() {
         start.elapsed()
     );
 }
+
+/// "Did you mean" compares an undefined name with the module's bindings:
+/// twenty thousand of each compared pairwise took about a minute. A typo
+/// among them still gets its guess.
+#[test]
+fn thousands_of_undefined_names_and_bindings() {
+    const N: usize = 20_000;
+    let dir = tempdir();
+    let d = dir.path();
+    let mut src = String::from("export async function process(inputs, ctx) {\n");
+    for i in 0..N {
+        src.push_str(&format!("  const value{i} = {i};\n"));
+    }
+    src.push_str("  use(valeu1);\n");
+    for i in 0..N {
+        src.push_str(&format!("  use(undef{i});\n"));
+    }
+    src.push_str("}\n");
+    write(d, "big.js", &src);
+    let start = std::time::Instant::now();
+    let o = run_with_deadline(
+        d,
+        &[
+            "check",
+            "big.js",
+            "--no-cache",
+            "--select",
+            "undefined-reference",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let v = report_json(&o);
+    let ds = v["diagnostics"].as_array().cloned().unwrap_or_default();
+    // `use` and every undefined name, once each.
+    assert_eq!(ds.len(), N + 2, "{}", ds.len());
+    let typo = ds
+        .iter()
+        .find(|d| {
+            d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("`valeu1`"))
+        })
+        .unwrap_or_else(|| panic!("no finding for valeu1"));
+    assert!(
+        typo["help"]
+            .as_str()
+            .is_some_and(|h| h.contains("did you mean `value1`")),
+        "{typo}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        start.elapsed()
+    );
+}

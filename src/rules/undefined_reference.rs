@@ -3,7 +3,7 @@
 //! when the line runs; inside a template literal that is usually a shell
 //! variable (`${i}`) that JavaScript interpolated (babysitter #83).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::js::syntax::tree::Node;
 
@@ -12,7 +12,7 @@ use crate::diagnostic::{Edit, Fix, Severity};
 use crate::js::syntax::span;
 use crate::js::JsModel;
 use crate::project::config::Config;
-use crate::source::names::edit_distance;
+use crate::source::names::distance_within;
 use crate::source::Span;
 
 pub struct UndefinedReference;
@@ -59,6 +59,7 @@ impl Rule for UndefinedReference {
         let found = crate::js::analysis::undefined::undefined_names(m)
             .into_iter()
             .filter(|u| !extra.contains(u.name));
+        let mut candidates: Option<Candidates> = None;
         // One finding per name, at its first use.
         for undefined in found {
             let (name, nodes) = (undefined.name, &undefined.uses);
@@ -94,7 +95,10 @@ impl Rule for UndefinedReference {
                 });
                 continue;
             }
-            let hint = match suggestion(m, name) {
+            let hint = match candidates
+                .get_or_insert_with(|| Candidates::of(m))
+                .suggestion(name)
+            {
                 Some(s) => format!("did you mean `{s}`? Otherwise declare or import `{name}`"),
                 None => format!("declare or import `{name}`, or pass it in as an argument"),
             };
@@ -262,18 +266,62 @@ fn escape_fix(src: &str, nodes: &[Node], template: Node) -> Option<Fix> {
     })
 }
 
-/// A binding in the module with a name close to `name` (a typo).
-fn suggestion(m: &JsModel, name: &str) -> Option<String> {
-    let limit = (name.chars().count() / 3).clamp(1, 2);
-    let mut best: Option<(usize, &str)> = None;
-    for b in &m.scopes.bindings {
-        if b.name == name || b.name.len() < 2 {
-            continue;
+/// How many names one module compares for "did you mean": a module of
+/// tens of thousands of undefined names and bindings would otherwise
+/// compare every pair. Past it, a name gets the help without a guess.
+const SUGGESTION_BUDGET: usize = 2_000_000;
+
+/// The module's binding names, each once, by length in chars: a typo is
+/// at most two edits away, so only names of about the same length are
+/// compared.
+struct Candidates<'m> {
+    by_len: BTreeMap<usize, Vec<(&'m str, Vec<char>)>>,
+    budget: usize,
+}
+
+impl<'m> Candidates<'m> {
+    fn of(m: &'m JsModel) -> Self {
+        let names: BTreeSet<&str> = m
+            .scopes
+            .bindings
+            .iter()
+            .map(|b| &*b.name)
+            .filter(|n| n.len() >= 2)
+            .collect();
+        let mut by_len: BTreeMap<usize, Vec<(&str, Vec<char>)>> = BTreeMap::new();
+        for n in names {
+            let chars: Vec<char> = n.chars().collect();
+            by_len.entry(chars.len()).or_default().push((n, chars));
         }
-        let d = edit_distance(name, &b.name);
-        if d <= limit && best.is_none_or(|(bd, bn)| d < bd || d == bd && *b.name < *bn) {
-            best = Some((d, &b.name));
+        Candidates {
+            by_len,
+            budget: SUGGESTION_BUDGET,
         }
     }
-    best.map(|(_, n)| n.to_string())
+
+    /// A binding with a name close to `name` (a typo): the nearest, ties to
+    /// the first by name.
+    fn suggestion(&mut self, name: &str) -> Option<String> {
+        let chars: Vec<char> = name.chars().collect();
+        let limit = (chars.len() / 3).clamp(1, 2);
+        let mut best: Option<(usize, &str)> = None;
+        let range = chars.len().saturating_sub(limit)..=chars.len() + limit;
+        for bucket in self.by_len.range(range).map(|(_, v)| v) {
+            for (candidate, cchars) in bucket {
+                if *candidate == name {
+                    continue;
+                }
+                if self.budget == 0 {
+                    return None;
+                }
+                self.budget -= 1;
+                if let Some(d) = distance_within(&chars, cchars, limit) {
+                    if best.is_none_or(|(bd, bn)| d < bd || d == bd && *candidate < bn) {
+                        best = Some((d, candidate));
+                    }
+                }
+            }
+        }
+        best.map(|(_, n)| n.to_string())
+    }
 }

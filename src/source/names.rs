@@ -18,6 +18,30 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The Levenshtein distance over chars when it is at most `limit`, found
+/// without filling the rows once every entry of one exceeds it.
+pub fn distance_within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+            row_min = row_min.min(cur[j + 1]);
+        }
+        if row_min > limit {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    Some(prev[b.len()]).filter(|d| *d <= limit)
+}
+
 /// The candidate nearest to `name` ignoring case, when it is a plausible
 /// typo of it: at most a third of `name`'s length away (one edit for the
 /// shortest names, three for the longest). Ties go to the first in
@@ -72,6 +96,11 @@ mod tests {
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("täsk", "task"), 1);
+        let c = |s: &str| s.chars().collect::<Vec<_>>();
+        assert_eq!(distance_within(&c("kitten"), &c("sitting"), 3), Some(3));
+        assert_eq!(distance_within(&c("kitten"), &c("sitting"), 2), None);
+        assert_eq!(distance_within(&c("ab"), &c("abcd"), 1), None);
+        assert_eq!(distance_within(&c("reslut"), &c("result"), 2), Some(2));
     }
 
     #[test]
