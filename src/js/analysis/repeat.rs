@@ -185,7 +185,11 @@ fn literal_batch_of<'t>(m: &JsModel<'t>, element: Node<'t>) -> Option<Node<'t>> 
 }
 
 /// Whether another element of the literal list that holds `element` makes
-/// the same call as `origin` (same callee and first argument, as written).
+/// the same call as `origin` (same callee and first argument, as written),
+/// other than in list order. Two elements that each make the call first
+/// thing ([`made_in_list_order`]) make it in list order on every iteration,
+/// once each: like two calls written one after the other, which the SDK's
+/// occurrence count tells apart.
 fn elsewhere_in_list(m: &JsModel, element: Node, origin: CallId) -> bool {
     let mut e = element;
     while let Some(p) = e.parent().filter(|p| p.kind_str() == "await_expression") {
@@ -199,6 +203,7 @@ fn elsewhere_in_list(m: &JsModel, element: Node, origin: CallId) -> bool {
         m.text(c.callee) == m.text(o.callee)
             && c.args.first().map(|a| m.text(*a)) == o.args.first().map(|a| m.text(*a))
     };
+    let origin_in_order = made_in_list_order(e, o.node);
     array
         .named()
         .filter(|other| other.id() != e.id())
@@ -209,8 +214,57 @@ fn elsewhere_in_list(m: &JsModel, element: Node, origin: CallId) -> bool {
             m.calls[first..]
                 .iter()
                 .take_while(|c| c.node.start_byte() < to)
-                .any(|c| c.node.end_byte() <= to && same(c))
+                .any(|c| {
+                    c.node.end_byte() <= to
+                        && same(c)
+                        && !(origin_in_order && made_in_list_order(other, c.node))
+                })
         })
+}
+
+/// Whether the list element `element` makes `call` as soon as the list
+/// starts it: the element is the call itself (a bare promise, possibly
+/// awaited), or a thunk whose body is the call (`() => ctx.task(…)`,
+/// `async () => { return await ctx.task(…); }`), with no `await` in its
+/// arguments. `ctx.parallel.all` starts its thunks in list order, each up
+/// to its first pending effect (`runtime/intrinsics/parallel.ts`), and the
+/// SDK derives a call's identity when `ctx.task` is called.
+fn made_in_list_order(element: Node, call: Node) -> bool {
+    let mut e = unparen(element);
+    while e.kind_str() == "await_expression" {
+        match e.named_child(0) {
+            Some(inner) => e = unparen(inner),
+            None => return false,
+        }
+    }
+    let made_first = |mut body: Node| {
+        if body.kind_str() == "statement_block" {
+            let Some(first) = body.named_child(0) else {
+                return false;
+            };
+            if first.kind_str() != "return_statement" {
+                return false;
+            }
+            let Some(value) = first.named_child(0) else {
+                return false;
+            };
+            body = value;
+        }
+        body = unparen(body);
+        while body.kind_str() == "await_expression" {
+            match body.named_child(0) {
+                Some(inner) => body = unparen(inner),
+                None => return false,
+            }
+        }
+        body.id() == call.id()
+    };
+    let first = if e.kind_str() == "arrow_function" {
+        e.field("body").is_some_and(made_first)
+    } else {
+        e.id() == call.id()
+    };
+    first && !has_await(call)
 }
 
 /// `helper(fn)` → (call, 0, None); `helper({ k: fn })` → (call, 0, Some(k)).
