@@ -373,7 +373,12 @@ impl Rule for UnusedOutputField {
                             ),
                         )
                         .with_help(format!(
-                            "bind the result and stop (or route to a fix) when {} says the work failed; or drop the field if nothing should depend on it",
+                            "{} and stop (or route to a fix) when {} says the work failed; or drop the field if nothing should depend on it",
+                            if bound_somewhere(p, mi, ti) {
+                                "read the result"
+                            } else {
+                                "bind the result"
+                            },
                             names[0]
                         ));
                     for (name, loc) in status.iter().skip(1) {
@@ -1569,6 +1574,14 @@ fn is_status(n: &str) -> bool {
     STATUS_FIELDS.contains(&n) || n.ends_with("Status")
 }
 
+/// Whether some call of the task binds its result (`let r = await
+/// ctx.task(…)`): the help then asks to read it, not to bind it.
+fn bound_somewhere(p: &Project, mi: usize, ti: usize) -> bool {
+    p.invocations_of(mi, ti)
+        .iter()
+        .any(|&(mj, ii)| p.modules[mj].invocations[ii].bound.is_some())
+}
+
 /// What failed, listed or counted: `failedTests`, `failedCount`.
 fn is_failure_report(n: &str) -> bool {
     n.strip_prefix("failed")
@@ -1792,6 +1805,23 @@ mod tests {
         .filter(|d| d.rule == "unused-output-field")
         .map(|d| (d.severity, d.message))
         .collect()
+    }
+
+    #[test]
+    fn an_unread_status_asks_to_bind_the_result_only_where_none_is_bound() {
+        let schema =
+            "{ type: 'object', required: ['passed'], properties: { passed: { type: 'boolean' } } }";
+        let help = |call: &str| {
+            let src = module(schema, "").replace("  const r = await ctx.task(t, {});\n", call);
+            let ds: Vec<_> = lint_text("p.js", FileKind::Process, src, &Config::default())
+                .into_iter()
+                .filter(|d| d.rule == "unused-output-field")
+                .collect();
+            assert_eq!(ds.len(), 1, "{ds:#?}");
+            ds[0].help.clone().unwrap_or_default()
+        };
+        assert!(help("  const r = await ctx.task(t, {});\n").starts_with("read the result"));
+        assert!(help("  await ctx.task(t, {});\n").starts_with("bind the result"));
     }
 
     #[test]
