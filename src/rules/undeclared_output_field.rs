@@ -168,8 +168,24 @@ impl Rule for UndeclaredOutputField {
                 )
             };
             let whose = format!("{named}, {whose}");
-            let declared: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
-            let list: Vec<String> = declared.iter().map(|n| format!("`{n}`")).collect();
+            // A read of several tasks' results can rely only on what every
+            // one of them declares.
+            let declared: Vec<&str> = fields
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .filter(|n| tasks.iter().all(|t| declares(*t, n)))
+                .collect();
+            let mut list: Vec<String> = declared.iter().map(|n| format!("`{n}`")).collect();
+            if list.is_empty() {
+                list.push("none".to_string());
+            }
+            let (fields_label, declared_label) = match tasks.len() {
+                1 => ("the declared fields".to_string(), "declared".to_string()),
+                n => (
+                    format!("the fields all {n} declare"),
+                    format!("declared by all {n}"),
+                ),
+            };
             let asked = !LIST_MEMBERS.contains(&field)
                 && !WRAPPER_FIELDS.contains(&field)
                 && !EFFECT_RECORD_FIELDS.contains(&field)
@@ -195,7 +211,11 @@ impl Rule for UndeclaredOutputField {
                 asked_heads.insert(key, found.len());
                 asked_fields.insert(
                     found.len(),
-                    (vec![field.to_string()], named.clone(), list.join(", ")),
+                    (
+                        vec![field.to_string()],
+                        named.clone(),
+                        format!("{declared_label}: {}", list.join(", ")),
+                    ),
                 );
             }
             let (message, help) = if LIST_MEMBERS.contains(&field) {
@@ -213,7 +233,7 @@ impl Rule for UndeclaredOutputField {
                         list.join(", ")
                     ),
                     format!(
-                        "use `{field}` on one of the declared fields ({}), or, if the task's output is itself a list, make its `outputSchema` describe one (`type: 'array', items: …`)",
+                        "use `{field}` on one of {fields_label} ({}), or, if the task's output is itself a list, make its `outputSchema` describe one (`type: 'array', items: …`)",
                         list.join(", ")
                     ),
                 )
@@ -225,7 +245,7 @@ impl Rule for UndeclaredOutputField {
                         "`{field}` is read on the result of {whose}: `ctx.task` resolves to the task's output object itself, not to a wrapper around it, so the read gets `undefined`"
                     ),
                     format!(
-                        "read the output's fields directly (`out.x`, not `out.{field}.x`); declared: {}",
+                        "read the output's fields directly (`out.x`, not `out.{field}.x`); {declared_label}: {}",
                         list.join(", ")
                     ),
                 )
@@ -248,18 +268,21 @@ impl Rule for UndeclaredOutputField {
                         "`{field}` is read on the result of {whose}, though the prompt asks for it: the schema and the prompt disagree about the output"
                     ),
                     format!(
-                        "declare `{field}` in the schema's `properties` so the schema describes what the prompt asks for (declared: {})",
+                        "declare `{field}` in the schema's `properties` so the schema describes what the prompt asks for ({declared_label}: {})",
                         list.join(", ")
                     ),
                 )
             } else {
                 let help = match closest(field, &declared) {
                     Some(near) => format!(
-                        "did you mean `{near}`? Otherwise declare `{field}` in the schema's `properties` (declared: {})",
+                        "did you mean `{near}`? Otherwise declare `{field}` in the schema's `properties` ({declared_label}: {})",
                         list.join(", ")
                     ),
+                    None if declared.is_empty() => format!(
+                        "declare `{field}` in the `properties` of each of their schemas so the agents produce it"
+                    ),
                     None => format!(
-                        "read one of the declared fields ({}), or declare `{field}` in the schema's `properties` so the agent produces it",
+                        "read one of {fields_label} ({}), or declare `{field}` in the schema's `properties` so the agent produces it",
                         list.join(", ")
                     ),
                 };
@@ -312,7 +335,7 @@ impl Rule for UndeclaredOutputField {
                 and_list(&names)
             );
             d.help = Some(format!(
-                "declare {} in the schema's `properties` so the schema describes what the prompt asks for (declared: {declared})",
+                "declare {} in the schema's `properties` so the schema describes what the prompt asks for ({declared})",
                 and_list(&names)
             ));
         }
@@ -555,6 +578,28 @@ mod tests {
     }
 
     const SPECS: &str = "import { defineTask } from '@a5c-ai/babysitter-sdk';\nexport const specsTask = defineTask('specs', () => ({\n  kind: 'agent',\n  title: 'Specs',\n  labels: ['specs'],\n  agent: { prompt: { task: 'List the specs' }, outputSchema: { type: 'object', properties: { specifications: { type: 'array' } } } },\n}));\n";
+
+    /// A read of several tasks' results is offered only what all of them
+    /// declare.
+    #[test]
+    fn a_read_of_several_results_is_offered_their_common_fields() {
+        let task = |id: &str, own: &str| {
+            format!("export const {id}Task = defineTask('{id}', () => ({{\n  kind: 'agent',\n  labels: ['{id}'],\n  agent: {{ prompt: {{ task: 'Do {id}' }}, outputSchema: {{ type: 'object', properties: {{ {own}: {{ type: 'string' }}, success: {{ type: 'boolean' }} }} }} }},\n}}));\n")
+        };
+        let src = format!(
+            "import {{ defineTask }} from '@a5c-ai/babysitter-sdk';\n{}{}export async function process(inputs, ctx) {{\n  let r = await ctx.task(deployTask, {{}});\n  if (inputs.migrate) r = await ctx.task(migrateTask, {{}});\n  return r.configured;\n}}\n",
+            task("deploy", "endpoint"),
+            task("migrate", "migrated")
+        );
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let help = ds[0].help.as_deref().unwrap_or("");
+        assert!(
+            help.contains("the fields all 2 declare (`success`)"),
+            "{help}"
+        );
+        assert!(!help.contains("endpoint"), "{help}");
+    }
 
     /// A fallback chain whose links are all undeclared is one finding, at
     /// the first link, each later link a related place; a later link after
