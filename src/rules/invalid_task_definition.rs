@@ -581,11 +581,23 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
     let labels_in_options = options
         .and_then(|o| objects::property(m, o, "labels"))
         .filter(|_| kind_in_options.is_some());
+    // A factory whose objects hold none of a task definition's fields
+    // (`TaskDef` in `tasks/types.ts`) returns the work's result: it does
+    // the work itself when the definition is built.
+    let mut computes = false;
     let (primary, what) = match factory_returns(m, f) {
         Returns::Objects(objs) => {
             if objs.is_empty() || !objs.iter().all(|o| lacks_property(m, *o, "kind")) {
                 return;
             }
+            // (A lone `return { decomposition: args }` is a stub that
+            // stands for the definition the options describe.)
+            computes =
+                objs.iter()
+                    .all(|o| TASK_DEF_FIELDS.iter().all(|k| lacks_property(m, *o, k)))
+                    && m.functions[f].node.field("body").is_some_and(|b| {
+                        b.kind_str() == "statement_block" && b.named().count() > 1
+                    });
             (
                 objs[0],
                 "the task definition returned by the factory has no `kind`",
@@ -616,6 +628,16 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
     } else {
         d = sink.diag(span(primary), message);
     }
+    if computes {
+        sink.push(d.with_help(
+            "the factory returns what the orchestrator performs, not the work's result, and this \
+             one returns the result itself: do the computation in the process function, or \
+             describe the work as a task — a script run by `kind: 'node'` (`node: { entry: \
+             'scripts/scan.js' }`), or `(args, taskCtx) => ({ kind: 'agent', title: …, agent: { \
+             prompt: … } })`",
+        ));
+        return;
+    }
     sink.push(d.with_help(if labels_in_options.is_some() {
         "return `kind` and `labels` from the factory: `(args, taskCtx) => ({ kind: 'agent', title: …, labels: […], agent: { … } })` \
          (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)"
@@ -624,6 +646,27 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
          (or `'shell'`, `'skill'`, `'breakpoint'`, `'sleep'`)"
     }));
 }
+
+/// The fields of a task definition the SDK reads (`TaskDef` in
+/// `tasks/types.ts`), but `kind`.
+const TASK_DEF_FIELDS: &[&str] = &[
+    "title",
+    "description",
+    "labels",
+    "inputSchema",
+    "outputSchema",
+    "io",
+    "metadata",
+    "execution",
+    "agent",
+    "node",
+    "shell",
+    "skill",
+    "breakpoint",
+    "orchestratorTask",
+    "sleep",
+    "subprocess",
+];
 
 /// The single-object form without `run`, `defineTask({ id, title, agent })`:
 /// its other fields are the static definition, so it needs a `kind` too.
