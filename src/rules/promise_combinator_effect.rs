@@ -118,8 +118,8 @@ fn consequence(method: &str) -> &'static str {
         "all" | "race" => {
             "each effect without a result rejects on its own and the first rejection ends the \
              iteration, so the orchestrator is handed that one effect instead of the batch; the \
-             others write their requests to the journal after the iteration has returned \
-             (babysitter #879)"
+             others race the iteration's end and may write their requests to the journal after \
+             the iteration has returned (babysitter #879)"
         }
         "allSettled" => {
             "each effect without a result settles as `rejected` with the SDK's pending signal \

@@ -65,7 +65,14 @@ impl Rule for SwallowedEffectSignal {
                 (false, Some(_)) => "does not rethrow the error",
                 (false, None) => "discards the error",
             };
-            let message = format!("this catch {how}, so it swallows {}", describe(m, &reached));
+            let goes_round = clause.field("body").is_some_and(|b| !leaves(b));
+            let message = match retry_loop_of(m, try_stmt, clause).filter(|_| goes_round) {
+                Some(header) => format!(
+                    "this catch {how}, so it swallows {}",
+                    describe_retried(m, &reached, &header)
+                ),
+                None => format!("this catch {how}, so it swallows {}", describe(m, &reached)),
+            };
             let d = sink.diag(header(m, clause), message);
             let d = related(m, sink, d, &reached).with_help(help(err.unwrap_or("e")));
             sink.push(d);
@@ -152,6 +159,84 @@ fn describe(m: &JsModel, r: &Reached) -> String {
              complete with what the catch produced instead of waiting for the result"
         )
     }
+}
+
+/// The header of the innermost loop around `try_stmt` in its own function,
+/// when it is a counted `for` loop (`for (let attempt = 1; attempt <=
+/// retries; attempt++)`) whose condition `clause` assigns nothing of: a
+/// catch that lets it go round retries the effect. A `for…of`/`for…in`
+/// loop goes on to the next item instead, and a `while` loop's condition
+/// may be what the catch changes (a state set to failed).
+fn retry_loop_of(m: &JsModel, try_stmt: Node, clause: Node) -> Option<String> {
+    use crate::js::model::LoopKind;
+    let func = crate::js::analysis::results::enclosing_function(m, try_stmt);
+    let l = m
+        .loops
+        .iter()
+        .filter(|l| {
+            l.func == func
+                && l.body
+                    .is_some_and(|b| crate::js::syntax::contains(b, try_stmt))
+        })
+        .max_by_key(|l| l.node.start_byte())
+        .filter(|l| l.kind == LoopKind::For)?;
+    let condition = l.condition?;
+    let mut names = Vec::new();
+    let mut stack = vec![condition];
+    while let Some(n) = stack.pop() {
+        if n.kind_str() == "identifier" {
+            names.push(m.text(n));
+        }
+        stack.extend(n.named());
+    }
+    let mut stack = vec![clause];
+    while let Some(n) = stack.pop() {
+        let target = match n.kind_str() {
+            "assignment_expression" | "augmented_assignment_expression" => n.field("left"),
+            "update_expression" => n.field("argument"),
+            _ => None,
+        };
+        if target.is_some_and(|t| names.contains(&m.text(unparen(t)))) {
+            return None;
+        }
+        stack.extend(n.named());
+    }
+    Some(l.display(m.src(), 60))
+}
+
+/// Whether a `return`, `break` or `continue` with a label sits in `body`
+/// outside nested functions: the catch may then leave the loop rather than
+/// let it go round.
+fn leaves(body: Node) -> bool {
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        match n.kind_str() {
+            "return_statement" | "break_statement" => return true,
+            "continue_statement" if n.named_child(0).is_some() => return true,
+            "function_declaration"
+            | "function_expression"
+            | "arrow_function"
+            | "method_definition" => continue,
+            _ => stack.extend(n.named()),
+        }
+    }
+    false
+}
+
+/// As [`describe`], for a catch inside a loop that goes round after it:
+/// the effect's first pass lands in the catch, and the next pass calls
+/// again, which the SDK counts as another call.
+fn describe_retried(m: &JsModel, r: &Reached, header: &str) -> String {
+    let mut effect = format!("`{}(…)`", callee_text(m, r.effect));
+    if let Some(&first) = r.via.first() {
+        effect = format!("{effect} (reached through `{}`)", callee_text(m, first));
+    }
+    format!(
+        "the SDK's effect signal thrown by {effect}: the catch branch runs on every first pass \
+         of the effect, and when `{header}` then goes round, the call is made again with the \
+         next occurrence count, which requests a second effect for the same work before the \
+         first has a result"
+    )
 }
 
 fn related(
