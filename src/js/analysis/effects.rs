@@ -255,31 +255,65 @@ fn breakpoint_after(m: &JsModel, node: Node, func: Option<FnId>, depth: usize) -
     })
 }
 
-/// Whether a `ctx.breakpoint` approves `call` right before it: earlier in
+/// The task calls a `ctx.breakpoint` approves right before: one earlier in
 /// the same function, in the same loops, not under a condition the call is
-/// not under, and with no `ctx.task` call between the two. Whatever the
-/// task then does, a person was asked just before it.
-pub fn breakpoint_precedes(m: &JsModel, call: CallId) -> bool {
+/// not under, with no `ctx.task` call between the two. Whatever the task
+/// then does, a person was asked just before it. One sweep per function
+/// over its calls in source order: a module of thousands of breakpoints and
+/// calls compares each call with the breakpoints since the task before it.
+pub fn breakpoint_approved(m: &JsModel) -> std::collections::HashSet<CallId> {
     use crate::js::model::EffectKind;
-    let c = &m.calls[call];
-    let between = |from: usize| {
-        m.effects_of(EffectKind::Task).any(|e| {
-            let t = &m.calls[e.call];
-            e.call != call
-                && t.func == c.func
-                && t.node.start_byte() >= from
-                && t.node.end_byte() <= c.node.start_byte()
-        })
-    };
-    m.effects_of(EffectKind::Breakpoint)
-        .map(|e| &m.calls[e.call])
-        .any(|b| {
-            b.func == c.func
-                && b.loops == c.loops
-                && b.node.end_byte() <= c.node.start_byte()
-                && !conditional_apart(m, b.node, c.node)
-                && !between(b.node.end_byte())
-        })
+    use std::collections::{BTreeMap, HashSet};
+    // Per function: its task calls and breakpoints, by start.
+    let mut by_func: BTreeMap<Option<FnId>, (Vec<CallId>, Vec<CallId>)> = BTreeMap::new();
+    for e in m.effects_of(EffectKind::Task) {
+        by_func
+            .entry(m.calls[e.call].func)
+            .or_default()
+            .0
+            .push(e.call);
+    }
+    for e in m.effects_of(EffectKind::Breakpoint) {
+        by_func
+            .entry(m.calls[e.call].func)
+            .or_default()
+            .1
+            .push(e.call);
+    }
+    let start = |c: &CallId| m.calls[*c].node.start_byte();
+    let mut out = HashSet::new();
+    for (_, (mut tasks, mut breakpoints)) in by_func {
+        if breakpoints.is_empty() {
+            continue;
+        }
+        tasks.sort_by_key(start);
+        breakpoints.sort_by_key(start);
+        for (i, &call) in tasks.iter().enumerate() {
+            let c = &m.calls[call];
+            // The last task call that ends before this one starts (one
+            // that holds this call in its arguments does not).
+            let since = tasks[..i]
+                .iter()
+                .rev()
+                .map(|t| m.calls[*t].node)
+                .find(|t| t.end_byte() <= c.node.start_byte())
+                .map_or(0, |t| t.start_byte());
+            let from = breakpoints.partition_point(|b| start(b) < since);
+            let approved = breakpoints[from..]
+                .iter()
+                .map(|b| &m.calls[*b])
+                .take_while(|b| b.node.start_byte() < c.node.start_byte())
+                .any(|b| {
+                    b.node.end_byte() <= c.node.start_byte()
+                        && b.loops == c.loops
+                        && !conditional_apart(m, b.node, c.node)
+                });
+            if approved {
+                out.insert(call);
+            }
+        }
+    }
+    out
 }
 
 /// Whether `callee` names a logging function: `ctx.log`, `console.*`, or a
@@ -361,7 +395,7 @@ mod tests {
     use super::*;
     use crate::js::model::testing::with_model;
 
-    /// `breakpoint_precedes` for the `ctx.task(publish, …)` call of a process body.
+    /// Whether a breakpoint approves the `ctx.task(publish, …)` call of a process body.
     fn approved(body: &str) -> bool {
         let src = format!("export async function process(inputs, ctx) {{\n{body}\n}}\n");
         with_model(&src, |m| {
@@ -370,7 +404,7 @@ mod tests {
                 .iter()
                 .position(|c| m.text(c.node).starts_with("ctx.task(publish"))
                 .unwrap_or_else(|| panic!("no publish call in {body}"));
-            breakpoint_precedes(m, call)
+            breakpoint_approved(m).contains(&call)
         })
     }
 
