@@ -204,6 +204,11 @@ fn elsewhere_in_list(m: &JsModel, element: Node, origin: CallId) -> bool {
             && c.args.first().map(|a| m.text(*a)) == o.args.first().map(|a| m.text(*a))
     };
     let origin_in_order = made_in_list_order(e, o.node);
+    // Past this many elements making the call in order, the list is taken
+    // for a repetition as before: a list of thousands of the same call
+    // would otherwise compare every element with every other.
+    const IN_ORDER_LIMIT: usize = 64;
+    let mut in_order = 0;
     array
         .named()
         .filter(|other| other.id() != e.id())
@@ -215,9 +220,14 @@ fn elsewhere_in_list(m: &JsModel, element: Node, origin: CallId) -> bool {
                 .iter()
                 .take_while(|c| c.node.start_byte() < to)
                 .any(|c| {
-                    c.node.end_byte() <= to
-                        && same(c)
-                        && !(origin_in_order && made_in_list_order(other, c.node))
+                    if c.node.end_byte() > to || !same(c) {
+                        return false;
+                    }
+                    if origin_in_order && made_in_list_order(other, c.node) {
+                        in_order += 1;
+                        return in_order > IN_ORDER_LIMIT;
+                    }
+                    true
                 })
         })
 }
@@ -779,7 +789,9 @@ fn ends_the_loop(node: Node, body: Node) -> bool {
         }
         up = n.parent();
     }
-    // A `throw` caught inside the loop lets the loop go on.
+    // Inside a `try` with a handler, the call itself may throw (a task that
+    // failed rethrows its error on replay) and the catch lets the loop go on,
+    // whatever exit follows it.
     let caught = {
         let mut up = Some(block);
         let mut caught = false;
@@ -798,6 +810,9 @@ fn ends_the_loop(node: Node, body: Node) -> bool {
         }
         caught
     };
+    if caught {
+        return false;
+    }
     let mut after = false;
     for s in block.named() {
         if s.id() == statement.id() {
@@ -806,11 +821,33 @@ fn ends_the_loop(node: Node, body: Node) -> bool {
         }
         if after {
             match s.kind_str() {
-                "return_statement" => return true,
-                "throw_statement" => return !caught,
+                "return_statement" | "throw_statement" => return true,
                 "break_statement" => return s.named_child(0).is_none(),
+                // `if (!r.ok) continue;` before the exit: the loop goes on.
+                _ if continues(s) => return false,
                 _ => {}
             }
+        }
+    }
+    false
+}
+
+/// Whether `n` holds a `continue` (outside nested loops and functions, where
+/// an unlabelled one would not be this loop's; a labelled one may be).
+fn continues(n: Node) -> bool {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        match x.kind_str() {
+            "continue_statement" => return true,
+            "for_statement"
+            | "for_in_statement"
+            | "while_statement"
+            | "do_statement"
+            | "function_declaration"
+            | "function_expression"
+            | "arrow_function"
+            | "method_definition" => {}
+            _ => stack.extend(x.named()),
         }
     }
     false
