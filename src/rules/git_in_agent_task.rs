@@ -676,16 +676,6 @@ impl Rule for GitInAgentTask {
             if pushes_only_new_branch(&texts) {
                 continue;
             }
-            // A push the breakpoint right before every call approves, of no
-            // change the agent makes itself, with the output reporting it:
-            // what is published is what a person just approved.
-            let calls = p.invocations_of(mi, ti);
-            let approved = reported
-                && !calls.is_empty()
-                && calls
-                    .iter()
-                    .all(|&(mj, ii)| p.modules[mj].invocations[ii].breakpoint_precedes)
-                && !asks_for_changes(&texts);
             let operation = Operation::of(&phrase);
             let mut d = sink
                 .diag(
@@ -707,15 +697,6 @@ impl Rule for GitInAgentTask {
             }
             for (other, phrase, _, _) in hits.iter().skip(1) {
                 d = d.with_related(other.clone(), format!("also told to \"{phrase}\" here"));
-            }
-            if approved && !operation.local() {
-                d.severity = Severity::Info;
-                d.message = format!(
-                    "agent task `{id}` is told to \"{phrase}\" inside the agent's effect, but every \
-                     call comes right after a breakpoint, the prompt asks for no change of the \
-                     agent's own and the output reports the result: what is published is what \
-                     that breakpoint approved, a note"
-                );
             }
             pending.push(((mi, ti), d, operation.local()));
         }
@@ -807,21 +788,6 @@ static WRITES_WORK: LazyLock<Option<Regex>> = LazyLock::new(|| {
     )
     .ok()
 });
-
-static ASKS_FOR_CHANGES: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(implement|fix|fixes|refactor|bump|edit|modify|write|rewrite|update|amend|rebase|merge)\b",
-    )
-    .ok()
-});
-
-/// Whether a string of the prompt asks the agent to change the work itself
-/// (bump the version, fix, write), beyond committing and publishing it.
-fn asks_for_changes(texts: &[String]) -> bool {
-    ASKS_FOR_CHANGES
-        .as_ref()
-        .is_none_or(|re| texts.iter().any(|t| re.is_match(t)))
-}
 
 /// Whether the prompt only creates a branch and pushes it: it creates a
 /// branch, every push that names one names a branch the same prompt creates (`git checkout -b X` … `git push -u

@@ -273,6 +273,25 @@ mod tests {
             "  ctx.log('info', `${plan.steps} steps`);\n  if (plan.steps) return 1;",
         ));
         assert_eq!(ds.len(), 1, "{ds:#?}");
+        // Not a log of the run, or passed on through another call first.
+        assert_eq!(
+            lint(&body("  if (Math.log(plan.steps) > 2) return 1;")).len(),
+            1
+        );
+        assert_eq!(
+            lint(&body(
+                "  await inputs.auditTrail.log({ steps: plan.steps });"
+            ))
+            .len(),
+            1
+        );
+        assert_eq!(
+            lint(&body(
+                "  ctx.log('info', `${(await ctx.task(planTask, { s: plan.steps })).ok}`);"
+            ))
+            .len(),
+            1
+        );
         // Built into a message that a log prints later: a read like any other.
         assert_eq!(
             lint(&body(

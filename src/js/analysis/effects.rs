@@ -255,67 +255,6 @@ fn breakpoint_after(m: &JsModel, node: Node, func: Option<FnId>, depth: usize) -
     })
 }
 
-/// The task calls a `ctx.breakpoint` approves right before: one earlier in
-/// the same function, in the same loops, not under a condition the call is
-/// not under, with no `ctx.task` call between the two. Whatever the task
-/// then does, a person was asked just before it. One sweep per function
-/// over its calls in source order: a module of thousands of breakpoints and
-/// calls compares each call with the breakpoints since the task before it.
-pub fn breakpoint_approved(m: &JsModel) -> std::collections::HashSet<CallId> {
-    use crate::js::model::EffectKind;
-    use std::collections::{BTreeMap, HashSet};
-    // Per function: its task calls and breakpoints, by start.
-    let mut by_func: BTreeMap<Option<FnId>, (Vec<CallId>, Vec<CallId>)> = BTreeMap::new();
-    for e in m.effects_of(EffectKind::Task) {
-        by_func
-            .entry(m.calls[e.call].func)
-            .or_default()
-            .0
-            .push(e.call);
-    }
-    for e in m.effects_of(EffectKind::Breakpoint) {
-        by_func
-            .entry(m.calls[e.call].func)
-            .or_default()
-            .1
-            .push(e.call);
-    }
-    let start = |c: &CallId| m.calls[*c].node.start_byte();
-    let mut out = HashSet::new();
-    for (_, (mut tasks, mut breakpoints)) in by_func {
-        if breakpoints.is_empty() {
-            continue;
-        }
-        tasks.sort_by_key(start);
-        breakpoints.sort_by_key(start);
-        for (i, &call) in tasks.iter().enumerate() {
-            let c = &m.calls[call];
-            // The last task call that ends before this one starts (one
-            // that holds this call in its arguments does not).
-            let since = tasks[..i]
-                .iter()
-                .rev()
-                .map(|t| m.calls[*t].node)
-                .find(|t| t.end_byte() <= c.node.start_byte())
-                .map_or(0, |t| t.start_byte());
-            let from = breakpoints.partition_point(|b| start(b) < since);
-            let approved = breakpoints[from..]
-                .iter()
-                .map(|b| &m.calls[*b])
-                .take_while(|b| b.node.start_byte() < c.node.start_byte())
-                .any(|b| {
-                    b.node.end_byte() <= c.node.start_byte()
-                        && b.loops == c.loops
-                        && !conditional_apart(m, b.node, c.node)
-                });
-            if approved {
-                out.insert(call);
-            }
-        }
-    }
-    out
-}
-
 /// Whether `callee` names a logging function: `ctx.log`, `console.*`, or a
 /// logger's `.log`/`.info`/`.warn`/`.debug`.
 pub fn is_log_callee(m: &JsModel, callee: Node) -> bool {
@@ -329,35 +268,48 @@ pub fn is_log_callee(m: &JsModel, callee: Node) -> bool {
 
 /// Whether `node` is part of an argument of a logging call, within its
 /// statement and function (`ctx.log('info', `${r.count || 0} found`)`):
-/// what it reads ends up in a log line and nowhere else.
+/// what it reads ends up in a log line and nowhere else. Only a log of
+/// the run or the console counts (`ctx.log`, `console.*`, a `log`/`logger`
+/// object's `.log`/`.info`/`.warn`/`.error`/`.debug`: not `Math.log`, not
+/// an audit trail's `.log`), and only through a template, a string
+/// concatenation, a fallback (`||`, `??`), a `?:` branch or a member read:
+/// a value passed through another call, assigned or awaited on the way may
+/// matter elsewhere.
 pub fn in_log_arguments(m: &JsModel, node: Node) -> bool {
     let mut n = node;
     while let Some(p) = n.parent() {
         match p.kind_str() {
-            "arguments"
-                if p.parent()
+            "arguments" => {
+                return p
+                    .parent()
                     .and_then(|c| c.field("function"))
-                    .is_some_and(|f| is_log_callee(m, f)) =>
-            {
-                return true;
+                    .is_some_and(|f| is_run_log(m.text(f)));
             }
-            k if k.ends_with("_statement")
-                || k.ends_with("_declaration")
-                || matches!(
-                    k,
-                    "function_expression"
-                        | "arrow_function"
-                        | "method_definition"
-                        | "statement_block"
-                ) =>
-            {
-                return false;
-            }
-            _ => {}
+            "template_substitution" | "template_string" | "parenthesized_expression" => {}
+            "member_expression" | "subscript_expression"
+                if p.field("object").is_some_and(|o| o.id() == n.id()) => {}
+            "binary_expression"
+                if p.field("operator")
+                    .is_some_and(|o| matches!(m.text(o), "+" | "||" | "??")) => {}
+            "ternary_expression" if p.field("condition").is_none_or(|c| c.id() != n.id()) => {}
+            _ => return false,
         }
         n = p;
     }
     false
+}
+
+/// `ctx.log`, `console.*`, or a `log`/`logger` object's logging method.
+fn is_run_log(callee: &str) -> bool {
+    const METHODS: &[&str] = &["log", "info", "warn", "error", "debug"];
+    if callee == "ctx.log" || callee.starts_with("console.") {
+        return true;
+    }
+    callee.rsplit_once('.').is_some_and(|(object, method)| {
+        let object = object.rsplit('.').next().unwrap_or(object);
+        matches!(object.to_ascii_lowercase().as_str(), "log" | "logger")
+            && METHODS.contains(&method)
+    })
 }
 
 /// Whether `node` sits under a branch (an `if`, a `?:`, a `switch` case, a
@@ -394,40 +346,6 @@ fn conditional_apart(m: &JsModel, node: Node, other: Node) -> bool {
 mod tests {
     use super::*;
     use crate::js::model::testing::with_model;
-
-    /// Whether a breakpoint approves the `ctx.task(publish, …)` call of a process body.
-    fn approved(body: &str) -> bool {
-        let src = format!("export async function process(inputs, ctx) {{\n{body}\n}}\n");
-        with_model(&src, |m| {
-            let call = m
-                .calls
-                .iter()
-                .position(|c| m.text(c.node).starts_with("ctx.task(publish"))
-                .unwrap_or_else(|| panic!("no publish call in {body}"));
-            breakpoint_approved(m).contains(&call)
-        })
-    }
-
-    #[test]
-    fn a_breakpoint_right_before_a_call() {
-        let bp = "await ctx.breakpoint({ question: 'Push?' });";
-        let call = "await ctx.task(publish, {});";
-        assert!(approved(&format!("{bp}\n{call}")));
-        assert!(approved(&format!("{bp}\nctx.log('go');\n{call}")));
-        // A task between, a breakpoint after, under its own condition, or
-        // outside the loop the call repeats in: not this call's approval.
-        assert!(!approved(&format!(
-            "{bp}\nawait ctx.task(build, {{}});\n{call}"
-        )));
-        assert!(!approved(&format!("{call}\n{bp}")));
-        assert!(!approved(&format!("if (inputs.ask) {{ {bp} }}\n{call}")));
-        assert!(!approved(&format!(
-            "{bp}\nfor (const t of inputs.targets) {{ {call} }}"
-        )));
-        assert!(approved(&format!(
-            "for (const t of inputs.targets) {{ {bp} {call} }}"
-        )));
-    }
 
     #[test]
     fn direct_and_transitive() {

@@ -25,10 +25,9 @@ pub fn summarize(m: &JsModel, key: PathBuf, report: bool) -> ModuleSummary {
     // Sized once: a dense module has one per statement, and a doubling
     // array leaves its old copies to the allocator.
     let mut invocations = Vec::with_capacity(m.effects_of(EffectKind::Task).count());
-    let approved = crate::js::analysis::effects::breakpoint_approved(m);
     invocations.extend(
         m.effects_of(EffectKind::Task)
-            .map(|e| invocation(m, e.call, approved.contains(&e.call))),
+            .map(|e| invocation(m, e.call)),
     );
     ModuleSummary {
         path: m.file.path.clone(),
@@ -1221,7 +1220,7 @@ fn describe_call(m: &JsModel, call: usize) -> String {
     )
 }
 
-fn invocation(m: &JsModel, call: usize, breakpoint_precedes: bool) -> InvocationSummary {
+fn invocation(m: &JsModel, call: usize) -> InvocationSummary {
     let c = &m.calls[call];
     let target = match c.args.first().map(|a| m.task_target(*a)) {
         Some(TaskTarget::Local(i)) => TaskRef::Local(i),
@@ -1315,7 +1314,6 @@ fn invocation(m: &JsModel, call: usize, breakpoint_precedes: bool) -> Invocation
             && crate::js::analysis::repeat::args_shape_grows(m, call),
         batch: crate::js::analysis::effects::batch_of(m, call).map(|b| loc(m, b)),
         breakpoint_follows: crate::js::analysis::effects::breakpoint_follows(m, call),
-        breakpoint_precedes,
         occurrence_aligned: repeat.is_some()
             && !keyed
             && crate::js::analysis::repeat::occurrence_aligned(m, call),

@@ -395,9 +395,6 @@ pub struct InvocationSummary {
     /// A breakpoint always follows the invocation
     /// ([`crate::js::analysis::effects::breakpoint_follows`]).
     pub breakpoint_follows: bool,
-    /// A breakpoint comes right before the invocation, with no task between
-    /// ([`crate::js::analysis::effects::breakpoint_approved`]).
-    pub breakpoint_precedes: bool,
     /// The later task whose verdict, score or metrics the process reads,
     /// in the call's retry loop, reached through task calls only
     /// (`ctx.task(testSuiteTask, …)` and where it is;
