@@ -592,12 +592,18 @@ fn check_kind(m: &JsModel, td: &TaskDef, sink: &mut Sink) {
             }
             // (A lone `return { decomposition: args }` is a stub that
             // stands for the definition the options describe.)
-            computes =
-                objs.iter()
-                    .all(|o| TASK_DEF_FIELDS.iter().all(|k| lacks_property(m, *o, k)))
-                    && m.functions[f].node.field("body").is_some_and(|b| {
-                        b.kind_str() == "statement_block" && b.named().count() > 1
-                    });
+            // Nor fields of a definition written in the wrong place
+            // (`{ prompt, command }` outside `agent`/`shell`); and the body
+            // calls something it imports (`readdirSync`, `execSync`).
+            computes = objs.iter().all(|o| {
+                TASK_DEF_FIELDS
+                    .iter()
+                    .chain(MISPLACED_FIELDS)
+                    .all(|k| lacks_property(m, *o, k))
+            }) && m.functions[f]
+                .node
+                .field("body")
+                .is_some_and(|b| b.kind_str() == "statement_block" && calls_an_import(m, b));
             (
                 objs[0],
                 "the task definition returned by the factory has no `kind`",
@@ -667,6 +673,42 @@ const TASK_DEF_FIELDS: &[&str] = &[
     "sleep",
     "subprocess",
 ];
+
+/// Fields of an agent, shell or node task's own part, returned at the top
+/// level by mistake: the object is a definition, not a result.
+const MISPLACED_FIELDS: &[&str] = &[
+    "prompt",
+    "instructions",
+    "outputFormat",
+    "role",
+    "command",
+    "script",
+    "entry",
+    "cwd",
+    "timeout",
+    "question",
+];
+
+/// Whether `body` calls a function it imports (`readdirSync(…)`,
+/// `fs.readFileSync(…)`): work done when the definition is built.
+fn calls_an_import(m: &JsModel, body: crate::js::syntax::tree::Node) -> bool {
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind_str() == "call_expression" {
+            let mut root = n.field("function").map(unparen);
+            while let Some(r) = root.filter(|r| r.kind_str() == "member_expression") {
+                root = r.field("object").map(unparen);
+            }
+            if root.and_then(|r| m.binding_of_expr(r)).is_some_and(|b| {
+                m.scopes.get(b).kind == crate::js::model::scope::BindingKind::Import
+            }) {
+                return true;
+            }
+        }
+        stack.extend(n.named());
+    }
+    false
+}
 
 /// The single-object form without `run`, `defineTask({ id, title, agent })`:
 /// its other fields are the static definition, so it needs a `kind` too.

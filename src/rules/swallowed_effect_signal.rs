@@ -65,7 +65,16 @@ impl Rule for SwallowedEffectSignal {
                 (false, Some(_)) => "does not rethrow the error",
                 (false, None) => "discards the error",
             };
-            let goes_round = clause.field("body").is_some_and(|b| !leaves(b));
+            // A keyed call asks for the same effect on the next attempt.
+            let keyed = m.calls[reached.effect]
+                .args
+                .get(2)
+                .and_then(|o| m.object_of_expr(*o))
+                .is_some_and(|o| {
+                    crate::js::model::objects::property(m, o, "key").is_some()
+                        || crate::js::model::objects::property(m, o, "stableKey").is_some()
+                });
+            let goes_round = !keyed && clause.field("body").is_some_and(|b| !leaves(b));
             let message = match retry_loop_of(m, try_stmt, clause).filter(|_| goes_round) {
                 Some(header) => format!(
                     "this catch {how}, so it swallows {}",
@@ -181,6 +190,7 @@ fn retry_loop_of(m: &JsModel, try_stmt: Node, clause: Node) -> Option<String> {
         .max_by_key(|l| l.node.start_byte())
         .filter(|l| l.kind == LoopKind::For)?;
     let condition = l.condition?;
+    let body = l.body?;
     let mut names = Vec::new();
     let mut stack = vec![condition];
     while let Some(n) = stack.pop() {
@@ -189,6 +199,17 @@ fn retry_loop_of(m: &JsModel, try_stmt: Node, clause: Node) -> Option<String> {
         }
         stack.extend(n.named());
     }
+    // The root variable of an assigned target (`state` of `state.done`).
+    let root = |t: Node| -> String {
+        let mut t = unparen(t);
+        while matches!(t.kind_str(), "member_expression" | "subscript_expression") {
+            match t.field("object") {
+                Some(o) => t = unparen(o),
+                None => break,
+            }
+        }
+        m.text(t).to_string()
+    };
     let mut stack = vec![clause];
     while let Some(n) = stack.pop() {
         let target = match n.kind_str() {
@@ -196,10 +217,33 @@ fn retry_loop_of(m: &JsModel, try_stmt: Node, clause: Node) -> Option<String> {
             "update_expression" => n.field("argument"),
             _ => None,
         };
-        if target.is_some_and(|t| names.contains(&m.text(unparen(t)))) {
+        if target.is_some_and(|t| names.contains(&root(t).as_str())) {
+            return None;
+        }
+        // A function of the module may change what the condition reads.
+        if n.kind_str() == "call_expression"
+            && n.field("function")
+                .is_some_and(|f| m.function_of_expr(f).is_some())
+        {
             return None;
         }
         stack.extend(n.named());
+    }
+    // Each pass retries the same work: the tried block reads nothing the
+    // loop's condition counts with (`items[i]` is another item's work).
+    let tried = try_stmt.field("body")?;
+    let mut stack = vec![tried];
+    while let Some(n) = stack.pop() {
+        if n.kind_str() == "identifier" && names.contains(&m.text(n)) {
+            return None;
+        }
+        stack.extend(n.named());
+    }
+    // Nothing else in the loop's body leaves it (`if (failed) break;`).
+    if body.named().any(|st| {
+        st.id() != try_stmt.id() && !crate::js::syntax::contains(st, try_stmt) && leaves(st)
+    }) {
+        return None;
     }
     Some(l.display(m.src(), 60))
 }

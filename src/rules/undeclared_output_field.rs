@@ -170,22 +170,34 @@ impl Rule for UndeclaredOutputField {
             let whose = format!("{named}, {whose}");
             // A read of several tasks' results can rely only on what every
             // one of them declares.
-            let declared: Vec<&str> = fields
+            let mut declared: Vec<&str> = fields
                 .iter()
                 .map(|(n, _)| n.as_str())
                 .filter(|n| tasks.iter().all(|t| declares(*t, n)))
                 .collect();
-            let mut list: Vec<String> = declared.iter().map(|n| format!("`{n}`")).collect();
-            if list.is_empty() {
-                list.push("none".to_string());
-            }
             let (fields_label, declared_label) = match tasks.len() {
                 1 => ("the declared fields".to_string(), "declared".to_string()),
-                n => (
+                n if !declared.is_empty() => (
                     format!("the fields all {n} declare"),
                     format!("declared by all {n}"),
                 ),
+                // No field they all declare: what any of them declares,
+                // said so.
+                n => {
+                    for &(mj, tj) in &tasks {
+                        for (f, _) in p.schema_fields(mj, tj).into_iter().flatten() {
+                            if !declared.contains(&f.as_str()) {
+                                declared.push(f.as_str());
+                            }
+                        }
+                    }
+                    (
+                        format!("the fields some of the {n} declare, none by all"),
+                        format!("declared by some of the {n}, none by all"),
+                    )
+                }
             };
+            let list: Vec<String> = declared.iter().map(|n| format!("`{n}`")).collect();
             let asked = !LIST_MEMBERS.contains(&field)
                 && !WRAPPER_FIELDS.contains(&field)
                 && !EFFECT_RECORD_FIELDS.contains(&field)
@@ -277,9 +289,6 @@ impl Rule for UndeclaredOutputField {
                     Some(near) => format!(
                         "did you mean `{near}`? Otherwise declare `{field}` in the schema's `properties` ({declared_label}: {})",
                         list.join(", ")
-                    ),
-                    None if declared.is_empty() => format!(
-                        "declare `{field}` in the `properties` of each of their schemas so the agents produce it"
                     ),
                     None => format!(
                         "read one of {fields_label} ({}), or declare `{field}` in the schema's `properties` so the agent produces it",
@@ -599,6 +608,18 @@ mod tests {
             "{help}"
         );
         assert!(!help.contains("endpoint"), "{help}");
+        // None shared: each task's fields, said so, and a typo still guessed.
+        let src = src
+            .replace(", success: { type: 'boolean' }", "")
+            .replace("r.configured", "r.endpont");
+        let ds = lint(&src);
+        assert_eq!(ds.len(), 1, "{ds:#?}");
+        let help = ds[0].help.as_deref().unwrap_or("");
+        assert!(help.starts_with("did you mean `endpoint`?"), "{help}");
+        assert!(
+            help.contains("declared by some of the 2, none by all: `endpoint`, `migrated`"),
+            "{help}"
+        );
     }
 
     /// A fallback chain whose links are all undeclared is one finding, at

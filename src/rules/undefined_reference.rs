@@ -266,10 +266,12 @@ fn escape_fix(src: &str, nodes: &[Node], template: Node) -> Option<Fix> {
     })
 }
 
-/// How many names one module compares for "did you mean": a module of
-/// tens of thousands of undefined names and bindings would otherwise
-/// compare every pair. Past it, a name gets the help without a guess.
-const SUGGESTION_BUDGET: usize = 2_000_000;
+/// How much comparing one module's "did you mean" may do, in cells of the
+/// distance table (a pair of names costs the product of their lengths): a
+/// module of tens of thousands of undefined names and bindings, or of long
+/// names, would otherwise compare every pair in full. Past it, a name gets
+/// the help without a guess.
+const SUGGESTION_BUDGET: usize = 400_000_000;
 
 /// The module's binding names, each once, by length in chars: a typo is
 /// at most two edits away, so only names of about the same length are
@@ -311,10 +313,12 @@ impl<'m> Candidates<'m> {
                 if *candidate == name {
                     continue;
                 }
-                if self.budget == 0 {
+                let cost = chars.len().max(1) * cchars.len().max(1);
+                if self.budget < cost {
+                    self.budget = 0;
                     return None;
                 }
-                self.budget -= 1;
+                self.budget -= cost;
                 if let Some(d) = distance_within(&chars, cchars, limit) {
                     if best.is_none_or(|(bd, bn)| d < bd || d == bd && *candidate < bn) {
                         best = Some((d, candidate));
