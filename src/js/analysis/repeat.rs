@@ -767,9 +767,10 @@ fn thunk_batch<'t>(m: &JsModel<'t>, thunk: Node<'t>, call: Node<'t>) -> Option<N
 
 /// Whether the call's statement is followed in its own block by a `break`,
 /// `return` or `throw` that leaves the loop whose body is `body` (no
-/// `switch` in between, where `break` leaves the `switch`, and no `try`
-/// that would catch the `throw`): the call runs on one pass at most (`if
-/// (gate.approved) { await ctx.task(conduct, …); break; }`). A direct call
+/// `switch` in between, where `break` leaves the `switch`, no `try` with a
+/// `catch` around the call, and no `continue` before the exit): the call
+/// runs on one pass at most (`if (gate.approved) { await
+/// ctx.task(conduct, …); break; }`). A direct call
 /// so placed is not repeated by the loop ([`leaves_its_loop`]); a thunk's
 /// call is when its list is.
 fn ends_the_loop(node: Node, body: Node) -> bool {
@@ -832,8 +833,8 @@ fn ends_the_loop(node: Node, body: Node) -> bool {
     false
 }
 
-/// Whether `n` holds a `continue` (outside nested loops and functions, where
-/// an unlabelled one would not be this loop's; a labelled one may be).
+/// Whether `n` holds a `continue` outside nested loops and functions (an
+/// unlabelled one there is not this loop's; a labelled one there is missed).
 fn continues(n: Node) -> bool {
     let mut stack = vec![n];
     while let Some(x) = stack.pop() {
