@@ -695,10 +695,9 @@ fn calls_an_import(m: &JsModel, body: crate::js::syntax::tree::Node) -> bool {
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {
         if n.kind_str() == "call_expression" {
-            let mut root = n.field("function").map(unparen);
-            while let Some(r) = root.filter(|r| r.kind_str() == "member_expression") {
-                root = r.field("object").map(unparen);
-            }
+            let root = n
+                .field("function")
+                .and_then(crate::js::analysis::loops::member_root);
             if root.and_then(|r| m.binding_of_expr(r)).is_some_and(|b| {
                 m.scopes.get(b).kind == crate::js::model::scope::BindingKind::Import
             }) {

@@ -152,10 +152,7 @@ fn callee_text<'a>(m: &JsModel<'a>, call: usize) -> &'a str {
 /// "the SDK's effect signal thrown by `ctx.task(…)` (reached
 /// through `runReview`): …consequence".
 fn describe(m: &JsModel, r: &Reached) -> String {
-    let mut effect = format!("`{}(…)`", callee_text(m, r.effect));
-    if let Some(&first) = r.via.first() {
-        effect = format!("{effect} (reached through `{}`)", callee_text(m, first));
-    }
+    let effect = effect_named(m, r);
     let halt = effect_of_call(m, r.effect).is_some_and(|e| e.method == "halt");
     if halt {
         format!("the SDK's halt signal thrown by {effect}: the run carries on after it was halted")
@@ -200,16 +197,6 @@ fn retry_loop_of(m: &JsModel, try_stmt: Node, clause: Node) -> Option<String> {
         stack.extend(n.named());
     }
     // The root variable of an assigned target (`state` of `state.done`).
-    let root = |t: Node| -> String {
-        let mut t = unparen(t);
-        while matches!(t.kind_str(), "member_expression" | "subscript_expression") {
-            match t.field("object") {
-                Some(o) => t = unparen(o),
-                None => break,
-            }
-        }
-        m.text(t).to_string()
-    };
     let mut stack = vec![clause];
     while let Some(n) = stack.pop() {
         let target = match n.kind_str() {
@@ -217,7 +204,11 @@ fn retry_loop_of(m: &JsModel, try_stmt: Node, clause: Node) -> Option<String> {
             "update_expression" => n.field("argument"),
             _ => None,
         };
-        if target.is_some_and(|t| names.contains(&root(t).as_str())) {
+        // `state.done = true` assigns what `!state.done` reads.
+        if target
+            .and_then(crate::js::analysis::loops::member_root)
+            .is_some_and(|t| names.contains(&m.text(t)))
+        {
             return None;
         }
         // A function of the module may change what the condition reads.
@@ -271,16 +262,23 @@ fn leaves(body: Node) -> bool {
 /// the effect's first pass lands in the catch, and the next pass calls
 /// again, which the SDK counts as another call.
 fn describe_retried(m: &JsModel, r: &Reached, header: &str) -> String {
-    let mut effect = format!("`{}(…)`", callee_text(m, r.effect));
-    if let Some(&first) = r.via.first() {
-        effect = format!("{effect} (reached through `{}`)", callee_text(m, first));
-    }
+    let effect = effect_named(m, r);
     format!(
         "the SDK's effect signal thrown by {effect}: the catch branch runs on every first pass \
          of the effect, and when `{header}` then goes round, the call is made again with the \
          next occurrence count, which requests a second effect for the same work before the \
          first has a result"
     )
+}
+
+/// "`ctx.task(…)` (reached through `runReview`)": the effect a finding is
+/// about, as its messages name it.
+fn effect_named(m: &JsModel, r: &Reached) -> String {
+    let effect = format!("`{}(…)`", callee_text(m, r.effect));
+    match r.via.first() {
+        Some(&first) => format!("{effect} (reached through `{}`)", callee_text(m, first)),
+        None => effect,
+    }
 }
 
 fn related(

@@ -503,7 +503,14 @@ fn landing<'t>(m: &JsModel<'t>, read: Node<'t>) -> Landing<'t> {
                 let logged = p
                     .parent()
                     .and_then(|c| c.field("function"))
-                    .is_some_and(|f| crate::js::analysis::effects::is_log_callee(m, f));
+                    .is_some_and(|f| {
+                        let t = m.text(f);
+                        t.starts_with("console.")
+                            || t == "ctx.log"
+                            || [".log", ".info", ".warn", ".debug"]
+                                .iter()
+                                .any(|s| t.ends_with(s))
+                    });
                 if logged {
                     return Landing::Data;
                 }

@@ -255,17 +255,6 @@ fn breakpoint_after(m: &JsModel, node: Node, func: Option<FnId>, depth: usize) -
     })
 }
 
-/// Whether `callee` names a logging function: `ctx.log`, `console.*`, or a
-/// logger's `.log`/`.info`/`.warn`/`.debug`.
-pub fn is_log_callee(m: &JsModel, callee: Node) -> bool {
-    let t = m.text(callee);
-    t.starts_with("console.")
-        || t == "ctx.log"
-        || [".log", ".info", ".warn", ".debug"]
-            .iter()
-            .any(|s| t.ends_with(s))
-}
-
 /// Whether `node` is part of an argument of a logging call, within its
 /// statement and function (`ctx.log('info', `${r.count || 0} found`)`):
 /// what it reads ends up in a log line and nowhere else. Only a log of

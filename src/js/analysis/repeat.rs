@@ -780,39 +780,23 @@ fn ends_the_loop(node: Node, body: Node) -> bool {
     let Some(block) = statement.parent() else {
         return false;
     };
+    // Up to the loop's body: not in a `switch` case (a `break` leaves the
+    // `switch`), nor in the body of a `try` with a `catch` (the call itself
+    // may throw — a task that failed rethrows its error on replay — and the
+    // catch lets the loop go on, whatever exit follows).
     let mut up = Some(block);
     while let Some(n) = up {
         if n.id() == body.id() {
             break;
         }
-        if matches!(n.kind_str(), "switch_case" | "switch_default") {
+        let caught = n.kind_str() == "try_statement"
+            && n.field("handler").is_some()
+            && n.field("body")
+                .is_some_and(|b| crate::js::syntax::contains(b, block));
+        if caught || matches!(n.kind_str(), "switch_case" | "switch_default") {
             return false;
         }
         up = n.parent();
-    }
-    // Inside a `try` with a handler, the call itself may throw (a task that
-    // failed rethrows its error on replay) and the catch lets the loop go on,
-    // whatever exit follows it.
-    let caught = {
-        let mut up = Some(block);
-        let mut caught = false;
-        while let Some(n) = up {
-            if n.id() == body.id() {
-                break;
-            }
-            if n.kind_str() == "try_statement"
-                && n.field("handler").is_some()
-                && n.field("body")
-                    .is_some_and(|b| crate::js::syntax::contains(b, block))
-            {
-                caught = true;
-            }
-            up = n.parent();
-        }
-        caught
-    };
-    if caught {
-        return false;
     }
     let mut after = false;
     for s in block.named() {
@@ -825,30 +809,9 @@ fn ends_the_loop(node: Node, body: Node) -> bool {
                 "return_statement" | "throw_statement" => return true,
                 "break_statement" => return s.named_child(0).is_none(),
                 // `if (!r.ok) continue;` before the exit: the loop goes on.
-                _ if continues(s) => return false,
+                _ if first_continue_at(s).is_some() => return false,
                 _ => {}
             }
-        }
-    }
-    false
-}
-
-/// Whether `n` holds a `continue` outside nested loops and functions (an
-/// unlabelled one there is not this loop's; a labelled one there is missed).
-fn continues(n: Node) -> bool {
-    let mut stack = vec![n];
-    while let Some(x) = stack.pop() {
-        match x.kind_str() {
-            "continue_statement" => return true,
-            "for_statement"
-            | "for_in_statement"
-            | "while_statement"
-            | "do_statement"
-            | "function_declaration"
-            | "function_expression"
-            | "arrow_function"
-            | "method_definition" => {}
-            _ => stack.extend(x.named()),
         }
     }
     false

@@ -17,7 +17,7 @@ use crate::js::syntax::{contains, unparen};
 mod bounds;
 mod shapes;
 
-pub use shapes::{comparisons_in, conjuncts, mentions, never_iterates, walk};
+pub use shapes::{comparisons_in, conjuncts, member_root, mentions, never_iterates, walk};
 use shapes::{in_comparison, is_accumulating_write, is_member_assignment_target, method_call_on};
 
 /// How many same-module calls deep "this function dispatches effects" is

@@ -318,7 +318,9 @@ pub fn mentions(m: &JsModel, n: Node, b: BindingId) -> bool {
     found
 }
 
-pub(super) fn member_root(n: Node) -> Option<Node> {
+/// The variable a member read starts from (`state` of `state.done`,
+/// `fs` of `fs.promises.readFile`), if it is a plain name.
+pub fn member_root(n: Node) -> Option<Node> {
     let mut n = unparen(n);
     while n.kind_str() == "member_expression" || n.kind_str() == "subscript_expression" {
         n = unparen(n.field("object")?);
